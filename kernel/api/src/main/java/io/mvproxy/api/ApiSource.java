@@ -1,0 +1,58 @@
+package io.mvproxy.api;
+
+import io.mvproxy.api.discovery.ServedGroupVersion;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.RoutingContext;
+import java.util.List;
+
+/**
+ * A source of APIs served by this node: a CRD, an aggregated APIService, or code. The node routes every resource
+ * request whose (group, version, resource) the source lists in {@link #groupVersions()} to
+ * {@link #handle(RoutingContext, RequestInfo, UserInfo)}. Implementations must be non-blocking.
+ */
+public interface ApiSource {
+
+  /** @return a stable name for logs and plugin state, e.g. {@code crd/widgets.example.com} */
+  String name();
+
+  /** @return the group-versions and resources served; the list must not change without a plugin reload */
+  List<ServedGroupVersion> groupVersions();
+
+  /**
+   * Serves one resource request. The source writes the full response (or a {@code Status} error) itself;
+   * it may also fail the routing context with a {@link StatusException}.
+   *
+   * @param ctx  the request, body not yet read (use {@code ctx.request().body()} or pipe it)
+   * @param info the parsed request (its GVR is one this source serves)
+   * @param user the authenticated caller
+   */
+  void handle(RoutingContext ctx, RequestInfo info, UserInfo user);
+
+  /**
+   * OpenAPI v3 fragments for one served group-version: an object with {@code paths} and
+   * {@code components.schemas} (merged by the node into {@code /openapi/v3/apis/<g>/<v>}).
+   *
+   * @param gv one of {@link #groupVersions()}
+   * @return the fragment, or null when the source has none
+   */
+  default JsonObject openApiV3(GroupVersion gv) {
+    return null;
+  }
+
+  /**
+   * OpenAPI v2 fragment for one served group-version: an object with {@code paths} and {@code definitions}
+   * (merged by the node into {@code /openapi/v2}).
+   *
+   * @param gv one of {@link #groupVersions()}
+   * @return the fragment, or null
+   */
+  default JsonObject openApiV2(GroupVersion gv) {
+    return null;
+  }
+
+  /** Releases resources (listeners, timers). @return completes when stopped */
+  default Future<Void> close() {
+    return Future.succeededFuture();
+  }
+}

@@ -1,0 +1,110 @@
+package io.mvproxy.api;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * What a request addresses, parsed from its method, path and query like Kubernetes'
+ * {@code staging/src/k8s.io/apiserver/pkg/endpoints/request/requestinfo.go}.
+ *
+ * @param resourceRequest true for {@code /api/<v>/...} and {@code /apis/<g>/<v>/...} paths that name a resource
+ * @param path            the request path without query
+ * @param verb            Kubernetes verb: get, list, watch, create, update, patch, delete, deletecollection;
+ *                        for non-resource requests the lower-case HTTP method
+ * @param apiPrefix       {@code api} or {@code apis}, {@code ""} for non-resource paths
+ * @param group           API group ({@code ""} for core)
+ * @param version         API version ({@code ""} when absent)
+ * @param namespace       namespace, {@code ""} when none
+ * @param resource        plural resource, {@code ""} when none
+ * @param name            object name, {@code ""} when none
+ * @param subresource     subresource (e.g. {@code status}), {@code ""} when none
+ */
+public record RequestInfo(boolean resourceRequest, String path, String verb, String apiPrefix, String group,
+                          String version, String namespace, String resource, String name, String subresource) {
+
+  /** @return the (group, version, resource) routing key; only meaningful when {@link #resourceRequest()} */
+  public Gvr gvr() {
+    return new Gvr(group, version, resource);
+  }
+
+  /** @return the group-version of the path; only meaningful when {@link #version()} is non-empty */
+  public GroupVersion groupVersion() {
+    return new GroupVersion(group, version);
+  }
+
+  /**
+   * Parses a request.
+   *
+   * @param method HTTP method (GET, POST, ...)
+   * @param path   URL path (no query)
+   * @param watchParam value of the {@code watch} query parameter or null
+   * @return the request info; never null. Paths outside {@code /api} and {@code /apis}, and discovery paths
+   *     ({@code /apis}, {@code /apis/<g>}, {@code /apis/<g>/<v>}), are non-resource requests.
+   */
+  public static RequestInfo parse(String method, String path, String watchParam) {
+    String lowerMethod = method.toLowerCase();
+    List<String> parts = new ArrayList<>(Arrays.asList(trim(path).split("/")));
+    if (parts.size() == 1 && parts.get(0).isEmpty()) {
+      parts.clear();
+    }
+    String prefix = parts.isEmpty() ? "" : parts.get(0);
+    int minParts = "api".equals(prefix) ? 3 : 4;
+    if (!("api".equals(prefix) || "apis".equals(prefix)) || parts.size() < minParts) {
+      String gp = "apis".equals(prefix) && parts.size() >= 2 ? parts.get(1) : "";
+      String vp = "apis".equals(prefix) && parts.size() >= 3 ? parts.get(2)
+          : "api".equals(prefix) && parts.size() >= 2 ? parts.get(1) : "";
+      String ap = "api".equals(prefix) || "apis".equals(prefix) ? prefix : "";
+      return new RequestInfo(false, path, lowerMethod, ap, gp, vp, "", "", "", "");
+    }
+    parts.remove(0);
+    String group = "";
+    if ("apis".equals(prefix)) {
+      group = parts.remove(0);
+    }
+    String version = parts.remove(0);
+    boolean watchPrefix = false;
+    if (!parts.isEmpty() && "watch".equals(parts.get(0))) {
+      watchPrefix = true;
+      parts.remove(0);
+    }
+    String namespace = "";
+    if (parts.size() >= 2 && "namespaces".equals(parts.get(0))) {
+      namespace = parts.get(1);
+      if (parts.size() > 2) {
+        parts = new ArrayList<>(parts.subList(2, parts.size()));
+      }
+    }
+    String resource = parts.size() > 0 ? parts.get(0) : "";
+    String name = parts.size() > 1 ? parts.get(1) : "";
+    String sub = parts.size() > 2 ? parts.get(2) : "";
+    if ("namespaces".equals(resource) && parts.size() == 2 && parts.get(1).equals(namespace)) {
+      namespace = "";
+    }
+    String verb;
+    switch (lowerMethod) {
+      case "post": verb = "create"; break;
+      case "put": verb = "update"; break;
+      case "patch": verb = "patch"; break;
+      case "delete": verb = name.isEmpty() ? "deletecollection" : "delete"; break;
+      case "get": case "head":
+        boolean watch = watchPrefix || "true".equals(watchParam) || "1".equals(watchParam);
+        verb = watch ? "watch" : name.isEmpty() ? "list" : "get";
+        break;
+      default: verb = lowerMethod;
+    }
+    return new RequestInfo(true, path, verb, prefix, group, version, namespace, resource, name, sub);
+  }
+
+  private static String trim(String path) {
+    int s = 0;
+    int e = path.length();
+    while (s < e && path.charAt(s) == '/') {
+      s++;
+    }
+    while (e > s && path.charAt(e - 1) == '/') {
+      e--;
+    }
+    return path.substring(s, e);
+  }
+}

@@ -1,0 +1,132 @@
+package io.mvproxy.api;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * A failure that is answered with a Kubernetes {@code Status} object (api-surface.md, "Errors").
+ * Throw it (or fail a future with it) from an {@link ApiSource}; the node renders it with {@link #toStatus()}.
+ */
+public class StatusException extends RuntimeException {
+  private final StatusReason reason;
+  private final JsonObject details;
+  private final int retryAfterSeconds;
+
+  /**
+   * @param reason  the Status reason (gives the HTTP code)
+   * @param message the human-readable message
+   * @param details the {@code details} object ({@code name}, {@code group}, {@code kind}, {@code causes}) or null
+   */
+  public StatusException(StatusReason reason, String message, JsonObject details) {
+    this(reason, message, details, 0);
+  }
+
+  /**
+   * @param reason            the Status reason
+   * @param message           the message
+   * @param details           the details or null
+   * @param retryAfterSeconds seconds for {@code Retry-After} and {@code details.retryAfterSeconds}; 0 for none
+   */
+  public StatusException(StatusReason reason, String message, JsonObject details, int retryAfterSeconds) {
+    super(message);
+    this.reason = reason;
+    this.details = details;
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+
+  /** @return the reason */
+  public StatusReason reason() {
+    return reason;
+  }
+
+  /** @return the HTTP status code */
+  public int code() {
+    return reason.code();
+  }
+
+  /** @return seconds to put in {@code Retry-After}, 0 for none */
+  public int retryAfterSeconds() {
+    return retryAfterSeconds;
+  }
+
+  /** @return the {@code Status} object to send */
+  public JsonObject toStatus() {
+    JsonObject d = details == null ? null : details.copy();
+    if (retryAfterSeconds > 0) {
+      d = d == null ? new JsonObject() : d;
+      d.put("retryAfterSeconds", retryAfterSeconds);
+    }
+    JsonObject s = new JsonObject().put("kind", "Status").put("apiVersion", "v1").put("metadata", new JsonObject())
+        .put("status", "Failure").put("message", getMessage()).put("reason", reason.name());
+    if (d != null) {
+      s.put("details", d);
+    }
+    return s.put("code", reason.code());
+  }
+
+  /** 404 for a path or resource no node serves: "the server could not find the requested resource". */
+  public static StatusException resourceNotFound() {
+    return new StatusException(StatusReason.NotFound, "the server could not find the requested resource",
+        new JsonObject());
+  }
+
+  /**
+   * 404 for a missing object.
+   *
+   * @param gvr  the resource
+   * @param name the object name
+   */
+  public static StatusException notFound(Gvr gvr, String name) {
+    return new StatusException(StatusReason.NotFound, gvr.groupResource() + " \"" + name + "\" not found",
+        details(gvr, name));
+  }
+
+  /** 409 AlreadyExists for {@code gvr}/{@code name}. */
+  public static StatusException alreadyExists(Gvr gvr, String name) {
+    return new StatusException(StatusReason.AlreadyExists, gvr.groupResource() + " \"" + name + "\" already exists",
+        details(gvr, name));
+  }
+
+  /** 409 Conflict for a stale resourceVersion on {@code gvr}/{@code name}. */
+  public static StatusException conflict(Gvr gvr, String name) {
+    return new StatusException(StatusReason.Conflict, "Operation cannot be fulfilled on " + gvr.groupResource()
+        + " \"" + name + "\": the object has been modified; please apply your changes to the latest version and "
+        + "try again", details(gvr, name));
+  }
+
+  /**
+   * 422 Invalid with field causes.
+   *
+   * @param gvr    the resource
+   * @param kind   the object kind (e.g. {@code Widget})
+   * @param name   the object name
+   * @param causes array of {@code {reason, message, field}}
+   */
+  public static StatusException invalid(Gvr gvr, String kind, String name, JsonArray causes) {
+    StringBuilder msg = new StringBuilder(kind + "." + gvr.group() + " \"" + name + "\" is invalid: ");
+    for (int i = 0; i < causes.size(); i++) {
+      JsonObject c = causes.getJsonObject(i);
+      msg.append(i > 0 ? ", " : "").append(c.getString("field", "")).append(": ").append(c.getString("message"));
+    }
+    return new StatusException(StatusReason.Invalid, msg.toString(),
+        details(gvr, name).put("kind", kind).put("causes", causes));
+  }
+
+  /** 400 BadRequest with {@code message}. */
+  public static StatusException badRequest(String message) {
+    return new StatusException(StatusReason.BadRequest, message, null);
+  }
+
+  /** 503 ServiceUnavailable with {@code message} and a Retry-After of {@code seconds}. */
+  public static StatusException unavailable(String message, int seconds) {
+    return new StatusException(StatusReason.ServiceUnavailable, message, new JsonObject(), seconds);
+  }
+
+  private static JsonObject details(Gvr gvr, String name) {
+    JsonObject d = new JsonObject().put("name", name);
+    if (!gvr.group().isEmpty()) {
+      d.put("group", gvr.group());
+    }
+    return d.put("kind", gvr.resource());
+  }
+}

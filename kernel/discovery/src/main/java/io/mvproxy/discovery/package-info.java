@@ -1,0 +1,2 @@
+/** mvproxy discovery module. */
+package io.mvproxy.discovery;

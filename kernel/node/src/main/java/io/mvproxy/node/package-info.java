@@ -1,0 +1,2 @@
+/** The mvproxy node runtime. */
+package io.mvproxy.node;

@@ -1,0 +1,2 @@
+/** mvproxy openapi module. */
+package io.mvproxy.openapi;

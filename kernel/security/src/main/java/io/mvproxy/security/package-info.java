@@ -1,0 +1,2 @@
+/** mvproxy security module. */
+package io.mvproxy.security;

@@ -1,0 +1,2 @@
+/** CRD source plugin. */
+package io.mvproxy.crd;
