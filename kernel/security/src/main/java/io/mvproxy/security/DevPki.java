@@ -1,0 +1,419 @@
+package io.mvproxy.security;
+
+import java.io.IOException;
+import java.math.BigInteger;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.GeneralSecurityException;
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import java.security.PrivateKey;
+import java.security.SecureRandom;
+import java.security.cert.X509Certificate;
+import java.security.spec.ECGenParameterSpec;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+import org.bouncycastle.asn1.x500.X500Name;
+import org.bouncycastle.asn1.x500.X500NameBuilder;
+import org.bouncycastle.asn1.x500.style.BCStyle;
+import org.bouncycastle.asn1.x509.BasicConstraints;
+import org.bouncycastle.asn1.x509.ExtendedKeyUsage;
+import org.bouncycastle.asn1.x509.Extension;
+import org.bouncycastle.asn1.x509.GeneralName;
+import org.bouncycastle.asn1.x509.GeneralNames;
+import org.bouncycastle.asn1.x509.KeyPurposeId;
+import org.bouncycastle.asn1.x509.KeyUsage;
+import org.bouncycastle.cert.X509v3CertificateBuilder;
+import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
+import org.bouncycastle.cert.jcajce.JcaX509ExtensionUtils;
+import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
+import org.bouncycastle.operator.OperatorCreationException;
+import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
+
+/**
+ * Generates a development PKI into a directory, laid out like kubeadm's {@code /etc/kubernetes/pki}: EC P-256 keys,
+ * PEM {@code CERTIFICATE} and PKCS#8 {@code PRIVATE KEY} files, and a {@code kubeconfig} for the admin user.
+ * Idempotent: files that already exist are kept and only missing ones are made (a certificate/key pair is one unit).
+ * Not for production use.
+ *
+ * <p>Files: {@code ca.crt/.key} (cluster CA: serving and user client certs; {@code --client-ca-file},
+ * {@code --peer-ca-file}), {@code front-proxy-ca.crt/.key} (separate CA for peer hops;
+ * {@code --requestheader-client-ca-file}), {@code <node>.crt/.key} (serving cert), {@code <node>-proxy-client.crt/.key}
+ * (CN {@value #PROXY_CLIENT_CN}; {@code --proxy-client-cert-file}), {@code admin.crt/.key} (CN admin, O
+ * system:masters), {@code kubeconfig}, {@code README.md}.
+ */
+public final class DevPki {
+  /** Common name of every node's proxy client certificate; the value for {@code --requestheader-allowed-names}. */
+  public static final String PROXY_CLIENT_CN = "mvproxy-peer";
+  /** First default server port; node {@code i} (0-based) defaults to {@code https://127.0.0.1:(6443+i)}. */
+  public static final int DEFAULT_BASE_PORT = 6443;
+
+  private static final Pattern NODE_NAME = Pattern.compile("[a-z0-9]([-a-z0-9.]{0,61}[a-z0-9])?");
+  private static final Set<String> RESERVED = Set.of("ca", "front-proxy-ca", "admin", "kubeconfig", "README");
+
+  /**
+   * What to generate.
+   *
+   * @param nodes      node names (DNS-1123 labels/subdomains, at least one; the first is the current context)
+   * @param extraSans  extra subject alternative names for every serving cert: IP literals become IP SANs, anything
+   *                   else a DNS SAN
+   * @param serverUrls node name to API server URL for the kubeconfig; missing nodes get the default URL
+   * @param validity   certificate lifetime
+   */
+  public record Options(List<String> nodes, List<String> extraSans, Map<String, String> serverUrls,
+                        Duration validity) {
+    /** Copies the collections, defaults nulls (no SANs, default URLs, 365 days) and validates node names. */
+    public Options {
+      nodes = List.copyOf(nodes == null ? List.of() : nodes);
+      extraSans = List.copyOf(extraSans == null ? List.of() : extraSans);
+      serverUrls = Map.copyOf(serverUrls == null ? Map.of() : serverUrls);
+      validity = validity == null ? Duration.ofDays(365) : validity;
+      if (nodes.isEmpty()) {
+        throw new IllegalArgumentException("at least one node name is required");
+      }
+      if (new LinkedHashSet<>(nodes).size() != nodes.size()) {
+        throw new IllegalArgumentException("duplicate node names: " + nodes);
+      }
+      for (String n : nodes) {
+        if (!NODE_NAME.matcher(n).matches() || RESERVED.contains(n) || n.endsWith("-proxy-client")) {
+          throw new IllegalArgumentException("invalid node name '" + n
+              + "': use lower-case letters, digits, '-' and '.', not a reserved file name");
+        }
+      }
+      if (validity.isNegative() || validity.isZero()) {
+        throw new IllegalArgumentException("validity must be positive");
+      }
+    }
+  }
+
+  private final Path dir;
+  private final SecureRandom random = new SecureRandom();
+
+  /**
+   * @param dir the PKI directory; created by {@link #generate} when missing
+   */
+  public DevPki(Path dir) {
+    this.dir = dir;
+  }
+
+  /**
+   * Generates the missing pieces of the PKI with a validity of 365 days.
+   *
+   * @param nodes      node names, in order (the first is the kubeconfig's current context)
+   * @param extraSans  extra IP/DNS SANs for the serving certs, may be empty
+   * @param serverUrls node to server URL for the kubeconfig, may be empty (default {@code https://127.0.0.1:<6443+i>})
+   * @return the files written by this call (empty when everything existed)
+   * @throws IOException              if a file cannot be read or written
+   * @throws IllegalArgumentException on invalid node names or SANs
+   * @throws IllegalStateException    if only one half of a CA pair exists (it cannot be completed safely)
+   */
+  public List<Path> generate(List<String> nodes, List<String> extraSans, Map<String, String> serverUrls)
+      throws IOException {
+    return generate(new Options(nodes, extraSans, serverUrls, null));
+  }
+
+  /**
+   * Generates the missing pieces of the PKI.
+   *
+   * @param options what to generate
+   * @return the files written by this call
+   * @throws IOException              if a file cannot be read or written
+   * @throws IllegalArgumentException on invalid SANs
+   * @throws IllegalStateException    if only one half of a CA pair exists
+   */
+  public List<Path> generate(Options options) throws IOException {
+    Files.createDirectories(dir);
+    List<Path> written = new ArrayList<>();
+    Duration v = options.validity();
+    Issued ca = ca("ca", "mvproxy-ca", v, written);
+    Issued fp = ca("front-proxy-ca", "mvproxy-front-proxy-ca", v, written);
+    List<GeneralName> extra = new ArrayList<>();
+    for (String san : options.extraSans()) {
+      extra.add(sanOf(san));
+    }
+    for (String node : options.nodes()) {
+      List<GeneralName> sans = new ArrayList<>(List.of(new GeneralName(GeneralName.dNSName, node),
+          new GeneralName(GeneralName.dNSName, "localhost"), new GeneralName(GeneralName.iPAddress, "127.0.0.1")));
+      sans.addAll(extra);
+      leaf(node, name(node, null), ca, v, sans, new KeyPurposeId[] {KeyPurposeId.id_kp_serverAuth,
+          KeyPurposeId.id_kp_clientAuth}, written);
+      leaf(node + "-proxy-client", name(PROXY_CLIENT_CN, null), fp, v, List.of(),
+          new KeyPurposeId[] {KeyPurposeId.id_kp_clientAuth}, written);
+    }
+    Issued admin = leaf("admin", name("admin", "system:masters"), ca, v, List.of(),
+        new KeyPurposeId[] {KeyPurposeId.id_kp_clientAuth}, written);
+    if (!Files.exists(kubeconfig())) {
+      write(kubeconfig(), kubeconfigYaml(options, ca.cert(), admin), true, written);
+    }
+    if (!Files.exists(dir.resolve("README.md"))) {
+      write(dir.resolve("README.md"), readme(options), false, written);
+    }
+    return List.copyOf(written);
+  }
+
+  /** @return the PKI directory */
+  public Path dir() {
+    return dir;
+  }
+
+  /** @return {@code ca.crt}: the cluster CA ({@code --client-ca-file}, {@code --peer-ca-file}) */
+  public Path caCert() {
+    return dir.resolve("ca.crt");
+  }
+
+  /** @return {@code front-proxy-ca.crt}: the peer-hop CA ({@code --requestheader-client-ca-file}) */
+  public Path frontProxyCaCert() {
+    return dir.resolve("front-proxy-ca.crt");
+  }
+
+  /** @param node node name; @return {@code <node>.crt}, the serving cert ({@code --tls-cert-file}) */
+  public Path servingCert(String node) {
+    return dir.resolve(node + ".crt");
+  }
+
+  /** @param node node name; @return {@code <node>.key} ({@code --tls-private-key-file}) */
+  public Path servingKey(String node) {
+    return dir.resolve(node + ".key");
+  }
+
+  /** @param node node name; @return {@code <node>-proxy-client.crt} ({@code --proxy-client-cert-file}) */
+  public Path proxyClientCert(String node) {
+    return dir.resolve(node + "-proxy-client.crt");
+  }
+
+  /** @param node node name; @return {@code <node>-proxy-client.key} ({@code --proxy-client-key-file}) */
+  public Path proxyClientKey(String node) {
+    return dir.resolve(node + "-proxy-client.key");
+  }
+
+  /** @return {@code admin.crt}: CN admin, O system:masters */
+  public Path adminCert() {
+    return dir.resolve("admin.crt");
+  }
+
+  /** @return {@code admin.key} */
+  public Path adminKey() {
+    return dir.resolve("admin.key");
+  }
+
+  /** @return {@code kubeconfig}: one cluster and context per node, user admin */
+  public Path kubeconfig() {
+    return dir.resolve("kubeconfig");
+  }
+
+  /**
+   * @param index 0-based node index
+   * @return the default server URL {@code https://127.0.0.1:<6443+index>}
+   */
+  public static String defaultServerUrl(int index) {
+    return "https://127.0.0.1:" + (DEFAULT_BASE_PORT + index);
+  }
+
+  private record Issued(X509Certificate cert, PrivateKey key) {
+  }
+
+  private Issued ca(String base, String cn, Duration validity, List<Path> written) throws IOException {
+    Path crt = dir.resolve(base + ".crt");
+    Path key = dir.resolve(base + ".key");
+    boolean hasCrt = Files.exists(crt);
+    boolean hasKey = Files.exists(key);
+    if (hasCrt && hasKey) {
+      return load(crt, key);
+    }
+    if (hasCrt || hasKey) {
+      throw new IllegalStateException("only one of " + crt + " and " + key
+          + " exists; remove it (and every certificate it signed) to regenerate the CA");
+    }
+    KeyPair kp = keyPair();
+    X500Name subject = name(cn, null);
+    Instant now = Instant.now();
+    try {
+      JcaX509ExtensionUtils ext = new JcaX509ExtensionUtils();
+      X509v3CertificateBuilder b = new JcaX509v3CertificateBuilder(subject, serial(), notBefore(now),
+          java.util.Date.from(now.plus(validity)), subject, kp.getPublic())
+          .addExtension(Extension.basicConstraints, true, new BasicConstraints(true))
+          .addExtension(Extension.keyUsage, true,
+              new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign | KeyUsage.digitalSignature))
+          .addExtension(Extension.subjectKeyIdentifier, false, ext.createSubjectKeyIdentifier(kp.getPublic()));
+      Issued issued = new Issued(sign(b, kp.getPrivate()), kp.getPrivate());
+      save(issued, crt, key, written);
+      return issued;
+    } catch (GeneralSecurityException | OperatorCreationException e) {
+      throw new IllegalStateException("cannot create CA " + base, e);
+    }
+  }
+
+  private Issued leaf(String base, X500Name subject, Issued issuer, Duration validity, List<GeneralName> sans,
+                      KeyPurposeId[] ekus, List<Path> written) throws IOException {
+    Path crt = dir.resolve(base + ".crt");
+    Path key = dir.resolve(base + ".key");
+    if (Files.exists(crt) && Files.exists(key)) {
+      return load(crt, key);
+    }
+    KeyPair kp = keyPair();
+    Instant now = Instant.now();
+    try {
+      JcaX509ExtensionUtils ext = new JcaX509ExtensionUtils();
+      X509v3CertificateBuilder b = new JcaX509v3CertificateBuilder(issuer.cert(), serial(), notBefore(now),
+          java.util.Date.from(now.plus(validity)), subject, kp.getPublic())
+          .addExtension(Extension.basicConstraints, true, new BasicConstraints(false))
+          .addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature))
+          .addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(ekus))
+          .addExtension(Extension.subjectKeyIdentifier, false, ext.createSubjectKeyIdentifier(kp.getPublic()))
+          .addExtension(Extension.authorityKeyIdentifier, false, ext.createAuthorityKeyIdentifier(issuer.cert()));
+      if (!sans.isEmpty()) {
+        b.addExtension(Extension.subjectAlternativeName, false,
+            new GeneralNames(sans.toArray(new GeneralName[0])));
+      }
+      Issued issued = new Issued(sign(b, issuer.key()), kp.getPrivate());
+      save(issued, crt, key, written);
+      return issued;
+    } catch (GeneralSecurityException | OperatorCreationException e) {
+      throw new IllegalStateException("cannot create certificate " + base, e);
+    }
+  }
+
+  private static X500Name name(String cn, String org) {
+    X500NameBuilder b = new X500NameBuilder(BCStyle.INSTANCE);
+    if (org != null) {
+      b.addRDN(BCStyle.O, org);
+    }
+    return b.addRDN(BCStyle.CN, cn).build();
+  }
+
+  private static GeneralName sanOf(String san) {
+    String s = san.trim();
+    if (s.isEmpty()) {
+      throw new IllegalArgumentException("empty subject alternative name");
+    }
+    boolean ip = s.matches("\\d{1,3}(\\.\\d{1,3}){3}") || s.contains(":");
+    if (ip) {
+      try {
+        InetAddress.getByName(s.replace("[", "").replace("]", "")); // literal: parsed, never resolved
+      } catch (IOException e) {
+        throw new IllegalArgumentException("invalid IP address SAN '" + s + "'", e);
+      }
+      return new GeneralName(GeneralName.iPAddress, s.replace("[", "").replace("]", ""));
+    }
+    if (!s.matches("(\\*\\.)?[A-Za-z0-9]([-A-Za-z0-9.]*[A-Za-z0-9])?")) {
+      throw new IllegalArgumentException("invalid DNS SAN '" + s + "'");
+    }
+    return new GeneralName(GeneralName.dNSName, s);
+  }
+
+  private KeyPair keyPair() {
+    try {
+      KeyPairGenerator g = KeyPairGenerator.getInstance("EC");
+      g.initialize(new ECGenParameterSpec("secp256r1"), random);
+      return g.generateKeyPair();
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("EC P-256 is not available", e);
+    }
+  }
+
+  private BigInteger serial() {
+    return new BigInteger(127, random).add(BigInteger.ONE);
+  }
+
+  private static java.util.Date notBefore(Instant now) {
+    return java.util.Date.from(now.minus(Duration.ofMinutes(5))); // tolerate small clock skew between nodes
+  }
+
+  private static X509Certificate sign(X509v3CertificateBuilder b, PrivateKey key)
+      throws OperatorCreationException, GeneralSecurityException {
+    return new JcaX509CertificateConverter().getCertificate(
+        b.build(new JcaContentSignerBuilder("SHA256withECDSA").build(key)));
+  }
+
+  private static Issued load(Path crt, Path key) {
+    return new Issued(Pem.readCertificates(crt, crt.getFileName().toString()).get(0),
+        Pem.readPrivateKey(key, key.getFileName().toString()));
+  }
+
+  private void save(Issued issued, Path crt, Path key, List<Path> written) throws IOException {
+    write(key, Pem.encodePrivateKey(issued.key()), true, written);
+    write(crt, Pem.encodeCertificates(List.of(issued.cert())), false, written);
+  }
+
+  private static void write(Path file, String text, boolean secret, List<Path> written) throws IOException {
+    Path tmp = file.resolveSibling("." + file.getFileName() + ".tmp");
+    Files.writeString(tmp, text, StandardCharsets.UTF_8);
+    if (secret) {
+      try {
+        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rw-------"));
+      } catch (UnsupportedOperationException e) {
+        // non-POSIX file system: keep the default permissions
+      }
+    }
+    try {
+      Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    } catch (AtomicMoveNotSupportedException e) {
+      Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
+    }
+    written.add(file);
+  }
+
+  private static String b64(String pem) {
+    return Base64.getEncoder().encodeToString(pem.getBytes(StandardCharsets.US_ASCII));
+  }
+
+  private static String quote(String s) {
+    return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+  }
+
+  private static String kubeconfigYaml(Options o, X509Certificate ca, Issued admin) {
+    String caData = b64(Pem.encodeCertificates(List.of(ca)));
+    StringBuilder y = new StringBuilder("apiVersion: v1\nkind: Config\nclusters:\n");
+    List<String> nodes = o.nodes();
+    for (int i = 0; i < nodes.size(); i++) {
+      String url = o.serverUrls().getOrDefault(nodes.get(i), defaultServerUrl(i));
+      y.append("- name: ").append(quote(nodes.get(i))).append("\n  cluster:\n")
+          .append("    certificate-authority-data: ").append(caData).append('\n')
+          .append("    server: ").append(quote(url)).append('\n');
+    }
+    y.append("contexts:\n");
+    for (String n : nodes) {
+      y.append("- name: ").append(quote(n)).append("\n  context:\n    cluster: ").append(quote(n))
+          .append("\n    user: admin\n");
+    }
+    y.append("current-context: ").append(quote(nodes.get(0))).append('\n')
+        .append("preferences: {}\nusers:\n- name: admin\n  user:\n")
+        .append("    client-certificate-data: ").append(b64(Pem.encodeCertificates(List.of(admin.cert()))))
+        .append('\n')
+        .append("    client-key-data: ").append(b64(Pem.encodePrivateKey(admin.key()))).append('\n');
+    return y.toString();
+  }
+
+  private static String readme(Options o) {
+    String first = o.nodes().get(0);
+    return "# mvproxy development PKI\n\n"
+        + "Generated by `mvproxy pki` (EC P-256, PEM; keys are PKCS#8). FOR DEVELOPMENT ONLY.\n"
+        + "Files that exist are kept when the command is run again; delete a file to have it regenerated.\n\n"
+        + "| file | what it is | flag |\n|---|---|---|\n"
+        + "| `ca.crt`, `ca.key` | cluster CA: signs node serving certs and user client certs | "
+        + "`--client-ca-file`, `--peer-ca-file` |\n"
+        + "| `front-proxy-ca.crt`, `front-proxy-ca.key` | separate CA for peer hops: signs the proxy client certs | "
+        + "`--requestheader-client-ca-file` |\n"
+        + "| `<node>.crt`, `<node>.key` | node serving cert (SANs: node name, localhost, 127.0.0.1, extras; "
+        + "EKU serverAuth+clientAuth) | `--tls-cert-file`, `--tls-private-key-file` |\n"
+        + "| `<node>-proxy-client.crt`, `<node>-proxy-client.key` | client cert for peer hops, CN `" + PROXY_CLIENT_CN
+        + "` | `--proxy-client-cert-file`, `--proxy-client-key-file`; allow with `--requestheader-allowed-names="
+        + PROXY_CLIENT_CN + "` |\n"
+        + "| `admin.crt`, `admin.key` | admin user client cert, CN `admin`, O `system:masters` | kubectl |\n"
+        + "| `kubeconfig` | one cluster and context per node (context name = node name), user `admin` | "
+        + "`kubectl --kubeconfig kubeconfig --context " + first + " ...` |\n\n"
+        + "Nodes: " + String.join(", ", o.nodes()) + "\n";
+  }
+}
