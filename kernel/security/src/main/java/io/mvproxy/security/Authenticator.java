@@ -1,0 +1,235 @@
+package io.mvproxy.security;
+
+import io.mvproxy.api.StatusException;
+import io.mvproxy.api.StatusReason;
+import io.mvproxy.api.UserInfo;
+import io.vertx.core.Handler;
+import io.vertx.core.MultiMap;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.ext.web.RoutingContext;
+import java.nio.file.Path;
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import javax.net.ssl.SSLPeerUnverifiedException;
+import javax.net.ssl.SSLSession;
+
+/**
+ * Authentication filter for the ingress router, the union of kube-apiserver's authenticators in this order:
+ * <ol>
+ *   <li>front proxy / peer hop ({@code headerrequest/requestheader.go}): the client chain verifies against
+ *   {@code --requestheader-client-ca-file}, its CN is in {@code --requestheader-allowed-names} (empty = any) and
+ *   {@code X-Remote-User} is set: the identity comes from the {@code X-Remote-*} headers (which are then removed);
+ *   the context gets {@value #PEER_HOP_KEY}{@code =true}, and {@value #PEER_PROXIED_KEY}{@code =true} when
+ *   {@code X-Kubernetes-Peer-Proxied: true} was sent;</li>
+ *   <li>otherwise every {@code X-Remote-*} and {@code X-Kubernetes-Peer-Proxied} header is stripped, then: client
+ *   chain verifies against {@code --client-ca-file} ({@code request/x509/x509.go}): user = CN, groups = O values;
+ *   else {@code Authorization: Bearer} token in {@code --token-auth-file} ({@code request/bearertoken}; the header is
+ *   removed on success).</li>
+ * </ol>
+ * Authenticated users get {@code system:authenticated} (upstream {@code AuthenticatedGroupAdder}) and are stored under
+ * {@link UserInfo#CONTEXT_KEY} before {@code ctx.next()}. Failures get 401 with a {@code Status} body, except on
+ * {@code /healthz}, {@code /livez}, {@code /readyz}, {@code /version} and their sub-paths, which continue as
+ * {@code system:anonymous}. Client chains are verified once per TLS session (PKIX, no revocation, leaf EKU must allow
+ * clientAuth) and the verdict is cached on the {@link SSLSession}. Thread-safe; holds only immutable configuration.
+ */
+public final class Authenticator implements Handler<RoutingContext> {
+  /** Context key set to {@code true} when the request is an authenticated peer hop (front-proxy certificate). */
+  public static final String PEER_HOP_KEY = "mvproxy.peerHop";
+  /** Context key set to {@code true} when a peer hop carried {@code X-Kubernetes-Peer-Proxied: true}. */
+  public static final String PEER_PROXIED_KEY = "mvproxy.peerProxied";
+  /** Group added to every authenticated user. */
+  public static final String AUTHENTICATED_GROUP = "system:authenticated";
+  /** Identity given to unauthenticated requests on the public health and version paths. */
+  public static final UserInfo ANONYMOUS = new UserInfo("system:anonymous", "", List.of("system:unauthenticated"),
+      Map.of());
+
+  private static final List<String> PUBLIC_PATHS = List.of("/healthz", "/livez", "/readyz", "/version");
+
+  private final ChainVerifier clientCa;
+  private final ChainVerifier requestHeaderCa;
+  private final Set<String> allowedNames;
+  private final Map<String, UserInfo> tokens;
+  private final String sessionKey = "io.mvproxy.security.Authenticator." + UUID.randomUUID();
+
+  /**
+   * @param clientCas                 CAs of {@code --client-ca-file}; empty disables client-certificate users
+   * @param requestHeaderCas          CAs of {@code --requestheader-client-ca-file}; empty disables peer hops
+   * @param requestHeaderAllowedNames {@code --requestheader-allowed-names}; empty allows any CN of those CAs
+   * @param tokens                    token to user, from {@link TokenFile}; empty disables bearer tokens
+   */
+  public Authenticator(List<X509Certificate> clientCas, List<X509Certificate> requestHeaderCas,
+                       List<String> requestHeaderAllowedNames, Map<String, UserInfo> tokens) {
+    this.clientCa = clientCas.isEmpty() ? null : new ChainVerifier(clientCas);
+    this.requestHeaderCa = requestHeaderCas.isEmpty() ? null : new ChainVerifier(requestHeaderCas);
+    this.allowedNames = Set.copyOf(requestHeaderAllowedNames);
+    this.tokens = Map.copyOf(tokens);
+  }
+
+  /**
+   * Builds an authenticator from kube-apiserver flag values.
+   *
+   * @param clientCaFile              {@code --client-ca-file}, or null
+   * @param requestheaderClientCaFile {@code --requestheader-client-ca-file}, or null
+   * @param requestheaderAllowedNames {@code --requestheader-allowed-names}, or null/empty for any
+   * @param tokenAuthFile             {@code --token-auth-file}, or null
+   * @return the authenticator
+   * @throws IllegalArgumentException naming the flag when a file is missing, unreadable or invalid
+   */
+  public static Authenticator fromFlags(String clientCaFile, String requestheaderClientCaFile,
+                                        List<String> requestheaderAllowedNames, String tokenAuthFile) {
+    return new Authenticator(
+        clientCaFile == null ? List.of() : Pem.readCertificates(Path.of(clientCaFile), "--client-ca-file"),
+        requestheaderClientCaFile == null ? List.of()
+            : Pem.readCertificates(Path.of(requestheaderClientCaFile), "--requestheader-client-ca-file"),
+        requestheaderAllowedNames == null ? List.of() : requestheaderAllowedNames,
+        tokenAuthFile == null ? Map.of() : TokenFile.load(Path.of(tokenAuthFile)));
+  }
+
+  /**
+   * Authenticates the request; continues with {@code ctx.next()} or ends it with 401.
+   *
+   * @param ctx the routing context
+   */
+  @Override
+  public void handle(RoutingContext ctx) {
+    HttpServerRequest req = ctx.request();
+    MultiMap headers = req.headers();
+    Verdict verdict = verdict(req);
+    if (verdict.frontProxy()) {
+      UserInfo remote = FrontProxyHeaders.read(headers);
+      if (remote != null) {
+        boolean proxied = "true".equalsIgnoreCase(headers.get(FrontProxyHeaders.PEER_PROXIED));
+        FrontProxyHeaders.removeIdentity(headers);
+        ctx.put(PEER_HOP_KEY, true);
+        if (proxied) {
+          ctx.put(PEER_PROXIED_KEY, true);
+        }
+        accept(ctx, remote);
+        return;
+      }
+    }
+    FrontProxyHeaders.removeIdentity(headers);
+    headers.remove(FrontProxyHeaders.PEER_PROXIED);
+    if (verdict.certUser() != null) {
+      accept(ctx, verdict.certUser());
+      return;
+    }
+    String token = bearer(headers.get(HttpHeaders.AUTHORIZATION));
+    UserInfo tokenUser = token == null ? null : tokens.get(token);
+    if (tokenUser != null) {
+      headers.remove(HttpHeaders.AUTHORIZATION);
+      accept(ctx, tokenUser);
+      return;
+    }
+    if (isPublicPath(ctx.normalizedPath())) {
+      ctx.put(UserInfo.CONTEXT_KEY, ANONYMOUS);
+      ctx.next();
+      return;
+    }
+    StatusException e = new StatusException(StatusReason.Unauthorized, "Unauthorized", null);
+    ctx.response().setStatusCode(401).putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+        .end(e.toStatus().encode());
+  }
+
+  /**
+   * Tells whether a path is served to unauthenticated callers.
+   *
+   * @param path the normalized request path
+   * @return true for {@code /healthz}, {@code /livez}, {@code /readyz}, {@code /version} and their sub-paths
+   */
+  public static boolean isPublicPath(String path) {
+    if (path == null) {
+      return false;
+    }
+    for (String p : PUBLIC_PATHS) {
+      if (path.equals(p) || path.startsWith(p + "/")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Returns {@code user} with {@value #AUTHENTICATED_GROUP} appended unless it already has it or
+   * {@code system:unauthenticated} (upstream {@code group/authenticated_group_adder.go}).
+   *
+   * @param user the user
+   * @return the user with the group
+   */
+  public static UserInfo withAuthenticatedGroup(UserInfo user) {
+    if (user.groups().contains(AUTHENTICATED_GROUP) || user.groups().contains("system:unauthenticated")) {
+      return user;
+    }
+    List<String> groups = new ArrayList<>(user.groups());
+    groups.add(AUTHENTICATED_GROUP);
+    return new UserInfo(user.name(), user.uid(), groups, user.extra());
+  }
+
+  private static void accept(RoutingContext ctx, UserInfo user) {
+    ctx.put(UserInfo.CONTEXT_KEY, withAuthenticatedGroup(user));
+    ctx.next();
+  }
+
+  private static String bearer(String auth) {
+    if (auth == null) {
+      return null;
+    }
+    String[] parts = auth.strip().split(" ", 3);
+    if (parts.length < 2 || !parts[0].equalsIgnoreCase("bearer") || parts[1].isEmpty()) {
+      return null;
+    }
+    return parts[1];
+  }
+
+  /** Result of verifying one TLS session's client chain. */
+  private record Verdict(boolean frontProxy, UserInfo certUser) {
+    static final Verdict NONE = new Verdict(false, null);
+  }
+
+  private Verdict verdict(HttpServerRequest req) {
+    SSLSession session = req.sslSession();
+    if (session == null || (clientCa == null && requestHeaderCa == null)) {
+      return Verdict.NONE;
+    }
+    if (session.getValue(sessionKey) instanceof Verdict cached) {
+      return cached;
+    }
+    Verdict v = compute(session);
+    session.putValue(sessionKey, v);
+    return v;
+  }
+
+  private Verdict compute(SSLSession session) {
+    List<X509Certificate> chain = new ArrayList<>();
+    try {
+      for (Certificate c : session.getPeerCertificates()) {
+        if (!(c instanceof X509Certificate x)) {
+          return Verdict.NONE;
+        }
+        chain.add(x);
+      }
+    } catch (SSLPeerUnverifiedException e) {
+      return Verdict.NONE; // no client certificate
+    }
+    if (chain.isEmpty()) {
+      return Verdict.NONE;
+    }
+    X509Certificate leaf = chain.get(0);
+    boolean frontProxy = requestHeaderCa != null && requestHeaderCa.verifies(chain)
+        && (allowedNames.isEmpty() || allowedNames.contains(Pem.commonName(leaf)));
+    UserInfo certUser = null;
+    if (clientCa != null && clientCa.verifies(chain)) {
+      String cn = Pem.commonName(leaf);
+      if (!cn.isEmpty()) {
+        certUser = new UserInfo(cn, "", Pem.organizations(leaf), Map.of());
+      }
+    }
+    return new Verdict(frontProxy, certUser);
+  }
+}

@@ -1,0 +1,174 @@
+package io.mvproxy.security;
+
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.ClientAuth;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpVersion;
+import io.vertx.core.http.PoolOptions;
+import io.vertx.core.net.PemKeyCertOptions;
+import io.vertx.core.net.PemTrustOptions;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.PrivateKey;
+import java.security.Signature;
+import java.security.cert.X509Certificate;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Vert.x TLS option factories for the ingress server and the peer-hop client, from kube-apiserver flag values. Every
+ * file is read, parsed and checked eagerly; the PEM content (normalized: certificates, PKCS#8 key) is handed to Vert.x
+ * as values, so later changes to the files need a new call plus {@code updateSSLOptions(opts, true)}. Stateless.
+ */
+public final class TlsOptions {
+  /** TLS versions offered and accepted: TLS 1.2 and 1.3 only. */
+  public static final Set<String> PROTOCOLS = Set.of("TLSv1.2", "TLSv1.3");
+  /** Maximum HTTP/1.1 connections per peer. */
+  public static final int PEER_POOL_SIZE = 32;
+  /** Maximum requests waiting for a pooled peer connection; beyond that requests fail at once. */
+  public static final int PEER_WAIT_QUEUE = 1024;
+  /** TCP connect timeout for peer hops, in milliseconds. */
+  public static final int PEER_CONNECT_TIMEOUT_MS = 2000;
+  /** TLS handshake timeout for peer hops, in seconds. */
+  public static final int PEER_HANDSHAKE_TIMEOUT_S = 5;
+
+  private TlsOptions() {
+  }
+
+  /**
+   * Options for the HTTPS ingress: TLS only, TLS 1.2/1.3, HTTP/1.1, the serving key pair, and client certificates
+   * requested (not required) and trusted when they chain to either CA, so that user certs ({@code --client-ca-file})
+   * and peer-hop certs ({@code --requestheader-client-ca-file}) both pass the handshake; {@link Authenticator} then
+   * tells them apart. Host and port are left to the caller.
+   *
+   * @param tlsCertFile               {@code --tls-cert-file}: PEM serving certificate (chain), required
+   * @param tlsPrivateKeyFile         {@code --tls-private-key-file}: PEM private key, required
+   * @param clientCaFile              {@code --client-ca-file}: PEM CA bundle, or null
+   * @param requestheaderClientCaFile {@code --requestheader-client-ca-file}: PEM CA bundle, or null
+   * @return new server options; client auth is {@link ClientAuth#NONE} when both CA files are null
+   * @throws IllegalArgumentException naming the flag when a file is missing, unreadable or invalid, or the key does
+   *                                  not match the certificate
+   */
+  public static HttpServerOptions server(String tlsCertFile, String tlsPrivateKeyFile, String clientCaFile,
+                                         String requestheaderClientCaFile) {
+    HttpServerOptions o = new HttpServerOptions().setSsl(true).setUseAlpn(false)
+        .setEnabledSecureTransportProtocols(PROTOCOLS)
+        .setKeyCertOptions(keyCert(tlsCertFile, "--tls-cert-file", tlsPrivateKeyFile, "--tls-private-key-file"));
+    PemTrustOptions trust = new PemTrustOptions();
+    List<X509Certificate> cas = new ArrayList<>();
+    if (clientCaFile != null) {
+      cas.addAll(Pem.readCertificates(path(clientCaFile, "--client-ca-file"), "--client-ca-file"));
+    }
+    if (requestheaderClientCaFile != null) {
+      cas.addAll(Pem.readCertificates(path(requestheaderClientCaFile, "--requestheader-client-ca-file"),
+          "--requestheader-client-ca-file"));
+    }
+    if (cas.isEmpty()) {
+      return o.setClientAuth(ClientAuth.NONE);
+    }
+    for (X509Certificate ca : cas) {
+      trust.addCertValue(Buffer.buffer(Pem.encodeCertificates(List.of(ca)), StandardCharsets.US_ASCII.name()));
+    }
+    return o.setTrustOptions(trust).setClientAuth(ClientAuth.REQUEST);
+  }
+
+  /**
+   * Options for the peer-hop HTTPS client (KEP-4020): mutual TLS with the proxy client key pair, peers' serving
+   * certs verified against {@code --peer-ca-file} including the host name, TLS 1.2/1.3, HTTP/1.1 keep-alive (no ALPN),
+   * connect timeout {@value #PEER_CONNECT_TIMEOUT_MS} ms, handshake timeout {@value #PEER_HANDSHAKE_TIMEOUT_S} s.
+   * Create the client with {@code vertx.createHttpClient(options, TlsOptions.peerPool())}.
+   *
+   * @param peerCaFile          {@code --peer-ca-file}: PEM CA bundle that signs peers' serving certs, required
+   * @param proxyClientCertFile {@code --proxy-client-cert-file}: PEM client certificate (chain), required
+   * @param proxyClientKeyFile  {@code --proxy-client-key-file}: PEM private key, required
+   * @return new client options
+   * @throws IllegalArgumentException naming the flag when a file is missing, unreadable or invalid
+   */
+  public static HttpClientOptions peerClient(String peerCaFile, String proxyClientCertFile,
+                                             String proxyClientKeyFile) {
+    PemTrustOptions trust = new PemTrustOptions();
+    for (X509Certificate ca : Pem.readCertificates(path(peerCaFile, "--peer-ca-file"), "--peer-ca-file")) {
+      trust.addCertValue(Buffer.buffer(Pem.encodeCertificates(List.of(ca)), StandardCharsets.US_ASCII.name()));
+    }
+    HttpClientOptions o = new HttpClientOptions().setSsl(true).setUseAlpn(false)
+        .setProtocolVersion(HttpVersion.HTTP_1_1).setKeepAlive(true).setPipelining(false)
+        .setVerifyHost(true).setEnabledSecureTransportProtocols(PROTOCOLS)
+        .setConnectTimeout(PEER_CONNECT_TIMEOUT_MS).setTrustOptions(trust)
+        .setKeyCertOptions(keyCert(proxyClientCertFile, "--proxy-client-cert-file", proxyClientKeyFile,
+            "--proxy-client-key-file"));
+    o.setSslHandshakeTimeout(PEER_HANDSHAKE_TIMEOUT_S).setSslHandshakeTimeoutUnit(TimeUnit.SECONDS);
+    return o;
+  }
+
+  /**
+   * Connection pool sizing for peer hops: {@value #PEER_POOL_SIZE} HTTP/1.1 connections per peer and a bounded wait
+   * queue of {@value #PEER_WAIT_QUEUE} (Vert.x defaults: 5 connections, unbounded queue).
+   *
+   * @return new pool options
+   */
+  public static PoolOptions peerPool() {
+    return new PoolOptions().setHttp1MaxSize(PEER_POOL_SIZE).setMaxWaitQueueSize(PEER_WAIT_QUEUE);
+  }
+
+  /**
+   * Reads and checks a certificate/key pair and returns it as normalized PEM values.
+   *
+   * @param certFile certificate file path
+   * @param certFlag its flag name, for errors
+   * @param keyFile  key file path
+   * @param keyFlag  its flag name, for errors
+   * @return Vert.x key/cert options holding the PEM values
+   * @throws IllegalArgumentException naming the flag on any problem
+   */
+  public static PemKeyCertOptions keyCert(String certFile, String certFlag, String keyFile, String keyFlag) {
+    List<X509Certificate> chain = Pem.readCertificates(path(certFile, certFlag), certFlag);
+    PrivateKey key = Pem.readPrivateKey(path(keyFile, keyFlag), keyFlag);
+    checkPair(chain.get(0), key, certFlag, keyFlag);
+    return new PemKeyCertOptions()
+        .setCertValue(Buffer.buffer(Pem.encodeCertificates(chain), StandardCharsets.US_ASCII.name()))
+        .setKeyValue(Buffer.buffer(Pem.encodePrivateKey(key), StandardCharsets.US_ASCII.name()));
+  }
+
+  private static Path path(String file, String flag) {
+    if (file == null || file.isBlank()) {
+      throw new IllegalArgumentException(flag + " is required");
+    }
+    try {
+      return Path.of(file);
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException(flag + ": invalid path '" + file + "'", e);
+    }
+  }
+
+  private static void checkPair(X509Certificate cert, PrivateKey key, String certFlag, String keyFlag) {
+    String alg = switch (key.getAlgorithm()) {
+      case "EC", "ECDSA" -> "SHA256withECDSA";
+      case "RSA" -> "SHA256withRSA";
+      case "Ed25519", "EdDSA" -> "Ed25519";
+      default -> null;
+    };
+    if (alg == null) {
+      return; // unknown algorithm: leave the check to the TLS engine
+    }
+    try {
+      byte[] probe = "mvproxy key pair check".getBytes(StandardCharsets.US_ASCII);
+      Signature s = Signature.getInstance(alg);
+      s.initSign(key);
+      s.update(probe);
+      byte[] sig = s.sign();
+      Signature v = Signature.getInstance(alg);
+      v.initVerify(cert.getPublicKey());
+      v.update(probe);
+      if (!v.verify(sig)) {
+        throw new IllegalArgumentException(keyFlag + " does not match the certificate in " + certFlag);
+      }
+    } catch (GeneralSecurityException e) {
+      throw new IllegalArgumentException(keyFlag + " does not match the certificate in " + certFlag + ": "
+          + e.getMessage(), e);
+    }
+  }
+}
