@@ -17,6 +17,12 @@ public final class Addresses {
   /** Local publish: the live peer set changed. Body: JSON {@code {"peers":[{serverId, address, etag, nodeId}]}}. */
   public static final String MEMBERSHIP_CHANGED = "mvproxy.local.membership.changed";
 
+  /** Local send: this node's new local (nopeer) discovery ETag, String body; membership puts it in the record. */
+  public static final String LOCAL_ETAG_CHANGED = "mvproxy.local.etag.changed";
+
+  /** Vert.x Service Discovery's own announce address (records published, updated or removed). */
+  public static final String SERVICE_DISCOVERY_ANNOUNCE = "vertx.discovery.announce";
+
   /** Local publish: the local API sources changed (plugin loaded or unloaded). Body: none. */
   public static final String LOCAL_APIS_CHANGED = "mvproxy.local.apis.changed";
 }

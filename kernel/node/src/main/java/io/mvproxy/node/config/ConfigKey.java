@@ -1,0 +1,113 @@
+package io.mvproxy.node.config;
+
+/**
+ * Every configuration key of a node: its JSON key (camelCase), the kube-apiserver style flag, its type, default
+ * and meaning. This table drives flag parsing, validation, {@code serve --help} and the README reference.
+ */
+public enum ConfigKey {
+  SERVER_ID("serverId", Type.STRING, null, "Stable identity of this node in the fleet (default: mvproxy-<host>-<securePort>)."),
+  BIND_ADDRESS("bindAddress", Type.IP, "0.0.0.0", "IP address the HTTPS server listens on."),
+  SECURE_PORT("securePort", Type.PORT, "6443", "HTTPS port (0 = any free port)."),
+  ADVERTISE_ADDRESS("advertiseAddress", Type.IP, null, "IP advertised to peers when peer-advertise-ip/port are not both set (default: bind address, or 127.0.0.1 when binding all interfaces)."),
+  PEER_ADVERTISE_IP("peerAdvertiseIp", Type.IP, null, "IP peers use to reach this node for proxied requests (needs peer-advertise-port)."),
+  PEER_ADVERTISE_PORT("peerAdvertisePort", Type.PORT, null, "Port peers use to reach this node (needs peer-advertise-ip)."),
+  TLS_CERT_FILE("tlsCertFile", Type.FILE, null, "PEM serving certificate (required)."),
+  TLS_PRIVATE_KEY_FILE("tlsPrivateKeyFile", Type.FILE, null, "PEM private key of the serving certificate (required)."),
+  CLIENT_CA_FILE("clientCaFile", Type.FILE, null, "CA bundle that verifies user client certificates (user = CN, groups = O)."),
+  TOKEN_AUTH_FILE("tokenAuthFile", Type.FILE, null, "Static token file, CSV: token,user,uid,\"group1,group2\"."),
+  PEER_CA_FILE("peerCaFile", Type.FILE, null, "CA bundle that verifies peers' serving certificates; without it the node neither proxies nor aggregates peers."),
+  PROXY_CLIENT_CERT_FILE("proxyClientCertFile", Type.FILE, null, "Client certificate this node presents on peer hops (required with peer-ca-file)."),
+  PROXY_CLIENT_KEY_FILE("proxyClientKeyFile", Type.FILE, null, "Private key of proxy-client-cert-file (required with peer-ca-file)."),
+  REQUESTHEADER_CLIENT_CA_FILE("requestheaderClientCaFile", Type.FILE, null, "CA bundle that verifies peer-hop client certificates; X-Remote-* headers are believed only from them."),
+  REQUESTHEADER_ALLOWED_NAMES("requestheaderAllowedNames", Type.LIST, "", "Common names allowed on peer-hop client certificates (empty = any certificate of that CA)."),
+  FEATURE_GATES("featureGates", Type.GATES, "UnknownVersionInteroperabilityProxy=true", "Feature gates, key=bool pairs; only UnknownVersionInteroperabilityProxy is known."),
+  PLUGIN_DIR("pluginDir", Type.DIR, "plugins", "Folder of plugin jars loaded at start-up."),
+  CLUSTER_NAME("clusterName", Type.STRING, "mvproxy", "Hazelcast cluster name; nodes with the same name form one fleet."),
+  CLUSTER_HOST("clusterHost", Type.IP, "127.0.0.1", "Interface the Hazelcast member and the event bus bind to."),
+  CLUSTER_PORT("clusterPort", Type.PORT, "5701", "Hazelcast member port (the next free port is taken when busy)."),
+  CLUSTER_MEMBERS("clusterMembers", Type.LIST, "", "Comma-separated host:port of members to join (default: clusterHost:5701-5703)."),
+  SHUTDOWN_GRACE_PERIOD_SECONDS("shutdownGracePeriodSeconds", Type.INT, "10", "Seconds in-flight requests may take to finish on shutdown.");
+
+  /** Value types, each with its own validation. */
+  public enum Type {
+    /** Any non-empty string. */
+    STRING,
+    /** An IPv4 or IPv6 literal. */
+    IP,
+    /** 0..65535. */
+    PORT,
+    /** A non-negative integer. */
+    INT,
+    /** A readable file. */
+    FILE,
+    /** A directory (created when missing). */
+    DIR,
+    /** Comma-separated list or JSON array of strings. */
+    LIST,
+    /** Comma-separated key=bool pairs or a JSON object of booleans. */
+    GATES
+  }
+
+  private final String json;
+  private final Type type;
+  private final String defaultValue;
+  private final String help;
+
+  ConfigKey(String json, Type type, String defaultValue, String help) {
+    this.json = json;
+    this.type = type;
+    this.defaultValue = defaultValue;
+    this.help = help;
+  }
+
+  /** @return the JSON key, e.g. {@code peerCaFile} */
+  public String json() {
+    return json;
+  }
+
+  /** @return the flag, e.g. {@code --peer-ca-file} */
+  public String flag() {
+    StringBuilder b = new StringBuilder("--");
+    for (char c : json.toCharArray()) {
+      if (Character.isUpperCase(c)) {
+        b.append('-').append(Character.toLowerCase(c));
+      } else {
+        b.append(c);
+      }
+    }
+    return b.toString();
+  }
+
+  /** @return the value type */
+  public Type type() {
+    return type;
+  }
+
+  /** @return the default as a string, or null when there is none */
+  public String defaultValue() {
+    return defaultValue;
+  }
+
+  /** @return one-line description */
+  public String help() {
+    return help;
+  }
+
+  /** @return both spellings for error messages, e.g. {@code --peer-ca-file (peerCaFile)} */
+  public String describe() {
+    return flag() + " (" + json + ")";
+  }
+
+  /**
+   * @param jsonOrFlag a JSON key or a flag name without value
+   * @return the key, or null when unknown
+   */
+  public static ConfigKey find(String jsonOrFlag) {
+    for (ConfigKey k : values()) {
+      if (k.json.equals(jsonOrFlag) || k.flag().equals(jsonOrFlag)) {
+        return k;
+      }
+    }
+    return null;
+  }
+}

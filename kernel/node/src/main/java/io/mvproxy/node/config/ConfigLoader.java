@@ -1,0 +1,288 @@
+package io.mvproxy.node.config;
+
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reads a node's JSON config file, applies {@code --flag=value} overrides (flags win), fills defaults and
+ * validates every key. Keys are the camelCase forms of kube-apiserver flags ({@link ConfigKey}).
+ */
+public final class ConfigLoader {
+  /** The only feature gate mvproxy knows (KEP-4020). */
+  public static final String GATE = "UnknownVersionInteroperabilityProxy";
+
+  private final Path baseDir;
+
+  /** @param baseDir folder relative paths in the config are resolved against (the config file's folder) */
+  public ConfigLoader(Path baseDir) {
+    this.baseDir = baseDir;
+  }
+
+  /**
+   * Loads a config.
+   *
+   * @param configFile the JSON file, or null for flags only
+   * @param flags      {@code --flag=value} or {@code --flag value} arguments
+   * @return the validated config
+   * @throws ConfigException naming the key on any unknown key, bad value or missing file
+   */
+  public static NodeConfig load(Path configFile, List<String> flags) {
+    Map<ConfigKey, Object> raw = new LinkedHashMap<>();
+    Path base = Path.of("").toAbsolutePath();
+    if (configFile != null) {
+      JsonObject json;
+      try {
+        json = new JsonObject(Files.readString(configFile));
+      } catch (IOException e) {
+        throw new ConfigException("--config: cannot read " + configFile + ": " + e.getMessage());
+      } catch (DecodeException e) {
+        throw new ConfigException("--config: " + configFile + " is not a JSON object: " + e.getMessage());
+      }
+      for (String k : json.fieldNames()) {
+        ConfigKey key = ConfigKey.find(k);
+        if (key == null || !key.json().equals(k)) {
+          throw new ConfigException("unknown key \"" + k + "\" in " + configFile);
+        }
+        raw.put(key, json.getValue(k));
+      }
+      base = configFile.toAbsolutePath().getParent();
+    }
+    for (int i = 0; i < flags.size(); i++) {
+      String f = flags.get(i);
+      String name = f;
+      String value;
+      int eq = f.indexOf('=');
+      if (eq > 0) {
+        name = f.substring(0, eq);
+        value = f.substring(eq + 1);
+      } else if (i + 1 < flags.size() && !flags.get(i + 1).startsWith("--")) {
+        value = flags.get(++i);
+      } else {
+        throw new ConfigException(f + ": a value is required");
+      }
+      ConfigKey key = ConfigKey.find(name);
+      if (key == null || !key.flag().equals(name)) {
+        throw new ConfigException("unknown flag " + name);
+      }
+      raw.put(key, value);
+    }
+    return new ConfigLoader(base).build(raw);
+  }
+
+  /**
+   * Validates raw values (strings, numbers, arrays, objects as found in JSON or flags).
+   *
+   * @param raw key to raw value; missing keys take their defaults
+   * @return the config
+   * @throws ConfigException naming the first bad key
+   */
+  public NodeConfig build(Map<ConfigKey, Object> raw) {
+    Values v = new Values(raw);
+    boolean gate = gates(v.raw(ConfigKey.FEATURE_GATES));
+    int securePort = v.port(ConfigKey.SECURE_PORT);
+    String bind = v.ip(ConfigKey.BIND_ADDRESS);
+    String advertise = v.ip(ConfigKey.ADVERTISE_ADDRESS);
+    if (advertise == null) {
+      advertise = "0.0.0.0".equals(bind) || "::".equals(bind) ? "127.0.0.1" : bind;
+    }
+    String peerIp = v.ip(ConfigKey.PEER_ADVERTISE_IP);
+    Integer peerPort = v.has(ConfigKey.PEER_ADVERTISE_PORT) ? v.port(ConfigKey.PEER_ADVERTISE_PORT) : null;
+    Path peerCa = v.file(ConfigKey.PEER_CA_FILE);
+    Path proxyCert = v.file(ConfigKey.PROXY_CLIENT_CERT_FILE);
+    Path proxyKey = v.file(ConfigKey.PROXY_CLIENT_KEY_FILE);
+    if (!gate) {
+      for (ConfigKey k : List.of(ConfigKey.PEER_CA_FILE, ConfigKey.PEER_ADVERTISE_IP, ConfigKey.PEER_ADVERTISE_PORT)) {
+        if (v.has(k)) {
+          throw new ConfigException(k, "requires " + GATE + " feature to be turned on");
+        }
+      }
+    }
+    if (peerCa != null && (proxyCert == null || proxyKey == null)) {
+      throw new ConfigException(proxyCert == null ? ConfigKey.PROXY_CLIENT_CERT_FILE : ConfigKey.PROXY_CLIENT_KEY_FILE,
+          "required when " + ConfigKey.PEER_CA_FILE.flag() + " is set");
+    }
+    if ((proxyCert == null) != (proxyKey == null)) {
+      throw new ConfigException(proxyCert == null ? ConfigKey.PROXY_CLIENT_CERT_FILE : ConfigKey.PROXY_CLIENT_KEY_FILE,
+          "must be set together with its pair");
+    }
+    Path cert = v.file(ConfigKey.TLS_CERT_FILE);
+    Path key = v.file(ConfigKey.TLS_PRIVATE_KEY_FILE);
+    if (cert == null) {
+      throw new ConfigException(ConfigKey.TLS_CERT_FILE, "required: mvproxy serves HTTPS only");
+    }
+    if (key == null) {
+      throw new ConfigException(ConfigKey.TLS_PRIVATE_KEY_FILE, "required: mvproxy serves HTTPS only");
+    }
+    List<String> members = v.list(ConfigKey.CLUSTER_MEMBERS);
+    for (String m : members) {
+      int c = m.lastIndexOf(':');
+      if (c <= 0 || !m.substring(c + 1).matches("\\d{1,5}") || Integer.parseInt(m.substring(c + 1)) > 65535) {
+        throw new ConfigException(ConfigKey.CLUSTER_MEMBERS, "\"" + m + "\" is not host:port");
+      }
+    }
+    String serverId = v.string(ConfigKey.SERVER_ID);
+    if (serverId == null) {
+      serverId = "mvproxy-" + hostName() + "-" + securePort;
+    } else if (!serverId.matches("[A-Za-z0-9]([-A-Za-z0-9_.]{0,251}[A-Za-z0-9])?")) {
+      throw new ConfigException(ConfigKey.SERVER_ID, "\"" + serverId + "\" must be 1-253 letters, digits, '-', '_' or '.'");
+    }
+    return new NodeConfig(serverId, bind, securePort, advertise, peerIp, peerPort, cert, key,
+        v.file(ConfigKey.CLIENT_CA_FILE), v.file(ConfigKey.TOKEN_AUTH_FILE), peerCa, proxyCert, proxyKey,
+        v.file(ConfigKey.REQUESTHEADER_CLIENT_CA_FILE), v.list(ConfigKey.REQUESTHEADER_ALLOWED_NAMES), gate,
+        v.dir(ConfigKey.PLUGIN_DIR), v.string(ConfigKey.CLUSTER_NAME), v.ip(ConfigKey.CLUSTER_HOST),
+        v.port(ConfigKey.CLUSTER_PORT), members, Duration.ofSeconds(v.integer(ConfigKey.SHUTDOWN_GRACE_PERIOD_SECONDS)));
+  }
+
+  private static boolean gates(Object raw) {
+    boolean on = true;
+    if (raw instanceof JsonObject o) {
+      for (String k : o.fieldNames()) {
+        on = gate(k, String.valueOf(o.getValue(k)), on);
+      }
+      return on;
+    }
+    for (String pair : String.valueOf(raw).split(",")) {
+      if (pair.isBlank()) {
+        continue;
+      }
+      int eq = pair.indexOf('=');
+      if (eq < 0) {
+        throw new ConfigException(ConfigKey.FEATURE_GATES, "\"" + pair.trim() + "\" is not key=bool");
+      }
+      on = gate(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim(), on);
+    }
+    return on;
+  }
+
+  private static boolean gate(String name, String value, boolean current) {
+    if (!GATE.equals(name)) {
+      throw new ConfigException(ConfigKey.FEATURE_GATES, "unrecognized feature gate: " + name);
+    }
+    if (!value.equalsIgnoreCase("true") && !value.equalsIgnoreCase("false")) {
+      throw new ConfigException(ConfigKey.FEATURE_GATES, "invalid value of " + name + ": " + value);
+    }
+    return Boolean.parseBoolean(value.toLowerCase());
+  }
+
+  private static String hostName() {
+    try {
+      return InetAddress.getLocalHost().getHostName().toLowerCase().replaceAll("[^a-z0-9.-]", "-");
+    } catch (IOException e) {
+      return "localhost";
+    }
+  }
+
+  /** Typed access to raw values with defaults; every failure names the key. */
+  private final class Values {
+    private final Map<ConfigKey, Object> raw;
+
+    Values(Map<ConfigKey, Object> raw) {
+      this.raw = raw;
+    }
+
+    boolean has(ConfigKey k) {
+      Object o = raw.get(k);
+      return o != null && !(o instanceof String s && s.isEmpty());
+    }
+
+    Object raw(ConfigKey k) {
+      return has(k) ? raw.get(k) : k.defaultValue();
+    }
+
+    String string(ConfigKey k) {
+      Object o = raw(k);
+      if (o == null) {
+        return null;
+      }
+      if (!(o instanceof String)) {
+        throw new ConfigException(k, "must be a string");
+      }
+      return (String) o;
+    }
+
+    int integer(ConfigKey k) {
+      Object o = raw(k);
+      try {
+        int i = o instanceof Number n ? n.intValue() : Integer.parseInt(String.valueOf(o).trim());
+        if (i < 0) {
+          throw new ConfigException(k, "must not be negative");
+        }
+        return i;
+      } catch (NumberFormatException e) {
+        throw new ConfigException(k, "\"" + o + "\" is not an integer");
+      }
+    }
+
+    int port(ConfigKey k) {
+      int p = integer(k);
+      if (p > 65535) {
+        throw new ConfigException(k, p + " is not a port (0-65535)");
+      }
+      return p;
+    }
+
+    String ip(ConfigKey k) {
+      String s = string(k);
+      if (s == null) {
+        return null;
+      }
+      if (!s.matches("[0-9.]+|[0-9a-fA-F:]*:[0-9a-fA-F:.]*")) {
+        throw new ConfigException(k, "\"" + s + "\" is not an IP address");
+      }
+      try {
+        InetAddress.getByName(s);
+      } catch (IOException e) {
+        throw new ConfigException(k, "\"" + s + "\" is not an IP address");
+      }
+      return s;
+    }
+
+    Path file(ConfigKey k) {
+      String s = string(k);
+      if (s == null) {
+        return null;
+      }
+      Path p = baseDir.resolve(s).normalize();
+      if (!Files.isRegularFile(p) || !Files.isReadable(p)) {
+        throw new ConfigException(k, "file not found or not readable: " + p);
+      }
+      return p;
+    }
+
+    Path dir(ConfigKey k) {
+      String s = string(k);
+      Path p = baseDir.resolve(s).normalize();
+      if (Files.exists(p) && !Files.isDirectory(p)) {
+        throw new ConfigException(k, "not a directory: " + p);
+      }
+      return p;
+    }
+
+    List<String> list(ConfigKey k) {
+      Object o = raw(k);
+      List<String> out = new ArrayList<>();
+      if (o instanceof JsonArray a) {
+        for (Object e : a) {
+          out.add(String.valueOf(e).trim());
+        }
+      } else if (o != null) {
+        for (String s : String.valueOf(o).split(",")) {
+          if (!s.isBlank()) {
+            out.add(s.trim());
+          }
+        }
+      }
+      return List.copyOf(out);
+    }
+  }
+}

@@ -1,0 +1,64 @@
+package io.mvproxy.node.config;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * A node's validated configuration (see {@link ConfigKey} for every key, its flag and default). Built by
+ * {@link ConfigLoader}; immutable.
+ *
+ * @param serverId                  stable server ID
+ * @param bindAddress               HTTPS listen IP
+ * @param securePort                HTTPS port (0 = any free port)
+ * @param advertiseAddress          IP advertised to peers when peer-advertise-ip/port are not both set
+ * @param peerAdvertiseIp           peer-facing IP or null
+ * @param peerAdvertisePort         peer-facing port or null
+ * @param tlsCertFile               serving certificate
+ * @param tlsPrivateKeyFile         serving key
+ * @param clientCaFile              user client-certificate CA or null
+ * @param tokenAuthFile             token CSV or null
+ * @param peerCaFile                peer serving CA or null (null = local only, no proxy, no aggregation)
+ * @param proxyClientCertFile       peer-hop client certificate or null
+ * @param proxyClientKeyFile        peer-hop client key or null
+ * @param requestheaderClientCaFile peer-hop CA or null
+ * @param requestheaderAllowedNames allowed peer-hop CNs (empty = any)
+ * @param peerProxyEnabled          feature gate UnknownVersionInteroperabilityProxy
+ * @param pluginDir                 plugin folder
+ * @param clusterName               Hazelcast cluster name
+ * @param clusterHost               Hazelcast / event-bus interface
+ * @param clusterPort               Hazelcast port
+ * @param clusterMembers            host:port members to join
+ * @param shutdownGracePeriod       drain time on shutdown
+ */
+public record NodeConfig(String serverId, String bindAddress, int securePort, String advertiseAddress,
+                         String peerAdvertiseIp, Integer peerAdvertisePort, Path tlsCertFile,
+                         Path tlsPrivateKeyFile, Path clientCaFile, Path tokenAuthFile, Path peerCaFile,
+                         Path proxyClientCertFile, Path proxyClientKeyFile, Path requestheaderClientCaFile,
+                         List<String> requestheaderAllowedNames, boolean peerProxyEnabled, Path pluginDir,
+                         String clusterName, String clusterHost, int clusterPort, List<String> clusterMembers,
+                         Duration shutdownGracePeriod) {
+
+  /** @return true when peers are proxied to and aggregated: gate on and {@code --peer-ca-file} set */
+  public boolean peersEnabled() {
+    return peerProxyEnabled && peerCaFile != null;
+  }
+
+  /**
+   * The host peers use to reach this node: {@code --peer-advertise-ip} when both peer-advertise flags are set,
+   * else {@code --advertise-address} (peer.go in kube-apiserver).
+   *
+   * @return an IP literal
+   */
+  public String peerHost() {
+    return peerAdvertiseIp != null && peerAdvertisePort != null ? peerAdvertiseIp : advertiseAddress;
+  }
+
+  /**
+   * @param actualSecurePort the port the HTTPS server really bound (differs from securePort when it is 0)
+   * @return the port peers use: {@code --peer-advertise-port} when both peer-advertise flags are set
+   */
+  public int peerPort(int actualSecurePort) {
+    return peerAdvertiseIp != null && peerAdvertisePort != null ? peerAdvertisePort : actualSecurePort;
+  }
+}

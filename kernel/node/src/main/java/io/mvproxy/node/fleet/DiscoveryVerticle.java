@@ -1,0 +1,234 @@
+package io.mvproxy.node.fleet;
+
+import io.mvproxy.api.Addresses;
+import io.mvproxy.api.ApiSource;
+import io.mvproxy.api.discovery.DiscoveryGroup;
+import io.mvproxy.api.discovery.DiscoveryVersion;
+import io.mvproxy.api.discovery.Freshness;
+import io.mvproxy.api.discovery.ServedGroupVersion;
+import io.mvproxy.discovery.DiscoveryDocuments;
+import io.mvproxy.node.membership.PeerInfo;
+import io.mvproxy.node.metrics.NodeMetrics;
+import io.mvproxy.node.routing.Capabilities;
+import io.mvproxy.node.routing.PeerTarget;
+import io.mvproxy.node.routing.RoutingSnapshot;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.logging.Logger;
+
+/**
+ * Discovery aggregation: the single writer of the node's {@link FleetView}. Learns each live peer's local API set
+ * (fetching its nopeer discovery when it joins, when it announces a new ETag on
+ * {@link Addresses#DISCOVERY_CHANGED}, and every {@link #REVALIDATE_MS}), keeps last-known-good data on a failed
+ * fetch (marked Stale, retried with backoff), remembers what departed peers served (Stale in discovery, 503 in
+ * routing) and recomputes the merged documents and routing snapshot only when something changed.
+ */
+public final class DiscoveryVerticle extends VerticleBase {
+  /** Periodic revalidation of every peer, ms (upstream never revalidates; peer-proxy.md section 3). */
+  static final long REVALIDATE_MS = 30_000;
+  /** A peer failing this many fetches in a row no longer holds readiness back. */
+  static final int FAILURES_BEFORE_READY = 3;
+  /** How long the APIs of a departed peer stay known (Stale, 503), ms: like a lingering upstream lease. */
+  static final long DEPARTED_RETENTION_MS = 3_600_000;
+  private static final Logger LOG = Logger.getLogger(DiscoveryVerticle.class.getName());
+
+  private final String serverId;
+  private final String serverAddress;
+  private final List<ApiSource> sources;
+  private final boolean peersEnabled;
+  private final PeerDiscoveryClient client;
+  private final FleetViewRef view;
+  private final NodeMetrics metrics;
+  private final Map<String, PeerState> peers = new TreeMap<>();
+  private final Map<String, List<DiscoveryGroup>> departed = new TreeMap<>();
+  private final Map<String, Long> departedAt = new HashMap<>();
+  private boolean membershipKnown;
+  private String lastEtag;
+
+  /**
+   * @param serverId      this node's server ID
+   * @param serverAddress {@code host:port} for legacy {@code serverAddressByClientCIDRs}
+   * @param sources       the local API sources
+   * @param client        peer discovery client, or null when peers are disabled (local only)
+   * @param view          the reference to publish views to
+   * @param metrics       sync error counters
+   */
+  public DiscoveryVerticle(String serverId, String serverAddress, List<ApiSource> sources,
+                           PeerDiscoveryClient client, FleetViewRef view, NodeMetrics metrics) {
+    this.serverId = serverId;
+    this.serverAddress = serverAddress;
+    this.sources = List.copyOf(sources);
+    this.peersEnabled = client != null;
+    this.client = client;
+    this.view = view;
+    this.metrics = metrics;
+  }
+
+  @Override
+  public Future<?> start() {
+    vertx.eventBus().<JsonObject>localConsumer(Addresses.MEMBERSHIP_CHANGED, m -> onMembership(m.body()));
+    vertx.eventBus().<JsonObject>consumer(Addresses.DISCOVERY_CHANGED, m -> onAnnounce(m.body()));
+    vertx.setPeriodic(REVALIDATE_MS, t -> peers.values().forEach(this::fetch));
+    membershipKnown = !peersEnabled;
+    rebuild();
+    return Future.succeededFuture();
+  }
+
+  private void onMembership(JsonObject body) {
+    if (!peersEnabled) {
+      return;
+    }
+    membershipKnown = true;
+    Map<String, PeerInfo> live = new HashMap<>();
+    body.getJsonArray("peers").forEach(o -> {
+      PeerInfo p = PeerInfo.fromJson((JsonObject) o);
+      live.put(p.serverId(), p);
+    });
+    for (String gone : new ArrayList<>(peers.keySet())) {
+      if (!live.containsKey(gone)) {
+        PeerState s = peers.remove(gone);
+        if (s.loaded) {
+          departed.put(gone, s.groups);
+          departedAt.put(gone, System.currentTimeMillis());
+        }
+        LOG.info("peer " + gone + " left the fleet");
+      }
+    }
+    for (PeerInfo p : live.values()) {
+      PeerState s = peers.get(p.serverId());
+      if (s == null) {
+        s = new PeerState(p);
+        peers.put(p.serverId(), s);
+        LOG.info("peer " + p.serverId() + " joined at " + p.host() + ":" + p.port());
+        fetch(s);
+      } else {
+        boolean moved = !s.info.host().equals(p.host()) || s.info.port() != p.port();
+        s.info = p;
+        if (moved || !Objects.equals(p.etag(), s.fetchedEtag)) {
+          fetch(s);
+        }
+      }
+    }
+    rebuild();
+  }
+
+  private void onAnnounce(JsonObject body) {
+    PeerState s = peers.get(body.getString("serverId", ""));
+    if (s != null && !Objects.equals(body.getString("etag"), s.fetchedEtag)) {
+      s.info = new PeerInfo(s.info.serverId(), s.info.host(), s.info.port(), s.info.nodeId(),
+          body.getString("etag"), s.info.version());
+      fetch(s);
+    }
+  }
+
+  private void fetch(PeerState s) {
+    if (s.fetching) {
+      s.refetch = true;
+      return;
+    }
+    s.fetching = true;
+    String etag = s.info.etag();
+    client.fetch(s.info).onComplete(ar -> {
+      s.fetching = false;
+      if (peers.get(s.info.serverId()) != s) {
+        return;
+      }
+      if (ar.succeeded()) {
+        s.groups = ar.result();
+        s.fetchedEtag = etag;
+        s.loaded = true;
+        s.stale = false;
+        s.failures = 0;
+        departed.remove(s.info.serverId());
+      } else {
+        s.failures++;
+        s.stale = s.loaded;
+        metrics.discoverySyncError("fetch_discovery");
+        long backoff = Math.min(30_000L, 250L << Math.min(s.failures, 7));
+        LOG.warning("discovery of peer " + s.info.serverId() + " failed (" + s.failures + "): "
+            + ar.cause().getMessage() + "; retry in " + backoff + " ms");
+        vertx.setTimer(backoff, t -> {
+          if (peers.get(s.info.serverId()) == s) {
+            fetch(s);
+          }
+        });
+      }
+      if (s.refetch) {
+        s.refetch = false;
+        fetch(s);
+      }
+      rebuild();
+    });
+  }
+
+  private void rebuild() {
+    long now = System.currentTimeMillis();
+    departedAt.entrySet().removeIf(e -> {
+      boolean expired = now - e.getValue() > DEPARTED_RETENTION_MS;
+      if (expired) {
+        departed.remove(e.getKey());
+      }
+      return expired;
+    });
+    TreeMap<String, List<DiscoveryGroup>> docs = new TreeMap<>();
+    Map<String, RoutingSnapshot.PeerEntry> entries = new HashMap<>();
+    boolean ready = membershipKnown;
+    for (PeerState s : peers.values()) {
+      if (s.loaded) {
+        docs.put(s.info.serverId(), s.stale ? stale(s.groups) : s.groups);
+      }
+      ready &= s.loaded || s.failures >= FAILURES_BEFORE_READY;
+      entries.put(s.info.serverId(), new RoutingSnapshot.PeerEntry(
+          new PeerTarget(s.info.serverId(), s.info.host(), s.info.port()),
+          Capabilities.of(s.groups), s.loaded || s.failures >= FAILURES_BEFORE_READY));
+    }
+    Map<String, Capabilities> gone = new HashMap<>();
+    departed.forEach((id, groups) -> {
+      if (!peers.containsKey(id)) {
+        docs.put(id, stale(groups));
+        gone.put(id, Capabilities.of(groups));
+      }
+    });
+    List<ServedGroupVersion> served = new ArrayList<>();
+    sources.forEach(s -> served.addAll(s.groupVersions()));
+    DiscoveryDocuments dd = new DiscoveryDocuments(served, docs, serverId, serverAddress);
+    RoutingSnapshot rs = new RoutingSnapshot(RoutingSnapshot.index(sources), localCaps(dd), entries, gone, ready);
+    view.set(new FleetView(rs, dd));
+    if (!dd.localEtag().equals(lastEtag)) {
+      lastEtag = dd.localEtag();
+      vertx.eventBus().send(Addresses.LOCAL_ETAG_CHANGED, lastEtag);
+    }
+  }
+
+  private static Capabilities localCaps(DiscoveryDocuments dd) {
+    return Capabilities.of(dd.localGroups());
+  }
+
+  private static List<DiscoveryGroup> stale(List<DiscoveryGroup> groups) {
+    List<DiscoveryGroup> out = new ArrayList<>();
+    for (DiscoveryGroup g : groups) {
+      List<DiscoveryVersion> vs = new ArrayList<>();
+      for (DiscoveryVersion v : g.versions()) {
+        vs.add(new DiscoveryVersion(v.version(), v.resources(), Freshness.Stale));
+      }
+      out.add(new DiscoveryGroup(g.name(), vs));
+    }
+    return out;
+  }
+
+  /** @return server IDs of live peers whose data is loaded (for health checks and logs) */
+  Set<String> loadedPeers() {
+    Set<String> out = new HashSet<>();
+    peers.values().stream().filter(p -> p.loaded).forEach(p -> out.add(p.info.serverId()));
+    return out;
+  }
+}

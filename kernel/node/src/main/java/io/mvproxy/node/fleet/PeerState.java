@@ -1,0 +1,23 @@
+package io.mvproxy.node.fleet;
+
+import io.mvproxy.api.discovery.DiscoveryGroup;
+import io.mvproxy.node.membership.PeerInfo;
+import java.util.List;
+
+/** Mutable per-peer state owned by {@link DiscoveryVerticle} (its single writer). */
+final class PeerState {
+  PeerInfo info;
+  /** Last fetched groups (core first); kept on failure (last-known-good). */
+  List<DiscoveryGroup> groups = List.of();
+  /** The record ETag the groups were fetched for. */
+  String fetchedEtag;
+  boolean loaded;
+  boolean stale;
+  boolean fetching;
+  boolean refetch;
+  int failures;
+
+  PeerState(PeerInfo info) {
+    this.info = info;
+  }
+}

@@ -1,0 +1,64 @@
+package io.mvproxy.node.ingress;
+
+import io.vertx.core.Handler;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.RoutingContext;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+
+/**
+ * {@code /healthz}, {@code /livez}, {@code /readyz} like kube-apiserver ({@code ?verbose} lists every check as
+ * {@code [+]name ok} / {@code [-]name failed}; 200 "ok" or 500 with the failures), and {@code /version}.
+ */
+public final class HealthHandler implements Handler<RoutingContext> {
+  private final Map<String, BooleanSupplier> liveChecks = new LinkedHashMap<>();
+  private final Map<String, BooleanSupplier> readyChecks = new LinkedHashMap<>();
+  private final JsonObject version;
+
+  /**
+   * @param version       the mvproxy version (e.g. {@code 0.1.0})
+   * @param readyChecks   named readiness checks, in display order (liveness uses only {@code ping})
+   */
+  public HealthHandler(String version, Map<String, BooleanSupplier> readyChecks) {
+    liveChecks.put("ping", () -> true);
+    this.readyChecks.put("ping", () -> true);
+    this.readyChecks.putAll(readyChecks);
+    this.version = new JsonObject().put("major", "1").put("minor", "36")
+        .put("gitVersion", "v1.36.0-mvproxy." + version).put("gitCommit", "").put("gitTreeState", "clean")
+        .put("buildDate", "").put("goVersion", "java" + Runtime.version().feature()).put("compiler", "javac")
+        .put("platform", System.getProperty("os.name").toLowerCase() + "/" + System.getProperty("os.arch"));
+  }
+
+  @Override
+  public void handle(RoutingContext ctx) {
+    String path = ctx.request().path();
+    if (path.equals("/version")) {
+      ctx.response().putHeader("Content-Type", "application/json").end(version.encodePrettily());
+      return;
+    }
+    Map<String, BooleanSupplier> checks = path.startsWith("/readyz") ? readyChecks : liveChecks;
+    String prefix = path.startsWith("/readyz") ? "/readyz" : path.startsWith("/livez") ? "/livez" : "/healthz";
+    String single = path.length() > prefix.length() + 1 ? path.substring(prefix.length() + 1) : null;
+    StringBuilder out = new StringBuilder();
+    boolean ok = true;
+    for (Map.Entry<String, BooleanSupplier> c : checks.entrySet()) {
+      if (single != null && !single.equals(c.getKey())) {
+        continue;
+      }
+      boolean pass = c.getValue().getAsBoolean();
+      ok &= pass;
+      out.append(pass ? "[+]" : "[-]").append(c.getKey()).append(pass ? " ok" : " failed: reason withheld")
+          .append('\n');
+    }
+    if (single != null && out.length() == 0) {
+      ctx.response().setStatusCode(404).end("no such health check: " + single + "\n");
+      return;
+    }
+    boolean verbose = ctx.request().params().contains("verbose");
+    String name = prefix.substring(1);
+    String body = verbose || !ok ? out + name + " check " + (ok ? "passed" : "failed") + "\n" : "ok";
+    ctx.response().setStatusCode(ok ? 200 : 500).putHeader("Content-Type", "text/plain; charset=utf-8")
+        .putHeader("X-Content-Type-Options", "nosniff").end(body);
+  }
+}

@@ -1,0 +1,137 @@
+package io.mvproxy.node.ingress;
+
+import io.mvproxy.api.GroupVersion;
+import io.mvproxy.api.RequestInfo;
+import io.mvproxy.api.StatusException;
+import io.mvproxy.api.UserInfo;
+import io.mvproxy.discovery.DiscoveryHandler;
+import io.mvproxy.node.fleet.FleetViewRef;
+import io.mvproxy.node.metrics.NodeMetrics;
+import io.mvproxy.node.proxy.PeerProxy;
+import io.mvproxy.node.routing.PeerTarget;
+import io.mvproxy.security.Authenticator;
+import io.vertx.core.Future;
+import io.vertx.core.Handler;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * TLS ingress: the HTTPS server and the handler chain, assembled here in order (architecture.md): authentication
+ * -> health and metrics -> request info -> body (3 MiB limit) -> non-resource (discovery, OpenAPI) or resource
+ * (peer-proxy decision, local routing) handlers.
+ */
+public final class IngressVerticle extends VerticleBase {
+  /** Request body limit, bytes: kube-apiserver's 3 MiB. */
+  public static final long MAX_BODY_BYTES = 3L * 1024 * 1024;
+  private static final Set<HttpMethod> WITH_BODY = Set.of(HttpMethod.POST, HttpMethod.PUT, HttpMethod.PATCH,
+      HttpMethod.DELETE);
+
+  private final HttpServerOptions options;
+  private final Authenticator authenticator;
+  private final HealthHandler health;
+  private final FleetViewRef view;
+  private final NodeMetrics metrics;
+  private final Function<io.vertx.core.Vertx, PeerProxy> proxyFactory;
+  private final boolean peersEnabled;
+  private final Handler<RoutingContext> openApi;
+  private HttpServer server;
+
+  /**
+   * @param options       HTTPS server options (host, port, TLS)
+   * @param authenticator the authentication handler
+   * @param health        health and version handler
+   * @param view          the fleet view
+   * @param metrics       node metrics (served at /metrics)
+   * @param proxyFactory  builds the peer proxy on this verticle's Vert.x (null when peers are disabled)
+   * @param peersEnabled  gate on and {@code --peer-ca-file} set
+   * @param openApi       the /openapi handler, or null
+   */
+  public IngressVerticle(HttpServerOptions options, Authenticator authenticator, HealthHandler health,
+                         FleetViewRef view, NodeMetrics metrics, Function<io.vertx.core.Vertx, PeerProxy> proxyFactory,
+                         boolean peersEnabled, Handler<RoutingContext> openApi) {
+    this.options = options;
+    this.authenticator = authenticator;
+    this.health = health;
+    this.view = view;
+    this.metrics = metrics;
+    this.proxyFactory = proxyFactory;
+    this.peersEnabled = peersEnabled;
+    this.openApi = openApi;
+  }
+
+  /** @return the port actually bound (after start) */
+  public int actualPort() {
+    return server.actualPort();
+  }
+
+  @Override
+  public Future<?> start() {
+    PeerProxy proxy = proxyFactory == null ? null : proxyFactory.apply(vertx);
+    Router router = Router.router(vertx);
+    router.route().failureHandler(StatusResponses::onFailure);
+    router.route().handler(authenticator);
+    router.getWithRegex("/(healthz|livez|readyz)(/.*)?").handler(health);
+    router.get("/version").handler(health);
+    router.get("/metrics").handler(ctx -> ctx.response()
+        .putHeader("Content-Type", "text/plain; version=0.0.4; charset=utf-8").end(metrics.scrape()));
+    router.route().handler(ctx -> {
+      ctx.put(ResourceHandler.INFO_KEY, RequestInfo.parse(ctx.request().method().name(), ctx.request().path(),
+          ctx.request().getParam("watch")));
+      ctx.put(ResourceHandler.PEER_PROXIED_KEY, Boolean.TRUE.equals(ctx.get(Authenticator.PEER_PROXIED_KEY)));
+      ctx.next();
+    });
+    BodyHandler body = BodyHandler.create(false).setBodyLimit(MAX_BODY_BYTES);
+    router.route().handler(ctx -> {
+      if (WITH_BODY.contains(ctx.request().method())) {
+        body.handle(ctx);
+      } else {
+        ctx.next();
+      }
+    });
+    DiscoveryHandler discovery = new DiscoveryHandler(() -> view.get().discovery(),
+        (ctx, gv) -> toPeer(ctx, gv, proxy));
+    ResourceHandler resources = new ResourceHandler(view, proxy, peersEnabled);
+    router.route().handler(ctx -> {
+      RequestInfo info = ctx.get(ResourceHandler.INFO_KEY);
+      String path = ctx.request().path();
+      if (info.resourceRequest()) {
+        resources.handle(ctx);
+      } else if (path.startsWith("/openapi/") && openApi != null) {
+        openApi.handle(ctx);
+      } else if (isDiscovery(info) && ctx.request().method() == HttpMethod.GET) {
+        discovery.handle(ctx);
+      } else {
+        StatusResponses.send(ctx, StatusException.resourceNotFound());
+      }
+    });
+    return vertx.createHttpServer(options).requestHandler(router).listen().onSuccess(s -> server = s);
+  }
+
+  private static boolean isDiscovery(RequestInfo info) {
+    return !info.apiPrefix().isEmpty();
+  }
+
+  /** Hands a non-resource request for a group-version this node lacks (legacy discovery, OpenAPI) to a peer. */
+  private void toPeer(RoutingContext ctx, GroupVersion gv, PeerProxy proxy) {
+    List<PeerTarget> targets = proxy == null || !peersEnabled || Boolean.TRUE.equals(ctx.get(ResourceHandler.PEER_PROXIED_KEY))
+        ? List.of() : view.get().routing().peersFor(gv);
+    if (targets.isEmpty()) {
+      StatusResponses.send(ctx, StatusException.resourceNotFound());
+      return;
+    }
+    proxy.forward(ctx, ctx.get(UserInfo.CONTEXT_KEY), null, targets);
+  }
+
+  @Override
+  public Future<?> stop() {
+    return server == null ? Future.succeededFuture() : server.close();
+  }
+}

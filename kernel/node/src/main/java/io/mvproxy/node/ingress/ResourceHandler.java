@@ -1,0 +1,60 @@
+package io.mvproxy.node.ingress;
+
+import io.mvproxy.api.RequestInfo;
+import io.mvproxy.api.StatusException;
+import io.mvproxy.api.UserInfo;
+import io.mvproxy.node.fleet.FleetViewRef;
+import io.mvproxy.node.proxy.PeerProxy;
+import io.mvproxy.node.routing.Decision;
+import io.vertx.core.Handler;
+import io.vertx.ext.web.RoutingContext;
+
+/**
+ * The peer-proxy decision and local routing for resource requests ({@code /api/<v>/...},
+ * {@code /apis/<g>/<v>/...} with a resource): decides on the current in-memory routing snapshot, then serves
+ * locally, proxies to a capable peer, or answers 503 / 404 Status (peer-proxy.md section 4).
+ */
+public final class ResourceHandler implements Handler<RoutingContext> {
+  /** Routing-context key of the parsed {@link RequestInfo}. */
+  public static final String INFO_KEY = "mvproxy.requestInfo";
+  /** Routing-context key set by the authenticator when an authenticated peer hop marked the request proxied. */
+  public static final String PEER_PROXIED_KEY = "mvproxy.peerProxied";
+
+  private final FleetViewRef view;
+  private final PeerProxy proxy;
+  private final boolean peersEnabled;
+
+  /**
+   * @param view         the node's fleet view
+   * @param proxy        the peer proxy, or null when peers are disabled
+   * @param peersEnabled gate on and {@code --peer-ca-file} set
+   */
+  public ResourceHandler(FleetViewRef view, PeerProxy proxy, boolean peersEnabled) {
+    this.view = view;
+    this.proxy = proxy;
+    this.peersEnabled = peersEnabled && proxy != null;
+  }
+
+  @Override
+  public void handle(RoutingContext ctx) {
+    RequestInfo info = ctx.get(INFO_KEY);
+    UserInfo user = ctx.get(UserInfo.CONTEXT_KEY);
+    boolean proxied = Boolean.TRUE.equals(ctx.get(PEER_PROXIED_KEY));
+    Decision d = view.get().routing().decide(info, proxied, peersEnabled);
+    if (d instanceof Decision.Local l) {
+      try {
+        l.source().handle(ctx, info, user);
+      } catch (StatusException e) {
+        StatusResponses.send(ctx, e);
+      } catch (RuntimeException e) {
+        ctx.fail(e);
+      }
+    } else if (d instanceof Decision.Proxy p) {
+      proxy.forward(ctx, user, info.gvr(), p.targets());
+    } else if (d instanceof Decision.Unavailable u) {
+      StatusResponses.send(ctx, StatusException.unavailable(u.message(), PeerProxy.RETRY_AFTER_SECONDS));
+    } else {
+      StatusResponses.send(ctx, StatusException.resourceNotFound());
+    }
+  }
+}

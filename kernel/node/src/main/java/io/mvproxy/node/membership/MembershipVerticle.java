@@ -1,0 +1,165 @@
+package io.mvproxy.node.membership;
+
+import com.hazelcast.cluster.MembershipEvent;
+import com.hazelcast.cluster.MembershipListener;
+import io.mvproxy.api.Addresses;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.internal.VertxInternal;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.servicediscovery.Record;
+import io.vertx.servicediscovery.ServiceDiscovery;
+import io.vertx.servicediscovery.ServiceDiscoveryOptions;
+import io.vertx.servicediscovery.types.HttpEndpoint;
+import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.UUID;
+import java.util.logging.Logger;
+
+/**
+ * Fleet membership: publishes this node's service-discovery record (server ID, peer address, version, discovery
+ * ETag) and keeps the set of live peers. A peer is live when its record exists AND its Hazelcast member is in the
+ * cluster; records of members that left are removed by the survivors (a killed node cannot remove its own).
+ * Publishes {@link Addresses#MEMBERSHIP_CHANGED} locally with {@code {"peers":[PeerInfo...]}} on every change.
+ * The architecture's "one writer per state": only this verticle touches the record and the peer set.
+ */
+public final class MembershipVerticle extends VerticleBase {
+  /** Service-discovery record name shared by every mvproxy node. */
+  public static final String RECORD_NAME = "mvproxy-apiserver";
+  /** Rescan interval (ms): a backstop for missed announcements; Hazelcast events make joins/leaves faster. */
+  static final long RESCAN_MS = 1000;
+  private static final Logger LOG = Logger.getLogger(MembershipVerticle.class.getName());
+
+  private final String serverId;
+  private final String host;
+  private final int port;
+  private final String version;
+  private ServiceDiscovery discovery;
+  private Record record;
+  private List<PeerInfo> peers;
+  private String listenerId;
+  private long timer;
+
+  /**
+   * @param serverId this node's server ID
+   * @param host     advertised peer IP
+   * @param port     advertised peer port
+   * @param version  mvproxy version
+   */
+  public MembershipVerticle(String serverId, String host, int port, String version) {
+    this.serverId = serverId;
+    this.host = host;
+    this.port = port;
+    this.version = version;
+  }
+
+  @Override
+  public Future<?> start() {
+    discovery = ServiceDiscovery.create(vertx, new ServiceDiscoveryOptions());
+    HazelcastClusterManager mgr = clusterManager();
+    String nodeId = mgr.getNodeId();
+    if (mgr.getHazelcastInstance() != null) {
+      listenerId = mgr.getHazelcastInstance().getCluster().addMembershipListener(new MembershipListener() {
+        @Override
+        public void memberAdded(MembershipEvent e) {
+          context.runOnContext(v -> rescan());
+        }
+
+        @Override
+        public void memberRemoved(MembershipEvent e) {
+          context.runOnContext(v -> removeDeparted(e.getMember().getUuid().toString()));
+        }
+      }).toString();
+    }
+    record = HttpEndpoint.createRecord(RECORD_NAME, true, host, port, "/",
+        new JsonObject().put("serverId", serverId).put("nodeId", nodeId).put("etag", "").put("version", version));
+    vertx.eventBus().<JsonObject>consumer(Addresses.DISCOVERY_CHANGED, m -> rescan());
+    vertx.eventBus().<String>localConsumer(Addresses.LOCAL_ETAG_CHANGED, m -> updateEtag(m.body()));
+    vertx.eventBus().consumer(Addresses.SERVICE_DISCOVERY_ANNOUNCE, m -> rescan());
+    return removeStaleSelf(nodeId).compose(v -> discovery.publish(record)).onSuccess(r -> {
+      record = r;
+      timer = vertx.setPeriodic(RESCAN_MS, t -> rescan());
+      rescan();
+    });
+  }
+
+  @Override
+  public Future<?> stop() {
+    vertx.cancelTimer(timer);
+    if (listenerId != null && clusterManager().getHazelcastInstance() != null) {
+      try {
+        clusterManager().getHazelcastInstance().getCluster().removeMembershipListener(UUID.fromString(listenerId));
+      } catch (RuntimeException e) {
+        LOG.fine("membership listener already gone: " + e);
+      }
+    }
+    Future<Void> f = record != null && record.getRegistration() != null
+        ? discovery.unpublish(record.getRegistration()) : Future.succeededFuture();
+    return f.eventually(() -> {
+      discovery.close();
+      return Future.succeededFuture();
+    });
+  }
+
+  private HazelcastClusterManager clusterManager() {
+    return (HazelcastClusterManager) ((VertxInternal) vertx).clusterManager();
+  }
+
+  private Future<Void> removeStaleSelf(String nodeId) {
+    // a restarted node (same server ID) may find its old record if nobody removed it yet
+    return discovery.getRecords(r -> RECORD_NAME.equals(r.getName())
+            && serverId.equals(r.getMetadata().getString("serverId"))
+            && !nodeId.equals(r.getMetadata().getString("nodeId")), true)
+        .compose(old -> Future.all(old.stream().map(r -> discovery.unpublish(r.getRegistration())).toList()))
+        .mapEmpty();
+  }
+
+  private void updateEtag(String etag) {
+    if (record == null || etag.equals(record.getMetadata().getString("etag"))) {
+      return;
+    }
+    record.getMetadata().put("etag", etag);
+    if (record.getRegistration() != null) {
+      discovery.update(record).onFailure(e -> LOG.warning("record update failed: " + e));
+    }
+    vertx.eventBus().publish(Addresses.DISCOVERY_CHANGED, new JsonObject().put("serverId", serverId).put("etag", etag));
+  }
+
+  private void removeDeparted(String departedNodeId) {
+    discovery.getRecords(r -> RECORD_NAME.equals(r.getName())
+            && departedNodeId.equals(r.getMetadata().getString("nodeId")), true)
+        .onSuccess(list -> list.forEach(r -> discovery.unpublish(r.getRegistration())));
+    rescan();
+  }
+
+  private void rescan() {
+    Set<String> liveNodes = new HashSet<>(clusterManager().getNodes());
+    discovery.getRecords(r -> RECORD_NAME.equals(r.getName()), true).onSuccess(records -> {
+      List<PeerInfo> next = new ArrayList<>();
+      Set<String> seen = new HashSet<>();
+      for (Record r : records) {
+        JsonObject md = r.getMetadata();
+        String id = md.getString("serverId");
+        if (id == null || id.equals(serverId) || !liveNodes.contains(md.getString("nodeId")) || !seen.add(id)) {
+          continue;
+        }
+        JsonObject loc = r.getLocation();
+        next.add(new PeerInfo(id, loc.getString("host"), loc.getInteger("port"), md.getString("nodeId"),
+            md.getString("etag", ""), md.getString("version", "")));
+      }
+      next.sort(Comparator.comparing(PeerInfo::serverId));
+      if (!Objects.equals(next, peers)) {
+        peers = List.copyOf(next);
+        JsonArray arr = new JsonArray();
+        peers.forEach(p -> arr.add(p.toJson()));
+        vertx.eventBus().publish(Addresses.MEMBERSHIP_CHANGED, new JsonObject().put("peers", arr));
+      }
+    });
+  }
+}

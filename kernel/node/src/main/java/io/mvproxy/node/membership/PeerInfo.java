@@ -1,0 +1,33 @@
+package io.mvproxy.node.membership;
+
+import io.vertx.core.json.JsonObject;
+
+/**
+ * A live member of the fleet as published in its service-discovery record.
+ *
+ * @param serverId the peer's server ID
+ * @param host     advertised peer IP
+ * @param port     advertised peer HTTPS port
+ * @param nodeId   the Vert.x/Hazelcast member ID (records of departed members are removed by it)
+ * @param etag     the peer's current local (nopeer) discovery ETag, {@code ""} when not yet known
+ * @param version  the peer's mvproxy version
+ */
+public record PeerInfo(String serverId, String host, int port, String nodeId, String etag, String version) {
+
+  /** @return {@code https://host:port} */
+  public String baseUrl() {
+    return "https://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + port;
+  }
+
+  /** @return JSON form used on the event bus */
+  public JsonObject toJson() {
+    return new JsonObject().put("serverId", serverId).put("host", host).put("port", port).put("nodeId", nodeId)
+        .put("etag", etag).put("version", version);
+  }
+
+  /** @param j JSON from {@link #toJson()} @return the peer */
+  public static PeerInfo fromJson(JsonObject j) {
+    return new PeerInfo(j.getString("serverId"), j.getString("host"), j.getInteger("port"), j.getString("nodeId"),
+        j.getString("etag", ""), j.getString("version", ""));
+  }
+}

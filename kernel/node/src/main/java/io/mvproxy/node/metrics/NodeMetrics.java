@@ -1,0 +1,69 @@
+package io.mvproxy.node.metrics;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.mvproxy.api.Gvr;
+import java.time.Duration;
+
+/**
+ * The node's Prometheus metrics, with the upstream peer-proxy names and labels (peer-proxy.md section 1:
+ * {@code staging/src/k8s.io/apiserver/pkg/util/peerproxy/metrics/metrics.go}) plus a proxied-request latency
+ * histogram. One registry per node (no static state).
+ */
+public final class NodeMetrics {
+  private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+
+  /** @return the registry (for more meters) */
+  public PrometheusMeterRegistry registry() {
+    return registry;
+  }
+
+  /**
+   * Counts one proxied request: {@code apiserver_rerouted_request_total{code,group,version,resource}}.
+   *
+   * @param gvr     the resource
+   * @param code    HTTP status returned to the client
+   * @param elapsed time from the routing decision to the response head, for
+   *                {@code mvproxy_peer_proxy_request_duration_seconds}
+   */
+  public void rerouted(Gvr gvr, int code, Duration elapsed) {
+    Counter.builder("apiserver_rerouted_request")
+        .description("Total number of requests that were proxied to a peer kube apiserver because the local apiserver was not capable of serving it")
+        .tag("code", String.valueOf(code)).tag("group", gvr.group()).tag("version", gvr.version())
+        .tag("resource", gvr.resource()).register(registry).increment();
+    Timer.builder("mvproxy_peer_proxy_request_duration")
+        .description("Time from routing decision to the peer's response head, seconds")
+        .tag("group", gvr.group()).tag("version", gvr.version()).tag("resource", gvr.resource())
+        .publishPercentileHistogram().register(registry).record(elapsed);
+  }
+
+  /**
+   * Counts a failed proxy attempt: {@code apiserver_peer_proxy_errors_total{type,group,version,resource}}.
+   *
+   * @param type {@code endpoint_resolution} (no reachable peer) or {@code proxy_connection} (a peer refused)
+   * @param gvr  the resource
+   */
+  public void proxyError(String type, Gvr gvr) {
+    Counter.builder("apiserver_peer_proxy_errors")
+        .description("Number of errors encountered when proxying a request to a peer")
+        .tag("type", type).tag("group", gvr.group()).tag("version", gvr.version()).tag("resource", gvr.resource())
+        .register(registry).increment();
+  }
+
+  /**
+   * Counts a failed peer discovery sync: {@code apiserver_peer_discovery_sync_errors_total{type}}.
+   *
+   * @param type {@code fetch_discovery} or {@code hostport_resolution}
+   */
+  public void discoverySyncError(String type) {
+    Counter.builder("apiserver_peer_discovery_sync_errors").description("Number of errors syncing peer discovery")
+        .tag("type", type).register(registry).increment();
+  }
+
+  /** @return the Prometheus text exposition */
+  public String scrape() {
+    return registry.scrape();
+  }
+}

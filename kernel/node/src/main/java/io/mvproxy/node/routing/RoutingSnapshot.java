@@ -1,0 +1,126 @@
+package io.mvproxy.node.routing;
+
+import io.mvproxy.api.ApiSource;
+import io.mvproxy.api.GroupVersion;
+import io.mvproxy.api.Gvr;
+import io.mvproxy.api.RequestInfo;
+import io.mvproxy.api.discovery.DiscoveryResource;
+import io.mvproxy.api.discovery.ServedGroupVersion;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * The immutable routing state a request is decided on, in memory (no per-request lookups; peer-proxy.md
+ * section 3). Rebuilt by the discovery verticle on every local, peer or membership change and swapped atomically.
+ *
+ * @param local      GVR to the local source serving it
+ * @param localCaps  local capabilities (for subresource-aware routing)
+ * @param peers      live peers' capabilities and targets, by server ID
+ * @param departed   capabilities of peers that left or whose data could not be refreshed, by server ID
+ * @param ready      false until every live peer's discovery has been fetched once
+ */
+public record RoutingSnapshot(Map<Gvr, ApiSource> local, Capabilities localCaps,
+                              Map<String, PeerEntry> peers, Map<String, Capabilities> departed, boolean ready) {
+
+  /**
+   * A live peer.
+   *
+   * @param target where to reach it
+   * @param caps   what it serves (empty until fetched)
+   * @param loaded true once its discovery has been fetched
+   */
+  public record PeerEntry(PeerTarget target, Capabilities caps, boolean loaded) {
+  }
+
+  /** Copies the maps. */
+  public RoutingSnapshot {
+    local = Map.copyOf(local);
+    peers = Map.copyOf(peers);
+    departed = Map.copyOf(departed);
+  }
+
+  /** A node with nothing loaded yet: everything is 503 until the first real snapshot. */
+  public static final RoutingSnapshot EMPTY = new RoutingSnapshot(Map.of(), Capabilities.NONE, Map.of(), Map.of(), false);
+
+  /**
+   * @param sources the local API sources
+   * @return GVR to source, and the local capabilities
+   */
+  public static Map<Gvr, ApiSource> index(List<ApiSource> sources) {
+    Map<Gvr, ApiSource> map = new HashMap<>();
+    for (ApiSource s : sources) {
+      for (ServedGroupVersion gv : s.groupVersions()) {
+        for (DiscoveryResource r : gv.resources()) {
+          map.putIfAbsent(new Gvr(gv.groupVersion().group(), gv.groupVersion().version(), r.resource()), s);
+        }
+      }
+    }
+    return map;
+  }
+
+  /**
+   * Decides where a resource request goes (peer-proxy.md sections 1 and 3).
+   *
+   * @param info         the parsed request (a resource request)
+   * @param peerProxied  true when an authenticated peer hop marked it: always served locally
+   * @param peersEnabled false when the gate is off or no {@code --peer-ca-file}: local only
+   * @return the decision
+   */
+  public Decision decide(RequestInfo info, boolean peerProxied, boolean peersEnabled) {
+    Gvr gvr = info.gvr();
+    String sub = info.subresource();
+    ApiSource mine = local.get(gvr);
+    if (mine != null && (sub.isEmpty() || localCaps.serves(gvr, sub) || peerProxied || !peersEnabled)) {
+      return new Decision.Local(mine);
+    }
+    if (peerProxied || !peersEnabled) {
+      return mine != null ? new Decision.Local(mine) : new Decision.NotFound();
+    }
+    List<PeerTarget> targets = new ArrayList<>();
+    for (PeerEntry p : peers.values()) {
+      if (p.caps().serves(gvr, sub)) {
+        targets.add(p.target());
+      }
+    }
+    if (!targets.isEmpty()) {
+      Collections.shuffle(targets, ThreadLocalRandom.current());
+      return new Decision.Proxy(targets);
+    }
+    if (mine != null) {
+      return new Decision.Local(mine);
+    }
+    for (Capabilities c : departed.values()) {
+      if (c.serves(gvr, "")) {
+        return new Decision.Unavailable("no live server of the fleet serves " + gvr.groupResource()
+            + " in " + gvr.groupVersion() + " right now; its servers are unreachable");
+      }
+    }
+    if (!ready || peers.values().stream().anyMatch(p -> !p.loaded())) {
+      return new Decision.Unavailable("the fleet's API set is still being learned");
+    }
+    return new Decision.NotFound();
+  }
+
+  /**
+   * Peers able to answer for a group-version (legacy discovery and OpenAPI documents this node lacks).
+   *
+   * @param gv the group-version
+   * @return live peers serving it, shuffled
+   */
+  public List<PeerTarget> peersFor(GroupVersion gv) {
+    List<PeerTarget> out = new ArrayList<>();
+    peers.values().stream().filter(p -> p.caps().serves(gv)).forEach(p -> out.add(p.target()));
+    Collections.shuffle(out, ThreadLocalRandom.current());
+    return out;
+  }
+
+  /** @return server IDs of the live peers */
+  public Set<String> peerIds() {
+    return peers.keySet();
+  }
+}
