@@ -1,0 +1,104 @@
+package io.mvproxy.crd;
+
+import io.mvproxy.api.ApiSource;
+import io.mvproxy.api.RequestInfo;
+import io.mvproxy.api.StatusException;
+import io.mvproxy.api.UserInfo;
+import io.mvproxy.api.discovery.ServedGroupVersion;
+import io.mvproxy.crd.model.CrdDefinition;
+import io.mvproxy.crd.rest.CrdRouter;
+import io.mvproxy.crd.rest.CrdRuntime;
+import io.mvproxy.crd.rest.Responses;
+import io.mvproxy.crd.store.EventWindow;
+import io.mvproxy.crd.store.HazelcastObjectStore;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.RoutingContext;
+import java.util.List;
+
+/**
+ * The {@link ApiSource} of one CRD: serves the REST surface of api-surface.md for every served version of it,
+ * with objects in the cluster-wide {@link HazelcastObjectStore} shared by every node serving the same CRD
+ * (apiextensions-apiserver {@code pkg/apiserver/customresource_handler.go}). Starts its store on creation;
+ * requests that arrive before it is ready wait for it (503 if it failed).
+ */
+public final class CrdApiSource implements ApiSource {
+  private final CrdDefinition crd;
+  private final JsonObject manifest;
+  private final HazelcastObjectStore store;
+  private final CrdRouter router;
+  private final List<ServedGroupVersion> groupVersions;
+  private final Future<Void> ready;
+
+  /**
+   * @param crd      the validated definition
+   * @param manifest the original manifest (for OpenAPI)
+   * @param store    the store for {@code crd.storageKey()} (started here)
+   * @param runtime  the REST runtime over that store
+   */
+  CrdApiSource(CrdDefinition crd, JsonObject manifest, HazelcastObjectStore store, CrdRuntime runtime) {
+    this.crd = crd;
+    this.manifest = manifest;
+    this.store = store;
+    this.router = new CrdRouter(runtime);
+    this.groupVersions = CrdDiscovery.groupVersions(crd);
+    this.ready = store.start();
+  }
+
+  /** @return the definition served */
+  public CrdDefinition definition() {
+    return crd;
+  }
+
+  /** @return a copy of the CRD manifest this source was built from */
+  public JsonObject manifest() {
+    return manifest.copy();
+  }
+
+  /** @return completes when the store listens and requests are served without waiting */
+  public Future<Void> ready() {
+    return ready;
+  }
+
+  /** @return the event window (resume point of watches), for tests and metrics */
+  public EventWindow events() {
+    return store.window();
+  }
+
+  /** @return {@code crd/<metadata.name>} */
+  @Override
+  public String name() {
+    return "crd/" + crd.name();
+  }
+
+  /** @return one group-version per served version; priorities 1000/100 (discovery.md section 7) */
+  @Override
+  public List<ServedGroupVersion> groupVersions() {
+    return groupVersions;
+  }
+
+  /** Serves a request for this CRD's resource; every failure is answered as a Kubernetes Status. */
+  @Override
+  public void handle(RoutingContext ctx, RequestInfo info, UserInfo user) {
+    if (ready.succeeded()) {
+      router.handle(ctx, info, user);
+      return;
+    }
+    ctx.request().pause();
+    ready.onComplete(ar -> {
+      ctx.request().resume();
+      if (ar.succeeded()) {
+        router.handle(ctx, info, user);
+      } else {
+        Responses.fail(ctx, StatusException.unavailable("storage for " + crd.name() + " is not available: "
+            + ar.cause().getMessage(), 1));
+      }
+    });
+  }
+
+  /** Unregisters the store listener; stored objects stay in the cluster. */
+  @Override
+  public Future<Void> close() {
+    return ready.transform(ar -> store.close());
+  }
+}

@@ -1,0 +1,50 @@
+package io.mvproxy.crd;
+
+import io.mvproxy.api.ApiSource;
+import io.mvproxy.api.ApiSourceContext;
+import io.mvproxy.api.ApiSourceFactory;
+import io.mvproxy.crd.model.CrdDefinition;
+import io.mvproxy.crd.model.CrdParser;
+import io.mvproxy.crd.rest.CrdRuntime;
+import io.mvproxy.crd.store.EventWindow;
+import io.mvproxy.crd.store.HazelcastObjectStore;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * Builds {@link CrdApiSource}s from {@code apiextensions.k8s.io/v1 CustomResourceDefinition} manifests
+ * (registered in {@code META-INF/services/io.mvproxy.api.ApiSourceFactory}).
+ */
+public final class CrdApiSourceFactory implements ApiSourceFactory {
+  private final CrdSourceOptions options;
+
+  /** A factory with {@link CrdSourceOptions#DEFAULTS} (the ServiceLoader constructor). */
+  public CrdApiSourceFactory() {
+    this(CrdSourceOptions.DEFAULTS);
+  }
+
+  /** @param options tunables for every source built */
+  public CrdApiSourceFactory(CrdSourceOptions options) {
+    this.options = options;
+  }
+
+  /** @return true for {@code apiextensions.k8s.io/v1} {@code CustomResourceDefinition} */
+  @Override
+  public boolean supports(String apiVersion, String kind) {
+    return "apiextensions.k8s.io/v1".equals(apiVersion) && "CustomResourceDefinition".equals(kind);
+  }
+
+  /**
+   * Validates the manifest and builds its source; the source starts its store asynchronously
+   * ({@link CrdApiSource#ready()}). Does not block.
+   *
+   * @throws io.mvproxy.api.StatusException 422 Invalid with causes when the CRD is not valid
+   */
+  @Override
+  public CrdApiSource create(JsonObject manifest, ApiSourceContext context) {
+    CrdDefinition crd = CrdParser.parse(manifest);
+    EventWindow window = new EventWindow(context.vertx(), options.eventWindowSize(), options.reorderHoldbackMs());
+    HazelcastObjectStore store = new HazelcastObjectStore(context.vertx(), context.hazelcast(), crd.storageKey(),
+        window);
+    return new CrdApiSource(crd, manifest.copy(), store, new CrdRuntime(context.vertx(), crd, store, options));
+  }
+}

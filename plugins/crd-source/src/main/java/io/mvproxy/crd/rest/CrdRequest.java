@@ -1,0 +1,65 @@
+package io.mvproxy.crd.rest;
+
+import io.mvproxy.api.GroupVersion;
+import io.mvproxy.api.Gvr;
+import io.mvproxy.api.RequestInfo;
+import io.mvproxy.api.UserInfo;
+import io.mvproxy.crd.model.CrdDefinition;
+import io.mvproxy.crd.model.CrdVersion;
+import io.mvproxy.crd.store.StoredObject;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.RoutingContext;
+
+/**
+ * One request against a custom resource, resolved to the CRD version it addresses.
+ *
+ * @param ctx     the routing context
+ * @param info    the parsed request
+ * @param user    the caller
+ * @param crd     the definition
+ * @param version the served version named in the path
+ */
+public record CrdRequest(RoutingContext ctx, RequestInfo info, UserInfo user, CrdDefinition crd, CrdVersion version) {
+
+  /** @return the resource of the path */
+  public Gvr gvr() {
+    return crd.gvr(version.name());
+  }
+
+  /** @return {@code group/version} of the path, the {@code apiVersion} objects are returned with */
+  public String apiVersion() {
+    return new GroupVersion(crd.group(), version.name()).apiVersion();
+  }
+
+  /** @return the namespace of the path, {@code ""} for none */
+  public String namespace() {
+    return info.namespace();
+  }
+
+  /** @return the object name of the path */
+  public String name() {
+    return info.name();
+  }
+
+  /** @return the map key of the addressed object */
+  public String key() {
+    return StoredObject.key(crd.namespaced() ? info.namespace() : "", info.name());
+  }
+
+  /** @return the first value of query parameter {@code name}, or null */
+  public String param(String name) {
+    return ctx.request().getParam(name);
+  }
+
+  /** @return true for {@code dryRun=All} */
+  public boolean dryRun() {
+    return ctx.request().params().getAll("dryRun").contains("All");
+  }
+
+  /** @return a copy of a stored object as returned to this request ({@code apiVersion} rewritten; conversion None) */
+  public JsonObject view(JsonObject stored) {
+    JsonObject o = stored.copy();
+    o.put("apiVersion", apiVersion());
+    return o;
+  }
+}

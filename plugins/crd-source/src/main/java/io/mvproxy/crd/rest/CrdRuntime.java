@@ -1,0 +1,68 @@
+package io.mvproxy.crd.rest;
+
+import io.mvproxy.crd.CrdSourceOptions;
+import io.mvproxy.crd.model.CrdDefinition;
+import io.mvproxy.crd.model.CrdVersion;
+import io.mvproxy.crd.store.HazelcastObjectStore;
+import io.vertx.core.Vertx;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * What the REST handlers of one CRD share: the definition, its store, options, object rules and a Table renderer
+ * per served version.
+ */
+public final class CrdRuntime {
+  private final Vertx vertx;
+  private final CrdDefinition crd;
+  private final HazelcastObjectStore store;
+  private final CrdSourceOptions options;
+  private final ObjectRules rules = new ObjectRules();
+  private final Map<String, TableRenderer> tables = new HashMap<>();
+
+  /**
+   * @param vertx   the node's Vert.x
+   * @param crd     the definition
+   * @param store   its cluster-wide store
+   * @param options tunables
+   */
+  public CrdRuntime(Vertx vertx, CrdDefinition crd, HazelcastObjectStore store, CrdSourceOptions options) {
+    this.vertx = vertx;
+    this.crd = crd;
+    this.store = store;
+    this.options = options;
+    for (CrdVersion v : crd.servedVersions()) {
+      tables.put(v.name(), new TableRenderer(v));
+    }
+  }
+
+  /** @return the node's Vert.x */
+  public Vertx vertx() {
+    return vertx;
+  }
+
+  /** @return the definition */
+  public CrdDefinition crd() {
+    return crd;
+  }
+
+  /** @return the store */
+  public HazelcastObjectStore store() {
+    return store;
+  }
+
+  /** @return the options */
+  public CrdSourceOptions options() {
+    return options;
+  }
+
+  /** @return the object rules */
+  public ObjectRules rules() {
+    return rules;
+  }
+
+  /** @return the Table renderer of a served version */
+  public TableRenderer table(String version) {
+    return tables.get(version);
+  }
+}

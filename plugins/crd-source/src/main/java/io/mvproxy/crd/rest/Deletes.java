@@ -1,0 +1,139 @@
+package io.mvproxy.crd.rest;
+
+import io.mvproxy.api.StatusException;
+import io.mvproxy.api.StatusReason;
+import io.mvproxy.crd.store.StoredObject;
+import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * DELETE of one object and deletecollection (apiserver {@code registry/generic/registry/store.go Delete},
+ * {@code DeleteCollection}): DeleteOptions {@code preconditions} (uid, resourceVersion; 409 when they fail); an
+ * object with finalizers gets {@code deletionTimestamp} and stays (200 with the object) until an update removes the
+ * last finalizer; otherwise it is removed (200 with a Success Status). {@code propagationPolicy} is accepted and
+ * ignored (no garbage collector).
+ */
+public final class Deletes {
+  private final CrdRuntime rt;
+
+  /** @param rt the CRD runtime */
+  public Deletes(CrdRuntime rt) {
+    this.rt = rt;
+  }
+
+  /** DELETE of {@code req.name()}: 200 (object or Success Status), 404, 409 on failed preconditions. */
+  public void delete(CrdRequest req) {
+    BodyReader.read(req.ctx(), rt.options().maxBodyBytes())
+        .compose(body -> deleteOne(req, req.key(), req.name(), options(body), GuaranteedUpdate.ATTEMPTS))
+        .onSuccess(o -> Responses.send(req.ctx(), 200, o))
+        .onFailure(t -> Responses.fail(req.ctx(), t));
+  }
+
+  /** DELETE of the collection: 200 with a {@code <Kind>List} of what was deleted or marked for deletion. */
+  public void deleteCollection(CrdRequest req) {
+    ListFilter filter;
+    try {
+      filter = ListFilter.of(req);
+    } catch (StatusException e) {
+      Responses.fail(req.ctx(), e);
+      return;
+    }
+    BodyReader.read(req.ctx(), rt.options().maxBodyBytes()).compose(body -> {
+      JsonObject opts = options(body);
+      return rt.store().list(filter.namespace()).compose(all -> {
+        List<Future<JsonObject>> fs = new ArrayList<>();
+        for (StoredObject so : all) {
+          if (filter.matches(so.object())) {
+            String name = so.object().getJsonObject("metadata").getString("name");
+            fs.add(deleteOne(req, so.key(), name, opts, GuaranteedUpdate.ATTEMPTS)
+                .map(r -> "Status".equals(r.getString("kind")) ? req.view(so.object()) : r)
+                .recover(t -> Future.succeededFuture(null)));
+          }
+        }
+        return Future.join(fs).map(cf -> {
+          JsonArray items = new JsonArray();
+          fs.forEach(f -> {
+            if (f.result() != null) {
+              items.add(f.result());
+            }
+          });
+          return new JsonObject().put("kind", rt.crd().listKind()).put("apiVersion", req.apiVersion())
+              .put("metadata", new JsonObject()).put("items", items);
+        });
+      });
+    }).onSuccess(o -> Responses.send(req.ctx(), 200, o)).onFailure(t -> Responses.fail(req.ctx(), t));
+  }
+
+  private JsonObject options(Buffer body) {
+    if (body.length() == 0) {
+      return new JsonObject();
+    }
+    return rt.rules().decode(body);
+  }
+
+  private Future<JsonObject> deleteOne(CrdRequest req, String key, String name, JsonObject opts, int left) {
+    return rt.store().get(key).compose(cur -> {
+      if (cur == null) {
+        return Future.failedFuture(StatusException.notFound(req.gvr(), name));
+      }
+      checkPreconditions(req, name, opts, cur);
+      JsonObject meta = cur.object().getJsonObject("metadata");
+      if (GuaranteedUpdate.hasFinalizers(cur.object())) {
+        if (meta.getValue("deletionTimestamp") != null) {
+          return Future.succeededFuture(req.view(cur.object()));
+        }
+        JsonObject next = cur.object().copy();
+        next.getJsonObject("metadata").put("deletionTimestamp", ObjectRules.now())
+            .put("deletionGracePeriodSeconds", 0);
+        if (req.dryRun()) {
+          return Future.succeededFuture(req.view(next));
+        }
+        return rt.store().replace(cur, next).compose(stored -> stored != null
+            ? Future.succeededFuture(req.view(stored.object())) : retry(req, key, name, opts, left));
+      }
+      Future<JsonObject> deleted = req.dryRun() ? Future.succeededFuture(cur.object())
+          : rt.store().delete(cur);
+      return deleted.compose(last -> last != null
+          ? Future.succeededFuture(Responses.deleted(req.name().isEmpty() ? withName(req, name) : req,
+              meta.getString("uid")))
+          : retry(req, key, name, opts, left));
+    });
+  }
+
+  private CrdRequest withName(CrdRequest req, String name) {
+    io.mvproxy.api.RequestInfo i = req.info();
+    return new CrdRequest(req.ctx(), new io.mvproxy.api.RequestInfo(i.resourceRequest(), i.path(), i.verb(),
+        i.apiPrefix(), i.group(), i.version(), i.namespace(), i.resource(), name, i.subresource()), req.user(),
+        req.crd(), req.version());
+  }
+
+  private Future<JsonObject> retry(CrdRequest req, String key, String name, JsonObject opts, int left) {
+    return left > 1 ? deleteOne(req, key, name, opts, left - 1)
+        : Future.failedFuture(StatusException.conflict(req.gvr(), name));
+  }
+
+  private static void checkPreconditions(CrdRequest req, String name, JsonObject opts, StoredObject cur) {
+    JsonObject pre = opts.getValue("preconditions") instanceof JsonObject p ? p : new JsonObject();
+    JsonObject meta = cur.object().getJsonObject("metadata");
+    String uid = pre.getString("uid");
+    if (uid != null && !uid.equals(meta.getString("uid"))) {
+      throw preconditionFailed(req, name, "UID in precondition: " + uid + ", UID in object meta: "
+          + meta.getString("uid"));
+    }
+    String rv = pre.getString("resourceVersion");
+    if (rv != null && !rv.equals(meta.getString("resourceVersion"))) {
+      throw preconditionFailed(req, name, "ResourceVersion in precondition: " + rv
+          + ", ResourceVersion in object meta: " + meta.getString("resourceVersion"));
+    }
+  }
+
+  private static StatusException preconditionFailed(CrdRequest req, String name, String what) {
+    return new StatusException(StatusReason.Conflict, "Operation cannot be fulfilled on " + req.gvr().groupResource()
+        + " \"" + name + "\": Precondition failed: " + what, new JsonObject().put("name", name)
+        .put("group", req.crd().group()).put("kind", req.crd().plural()));
+  }
+}

@@ -1,0 +1,83 @@
+package io.mvproxy.crd.rest;
+
+import io.mvproxy.api.StatusException;
+import io.mvproxy.crd.store.StoredObject;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.function.Function;
+
+/**
+ * Read-transform-compare-and-set loop of one object, as apiserver's {@code storage/etcd3/store.go GuaranteedUpdate}:
+ * the transform sees the current object and returns the next one (or throws, e.g. 409 for a stale
+ * resourceVersion it was given); a lost compare-and-set re-reads and re-runs the transform. An unchanged object is
+ * not written. After a write that leaves a deleting object without finalizers, the object is deleted
+ * ({@code registry/generic/registry/store.go} {@code deleteWithoutFinalizers}).
+ */
+public final class GuaranteedUpdate {
+  /** Attempts before giving up with 409 Conflict. */
+  public static final int ATTEMPTS = 8;
+
+  private GuaranteedUpdate() {
+  }
+
+  /**
+   * @param rt        the CRD runtime
+   * @param req       the request (key, dryRun)
+   * @param transform current stored object (do not modify) to the next object in storage form
+   * @return the resulting object in storage form; fails 404 when absent, 409 after {@link #ATTEMPTS} lost races
+   */
+  public static Future<JsonObject> run(CrdRuntime rt, CrdRequest req, Function<StoredObject, JsonObject> transform) {
+    return attempt(rt, req, transform, ATTEMPTS);
+  }
+
+  private static Future<JsonObject> attempt(CrdRuntime rt, CrdRequest req,
+                                            Function<StoredObject, JsonObject> transform, int left) {
+    return rt.store().get(req.key()).compose(cur -> {
+      if (cur == null) {
+        return Future.failedFuture(StatusException.notFound(req.gvr(), req.name()));
+      }
+      JsonObject next = transform.apply(cur);
+      if (ObjectRules.sameContent(next, cur.object())) {
+        return Future.succeededFuture(cur.object());
+      }
+      if (req.dryRun()) {
+        ObjectRules.metadata(next).put("resourceVersion", Long.toString(cur.resourceVersion()));
+        return Future.succeededFuture(next);
+      }
+      return rt.store().replace(cur, next).compose(stored -> {
+        if (stored == null) {
+          return left > 1 ? attempt(rt, req, transform, left - 1)
+              : Future.failedFuture(StatusException.conflict(req.gvr(), req.name()));
+        }
+        if (deletingWithoutFinalizers(stored.object())) {
+          return rt.store().delete(stored).map(last -> last == null ? stored.object() : last);
+        }
+        return Future.succeededFuture(stored.object());
+      });
+    });
+  }
+
+  /** @return true when {@code o} has a deletionTimestamp and no finalizers left */
+  public static boolean deletingWithoutFinalizers(JsonObject o) {
+    JsonObject m = o.getJsonObject("metadata", new JsonObject());
+    return m.getValue("deletionTimestamp") != null && !hasFinalizers(o);
+  }
+
+  /** @return true when {@code metadata.finalizers} is non-empty */
+  public static boolean hasFinalizers(JsonObject o) {
+    Object f = o.getJsonObject("metadata", new JsonObject()).getValue("finalizers");
+    return f instanceof JsonArray a && !a.isEmpty();
+  }
+
+  /**
+   * Throws 409 Conflict when a resourceVersion given by the client differs from the stored one.
+   *
+   * @param given the client's resourceVersion ({@code null} or empty: no precondition)
+   */
+  public static void checkResourceVersion(CrdRequest req, String given, StoredObject cur) {
+    if (given != null && !given.isEmpty() && !given.equals(Long.toString(cur.resourceVersion()))) {
+      throw StatusException.conflict(req.gvr(), req.name());
+    }
+  }
+}

@@ -1,0 +1,235 @@
+package io.mvproxy.crd.rest;
+
+import io.mvproxy.api.GroupVersion;
+import io.mvproxy.api.StatusException;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.Json;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.security.SecureRandom;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.UUID;
+import java.util.regex.Pattern;
+
+/**
+ * What the server sets, keeps and checks on custom objects, following
+ * {@code apiextensions-apiserver/pkg/registry/customresource/strategy.go} and {@code status_strategy.go} and
+ * apiserver {@code pkg/registry/rest/create.go} / {@code update.go}.
+ */
+public final class ObjectRules {
+  private static final Pattern DNS_SUBDOMAIN =
+      Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+  private static final String GENERATE_CHARS = "bcdfghjklmnpqrstvwxz2456789";
+  private final SecureRandom random = new SecureRandom();
+
+  /**
+   * @param body a request body
+   * @return the JSON object in it
+   * @throws StatusException 400 when it is not a JSON object
+   */
+  public JsonObject decode(Buffer body) {
+    try {
+      Object v = Json.decodeValue(body);
+      if (v instanceof JsonObject o) {
+        return o;
+      }
+    } catch (RuntimeException e) {
+      throw StatusException.badRequest("the object provided is unrecognized: " + e.getMessage());
+    }
+    throw StatusException.badRequest("the object provided is unrecognized: expected a JSON object");
+  }
+
+  /**
+   * Checks {@code kind} / {@code apiVersion} (filled in when absent) and the namespace and name against the path.
+   *
+   * @throws StatusException 400 on a mismatch
+   */
+  public void checkIdentity(CrdRequest req, JsonObject o, boolean nameFromPath) {
+    String kind = o.getString("kind");
+    if (kind == null || kind.isEmpty()) {
+      o.put("kind", req.crd().kind());
+    } else if (!kind.equals(req.crd().kind())) {
+      throw StatusException.badRequest("the kind of the provided object (" + kind + ") does not match the expected "
+          + "kind " + req.crd().kind());
+    }
+    String av = o.getString("apiVersion");
+    if (av == null || av.isEmpty()) {
+      o.put("apiVersion", req.apiVersion());
+    } else if (!GroupVersion.parse(av).group().equals(req.crd().group()) || req.crd().served(
+        GroupVersion.parse(av).version()).isEmpty()) {
+      throw StatusException.badRequest("the API version in the data (" + av + ") does not match the expected API "
+          + "version (" + req.apiVersion() + ")");
+    }
+    JsonObject meta = metadata(o);
+    String ns = meta.getString("namespace", "");
+    if (req.crd().namespaced()) {
+      if (ns.isEmpty()) {
+        meta.put("namespace", req.namespace());
+      } else if (!ns.equals(req.namespace())) {
+        throw StatusException.badRequest("the namespace of the provided object does not match the namespace sent on "
+            + "the request");
+      }
+    } else {
+      meta.remove("namespace");
+    }
+    if (nameFromPath) {
+      String name = meta.getString("name", "");
+      if (name.isEmpty()) {
+        meta.put("name", req.name());
+      } else if (!name.equals(req.name())) {
+        throw StatusException.badRequest("the name of the object (" + name + ") does not match the name on the URL ("
+            + req.name() + ")");
+      }
+    }
+  }
+
+  /**
+   * Prepares a new object: generated name, uid, creationTimestamp, generation 1, storage apiVersion; drops
+   * {@code status} when the status subresource is enabled.
+   *
+   * @throws StatusException 422 when the name is missing or invalid
+   */
+  public JsonObject prepareCreate(CrdRequest req, JsonObject o) {
+    JsonObject meta = metadata(o);
+    if (meta.getString("name", "").isEmpty() && !meta.getString("generateName", "").isEmpty()) {
+      StringBuilder sb = new StringBuilder(meta.getString("generateName"));
+      for (int i = 0; i < 5; i++) {
+        sb.append(GENERATE_CHARS.charAt(random.nextInt(GENERATE_CHARS.length())));
+      }
+      meta.put("name", sb.toString());
+    }
+    validate(req, o);
+    meta.put("uid", UUID.randomUUID().toString());
+    meta.put("creationTimestamp", now());
+    meta.put("generation", 1);
+    meta.remove("resourceVersion");
+    meta.remove("deletionTimestamp");
+    meta.remove("deletionGracePeriodSeconds");
+    meta.remove("selfLink");
+    if (req.version().statusEnabled()) {
+      o.remove("status");
+    }
+    o.put("apiVersion", req.crd().storageApiVersion());
+    return o;
+  }
+
+  /**
+   * Prepares an update of the main resource: system metadata kept from {@code old}, {@code status} kept from
+   * {@code old} when the status subresource is enabled, generation + 1 when anything but metadata (and status)
+   * changed.
+   */
+  public JsonObject prepareUpdate(CrdRequest req, JsonObject old, JsonObject o) {
+    JsonObject meta = metadata(o);
+    JsonObject oldMeta = old.getJsonObject("metadata");
+    for (String k : new String[] {"uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
+        "name", "namespace"}) {
+      if (oldMeta.containsKey(k)) {
+        meta.put(k, oldMeta.getValue(k));
+      } else {
+        meta.remove(k);
+      }
+    }
+    meta.remove("selfLink");
+    boolean statusSub = req.version().statusEnabled();
+    if (statusSub) {
+      if (old.containsKey("status")) {
+        o.put("status", old.getValue("status"));
+      } else {
+        o.remove("status");
+      }
+    }
+    o.put("apiVersion", req.crd().storageApiVersion());
+    long gen = oldMeta.getLong("generation", 1L);
+    meta.put("generation", specOf(o, statusSub).equals(specOf(old, statusSub)) ? gen : gen + 1);
+    validate(req, o);
+    return o;
+  }
+
+  /** Prepares a status update: everything from {@code old} but {@code status} from {@code o}. */
+  public JsonObject prepareStatusUpdate(JsonObject old, JsonObject o) {
+    JsonObject out = old.copy();
+    if (o.containsKey("status")) {
+      out.put("status", o.getValue("status"));
+    } else {
+      out.remove("status");
+    }
+    return out;
+  }
+
+  /** @return true when {@code a} and {@code b} differ only in {@code metadata.resourceVersion} */
+  public static boolean sameContent(JsonObject a, JsonObject b) {
+    JsonObject x = a.copy();
+    JsonObject y = b.copy();
+    metadata(x).remove("resourceVersion");
+    metadata(y).remove("resourceVersion");
+    return x.equals(y);
+  }
+
+  /** @return the RFC 3339 current time in seconds, as Kubernetes stamps it */
+  public static String now() {
+    return Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+  }
+
+  /** @return {@code o.metadata}, created when absent (400 when not an object) */
+  public static JsonObject metadata(JsonObject o) {
+    Object m = o.getValue("metadata");
+    if (m == null) {
+      JsonObject created = new JsonObject();
+      o.put("metadata", created);
+      return created;
+    }
+    if (!(m instanceof JsonObject mo)) {
+      throw StatusException.badRequest("metadata must be an object");
+    }
+    return mo;
+  }
+
+  private static JsonObject specOf(JsonObject o, boolean dropStatus) {
+    JsonObject c = o.copy();
+    c.remove("metadata");
+    c.remove("apiVersion");
+    if (dropStatus) {
+      c.remove("status");
+    }
+    return c;
+  }
+
+  private void validate(CrdRequest req, JsonObject o) {
+    JsonObject meta = metadata(o);
+    JsonArray causes = new JsonArray();
+    String name = meta.getString("name", "");
+    if (name.isEmpty()) {
+      causes.add(cause("FieldValueRequired", "metadata.name", "Required value: name or generateName is required"));
+    } else if (name.length() > 253 || !DNS_SUBDOMAIN.matcher(name).matches()) {
+      causes.add(cause("FieldValueInvalid", "metadata.name", "Invalid value: \"" + name + "\": a lowercase RFC "
+          + "1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end "
+          + "with an alphanumeric character (e.g. 'example.com', regex used for validation is "
+          + "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"));
+    }
+    for (String f : new String[] {"labels", "annotations"}) {
+      Object v = meta.getValue(f);
+      if (v != null && !(v instanceof JsonObject)) {
+        causes.add(cause("FieldValueInvalid", "metadata." + f, "Invalid value: must be a map of strings"));
+      } else if (v instanceof JsonObject m) {
+        m.forEach(e -> {
+          if (!(e.getValue() instanceof String)) {
+            causes.add(cause("FieldValueInvalid", "metadata." + f + "." + e.getKey(),
+                "Invalid value: must be a string"));
+          }
+        });
+      }
+    }
+    Object fin = meta.getValue("finalizers");
+    if (fin != null && !(fin instanceof JsonArray)) {
+      causes.add(cause("FieldValueInvalid", "metadata.finalizers", "Invalid value: must be a list of strings"));
+    }
+    if (!causes.isEmpty()) {
+      throw StatusException.invalid(req.gvr(), req.crd().kind(), name, causes);
+    }
+  }
+
+  private static JsonObject cause(String reason, String field, String message) {
+    return new JsonObject().put("reason", reason).put("message", message).put("field", field);
+  }
+}

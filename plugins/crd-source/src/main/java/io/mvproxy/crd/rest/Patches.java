@@ -1,0 +1,87 @@
+package io.mvproxy.crd.rest;
+
+import io.mvproxy.api.StatusException;
+import io.mvproxy.api.StatusReason;
+import io.mvproxy.crd.store.StoredObject;
+import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * PATCH of the main resource, {@code /status} and {@code /scale} (apiserver {@code pkg/endpoints/handlers/patch.go}):
+ * the patch is applied to the current object as the client sees it (its version, or the Scale), then stored like an
+ * update. A {@code metadata.resourceVersion} set by the patch is a precondition (409 when stale); otherwise lost
+ * races are retried. Server-side apply creates an absent object (201); field ownership ({@code managedFields}) is
+ * not tracked: an apply is merged like a merge patch.
+ */
+public final class Patches {
+  private final CrdRuntime rt;
+  private final Writes writes;
+  private final PatchApplier applier = new PatchApplier();
+
+  /**
+   * @param rt     the CRD runtime
+   * @param writes the create/update logic patches reuse
+   */
+  public Patches(CrdRuntime rt, Writes writes) {
+    this.rt = rt;
+    this.writes = writes;
+  }
+
+  /** PATCH: 200 with the patched object (201 when apply created it); 404, 409, 415, 422, 400. */
+  public void patch(CrdRequest req) {
+    PatchApplier.Type type;
+    try {
+      type = PatchApplier.type(req.ctx().request().getHeader("Content-Type"));
+    } catch (StatusException e) {
+      Responses.fail(req.ctx(), e);
+      return;
+    }
+    BodyReader.read(req.ctx(), rt.options().maxBodyBytes())
+        .compose(body -> {
+          if (type == PatchApplier.Type.APPLY && req.info().subresource().isEmpty()) {
+            return applyCreateOrPatch(req, body);
+          }
+          return patchExisting(req, type, body).map(o -> new Result(200, o));
+        })
+        .onSuccess(r -> Responses.send(req.ctx(), r.code(), r.body()))
+        .onFailure(t -> Responses.fail(req.ctx(), t));
+  }
+
+  private record Result(int code, JsonObject body) {
+  }
+
+  private Future<Result> applyCreateOrPatch(CrdRequest req, Buffer body) {
+    JsonObject config = applier.applyConfiguration(body);
+    return rt.store().get(req.key()).compose(cur -> {
+      if (cur != null) {
+        return patchExisting(req, PatchApplier.Type.APPLY, body).map(o -> new Result(200, o));
+      }
+      return writes.create(req, config.copy(), true).map(o -> new Result(201, req.view(o)))
+          .recover(t -> t instanceof StatusException se && se.reason() == StatusReason.AlreadyExists
+              ? patchExisting(req, PatchApplier.Type.APPLY, body).map(o -> new Result(200, o))
+              : Future.failedFuture(t));
+    });
+  }
+
+  private Future<JsonObject> patchExisting(CrdRequest req, PatchApplier.Type type, Buffer body) {
+    boolean scale = "scale".equals(req.info().subresource());
+    return GuaranteedUpdate.run(rt, req, cur -> next(req, type, body, cur, scale))
+        .map(o -> scale ? ScaleCodec.toScale(req.view(o), req.version().scale()) : req.view(o));
+  }
+
+  private JsonObject next(CrdRequest req, PatchApplier.Type type, Buffer body, StoredObject cur, boolean scale) {
+    String curRv = Long.toString(cur.resourceVersion());
+    JsonObject base = scale ? ScaleCodec.toScale(cur.object(), req.version().scale()) : req.view(cur.object());
+    JsonObject patched = applier.apply(type, base, body);
+    JsonObject meta = ObjectRules.metadata(patched);
+    String rv = meta.getValue("resourceVersion") instanceof String s ? s : "";
+    GuaranteedUpdate.checkResourceVersion(req, rv, cur);
+    meta.put("resourceVersion", curRv);
+    if (scale) {
+      return writes.scaleTo(req, cur, patched);
+    }
+    rt.rules().checkIdentity(req, patched, true);
+    return writes.next(req, cur, patched);
+  }
+}

@@ -1,0 +1,72 @@
+package io.mvproxy.crd.rest;
+
+import io.mvproxy.api.StatusException;
+import io.mvproxy.api.StatusReason;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.RoutingContext;
+
+/** Writes JSON answers and Kubernetes {@code Status} errors (apimachinery {@code pkg/api/errors/errors.go}). */
+public final class Responses {
+  /** Content type of JSON answers. */
+  public static final String JSON = "application/json";
+
+  private Responses() {
+  }
+
+  /** Sends {@code body} with HTTP {@code code} as {@code application/json}. */
+  public static void send(RoutingContext ctx, int code, JsonObject body) {
+    send(ctx, code, body, JSON);
+  }
+
+  /** Sends {@code body} with HTTP {@code code} and {@code contentType}. */
+  public static void send(RoutingContext ctx, int code, JsonObject body, String contentType) {
+    HttpServerResponse r = ctx.response();
+    if (r.ended() || r.closed()) {
+      return;
+    }
+    r.setStatusCode(code).putHeader("Content-Type", contentType).end(body.toBuffer());
+  }
+
+  /**
+   * Answers a failure as a {@code Status}: {@link StatusException} as is, bad JSON as 400, anything else as 500.
+   */
+  public static void fail(RoutingContext ctx, Throwable t) {
+    StatusException se = toStatus(t);
+    HttpServerResponse r = ctx.response();
+    if (r.ended() || r.closed()) {
+      return;
+    }
+    if (r.headWritten()) {
+      r.reset();
+      return;
+    }
+    if (se.retryAfterSeconds() > 0) {
+      r.putHeader("Retry-After", Integer.toString(se.retryAfterSeconds()));
+    }
+    send(ctx, se.code(), se.toStatus());
+  }
+
+  /** @return {@code t} as a StatusException (400 for JSON decoding errors, 500 otherwise) */
+  public static StatusException toStatus(Throwable t) {
+    if (t instanceof StatusException se) {
+      return se;
+    }
+    if (t instanceof DecodeException || t instanceof ClassCastException) {
+      return StatusException.badRequest("the object provided is not valid JSON: " + t.getMessage());
+    }
+    return new StatusException(StatusReason.InternalError, "Internal error occurred: " + t, new JsonObject());
+  }
+
+  /** A {@code Status} of success for an immediate delete (apiserver {@code registry/generic/registry/store.go}). */
+  public static JsonObject deleted(CrdRequest req, String uid) {
+    JsonObject details = new JsonObject().put("name", req.name()).put("group", req.crd().group())
+        .put("kind", req.crd().plural());
+    if (uid != null) {
+      details.put("uid", uid);
+    }
+    return new JsonObject().put("kind", "Status").put("apiVersion", "v1").put("metadata", new JsonObject())
+        .put("status", "Success").put("details", details);
+  }
+}

@@ -1,0 +1,94 @@
+package io.mvproxy.crd.rest;
+
+import io.mvproxy.api.StatusException;
+import io.mvproxy.crd.store.StoredObject;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * Create (POST, 201) and update (PUT, 200) of the main resource and of its {@code status} and {@code scale}
+ * subresources (apiserver {@code pkg/endpoints/handlers/create.go}, {@code update.go}).
+ */
+public final class Writes {
+  private final CrdRuntime rt;
+
+  /** @param rt the CRD runtime */
+  public Writes(CrdRuntime rt) {
+    this.rt = rt;
+  }
+
+  /** POST: answers 201 with the stored object; 409 AlreadyExists, 422 Invalid, 400 BadRequest. */
+  public void create(CrdRequest req) {
+    BodyReader.read(req.ctx(), rt.options().maxBodyBytes())
+        .compose(body -> create(req, rt.rules().decode(body), false))
+        .onSuccess(o -> Responses.send(req.ctx(), 201, req.view(o)))
+        .onFailure(t -> Responses.fail(req.ctx(), t));
+  }
+
+  /**
+   * Creates {@code o} (also used by server-side apply of an absent object).
+   *
+   * @param nameFromPath true when the path names the object (apply)
+   * @return the stored object in storage form
+   */
+  Future<JsonObject> create(CrdRequest req, JsonObject o, boolean nameFromPath) {
+    rt.rules().checkIdentity(req, o, nameFromPath);
+    JsonObject prepared = rt.rules().prepareCreate(req, o);
+    if (req.dryRun()) {
+      return Future.succeededFuture(prepared);
+    }
+    String name = prepared.getJsonObject("metadata").getString("name");
+    String ns = rt.crd().namespaced() ? req.namespace() : "";
+    return rt.store().create(StoredObject.key(ns, name), prepared).compose(stored -> stored == null
+        ? Future.failedFuture(StatusException.alreadyExists(req.gvr(), name))
+        : Future.succeededFuture(stored.object()));
+  }
+
+  /** PUT on the object, {@code /status} or {@code /scale}: 200, or 404, 409 Conflict, 422, 400. */
+  public void update(CrdRequest req) {
+    BodyReader.read(req.ctx(), rt.options().maxBodyBytes())
+        .compose(body -> {
+          JsonObject in = rt.rules().decode(body);
+          String sub = req.info().subresource();
+          if ("scale".equals(sub)) {
+            String rv = in.getJsonObject("metadata", new JsonObject()).getString("resourceVersion");
+            return GuaranteedUpdate.run(rt, req, cur -> {
+              GuaranteedUpdate.checkResourceVersion(req, rv, cur);
+              return scaleTo(req, cur, in);
+            }).map(o -> ScaleCodec.toScale(req.view(o), req.version().scale()));
+          }
+          rt.rules().checkIdentity(req, in, true);
+          String rv = ObjectRules.metadata(in).getString("resourceVersion", "");
+          if (rv.isEmpty()) {
+            throw StatusException.invalid(req.gvr(), rt.crd().kind(), req.name(), new JsonArray().add(
+                new JsonObject().put("reason", "FieldValueInvalid").put("field", "metadata.resourceVersion")
+                    .put("message", "Invalid value: 0x0: must be specified for an update")));
+          }
+          return GuaranteedUpdate.run(rt, req, cur -> {
+            GuaranteedUpdate.checkResourceVersion(req, rv, cur);
+            return next(req, cur, in.copy());
+          }).map(req::view);
+        })
+        .onSuccess(o -> Responses.send(req.ctx(), 200, o))
+        .onFailure(t -> Responses.fail(req.ctx(), t));
+  }
+
+  /**
+   * @param cur      the stored object
+   * @param incoming the object sent (main or status) in any served version
+   * @return the next stored object for the request's subresource ({@code ""} or {@code status})
+   */
+  JsonObject next(CrdRequest req, StoredObject cur, JsonObject incoming) {
+    if ("status".equals(req.info().subresource())) {
+      return rt.rules().prepareStatusUpdate(cur.object(), incoming);
+    }
+    return rt.rules().prepareUpdate(req, cur.object(), incoming);
+  }
+
+  /** @return the next stored object after setting the replicas of {@code scale} */
+  JsonObject scaleTo(CrdRequest req, StoredObject cur, JsonObject scale) {
+    JsonObject applied = ScaleCodec.applyScale(req, cur.object(), scale, req.version().scale());
+    return rt.rules().prepareUpdate(req, cur.object(), applied);
+  }
+}
