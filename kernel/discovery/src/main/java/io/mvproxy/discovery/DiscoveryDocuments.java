@@ -49,6 +49,9 @@ public final class DiscoveryDocuments {
   }
 
   private final String serverId;
+  private final String serverAddress;
+  private final List<ServedGroupVersion> localInput;
+  private final SortedMap<String, List<DiscoveryGroup>> peerInput;
   private final List<DiscoveryGroup> localGroups;
   private final List<DiscoveryGroup> mergedGroups;
   private final Map<View, Map<DiscoveryFormat, Rendered[]>> aggregated = new EnumMap<>(View.class);
@@ -72,10 +75,15 @@ public final class DiscoveryDocuments {
   public DiscoveryDocuments(List<ServedGroupVersion> local, SortedMap<String, List<DiscoveryGroup>> peerDocs,
                             String localServerId, String serverAddress) {
     this.serverId = Objects.requireNonNull(localServerId, "localServerId");
-    Objects.requireNonNull(serverAddress, "serverAddress");
+    this.serverAddress = Objects.requireNonNull(serverAddress, "serverAddress");
+    this.localInput = List.copyOf(local);
+    SortedMap<String, List<DiscoveryGroup>> peers = new TreeMap<>();
+    peerDocs.forEach((id, groups) -> peers.put(id, List.copyOf(groups)));
+    peers.remove(localServerId);
+    this.peerInput = peers;
     LocalDiscovery ld = LocalDiscovery.of(local);
     this.localGroups = ld.groups();
-    SortedMap<String, List<DiscoveryGroup>> all = new TreeMap<>(peerDocs);
+    SortedMap<String, List<DiscoveryGroup>> all = new TreeMap<>(peers);
     all.put(localServerId, localGroups);
     this.mergedGroups = List.copyOf(PeerMerge.merge(all));
 
@@ -147,6 +155,26 @@ public final class DiscoveryDocuments {
           r.subresources(), h));
     }
     return new DiscoveryVersion(merged.version(), out, merged.freshness());
+  }
+
+  /**
+   * Recomputes only when something changed (discovery.md section 5: "merge only when something changed").
+   *
+   * @param local         what this node's sources serve now
+   * @param peerDocs      each server's local groups now (this node's entry, if any, is ignored)
+   * @param localServerId this node's server ID
+   * @param serverAddress {@code host:port} for legacy {@code serverAddressByClientCIDRs}
+   * @return {@code this} when the inputs equal the ones this snapshot was built from, else a new snapshot
+   */
+  public DiscoveryDocuments updated(List<ServedGroupVersion> local, SortedMap<String, List<DiscoveryGroup>> peerDocs,
+                                    String localServerId, String serverAddress) {
+    SortedMap<String, List<DiscoveryGroup>> peers = new TreeMap<>(peerDocs);
+    peers.remove(localServerId);
+    if (serverId.equals(localServerId) && this.serverAddress.equals(serverAddress) && localInput.equals(local)
+        && peerInput.equals(peers)) {
+      return this;
+    }
+    return new DiscoveryDocuments(local, peerDocs, localServerId, serverAddress);
   }
 
   /** @return an empty snapshot (no sources, no peers) for a node that has not computed one yet */

@@ -119,6 +119,8 @@ class AcceptNegotiationTest {
       }
     }
     assertFalse(servedByAccept.isEmpty(), "captures hold /api and /apis requests");
+    assertTrue(servedByAccept.values().stream().filter(s -> !s.isEmpty()).count() >= 2,
+        "captures show v2 and v2beta1 served to the clients that asked: " + servedByAccept);
     List<DynamicTest> tests = new ArrayList<>();
     servedByAccept.forEach((accept, served) -> tests.add(DynamicTest.dynamicTest("Accept: " + accept, () -> {
       AcceptNegotiation.Result r = AcceptNegotiation.negotiate(accept.equals("<none>") ? null : accept);

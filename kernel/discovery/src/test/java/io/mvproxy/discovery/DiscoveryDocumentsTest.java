@@ -3,6 +3,8 @@ package io.mvproxy.discovery;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -124,5 +126,22 @@ class DiscoveryDocumentsTest {
     DiscoveryDocuments empty = DiscoveryDocuments.empty("x", "h:1");
     assertEquals("{\"kind\":\"APIGroupDiscoveryList\",\"apiVersion\":\"apidiscovery.k8s.io/v2\",\"metadata\":{},"
         + "\"items\":[]}", empty.aggregated(View.PEER_AGGREGATED, DiscoveryFormat.V2, false).body().toString());
+  }
+
+  @Test
+  void updatedRecomputesOnlyOnChange() {
+    SortedMap<String, List<DiscoveryGroup>> peers = new TreeMap<>(Comparator.reverseOrder());
+    peers.put("node-b", overTheWire(Fixtures.nodeB()));
+    DiscoveryDocuments a = new DiscoveryDocuments(Fixtures.nodeA(), peers, "node-a", "h:1");
+    SortedMap<String, List<DiscoveryGroup>> same = new TreeMap<>(peers);
+    same.put("node-a", List.of());
+    assertSame(a, a.updated(new ArrayList<>(Fixtures.nodeA()), same, "node-a", "h:1"));
+    assertNotSame(a, a.updated(Fixtures.nodeA(), peers, "node-a", "h:2"));
+    SortedMap<String, List<DiscoveryGroup>> fewer = new TreeMap<>();
+    DiscoveryDocuments alone = a.updated(Fixtures.nodeA(), fewer, "node-a", "h:1");
+    assertNotSame(a, alone);
+    assertEquals(alone.aggregated(View.LOCAL, DiscoveryFormat.V2, false),
+        alone.aggregated(View.PEER_AGGREGATED, DiscoveryFormat.V2, false));
+    assertNotSame(a, a.updated(Fixtures.nodeB(), peers, "node-a", "h:1"));
   }
 }

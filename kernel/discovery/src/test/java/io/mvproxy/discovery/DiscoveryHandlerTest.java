@@ -25,8 +25,10 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
 /** Two real HTTP servers (node A and node B) on 127.0.0.1 serving discovery through the handler. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class DiscoveryHandlerTest {
   private static final String V133 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"
       + "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json";
@@ -35,21 +37,21 @@ class DiscoveryHandlerTest {
   private static final String NOPEER = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList;"
       + "profile=nopeer";
 
-  private static Vertx vertx;
-  private static WebClient client;
-  private static int portA;
-  private static int portB;
-  private static final AtomicReference<DiscoveryDocuments> DOCS_A = new AtomicReference<>();
-  private static final Map<String, GroupVersion> FALLBACKS = new ConcurrentHashMap<>();
+  private Vertx vertx;
+  private WebClient client;
+  private int portA;
+  private int portB;
+  private final AtomicReference<DiscoveryDocuments> docsA = new AtomicReference<>();
+  private final Map<String, GroupVersion> fallbacks = new ConcurrentHashMap<>();
 
   private static <T> T await(Future<T> f) throws Exception {
     return f.toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
   }
 
-  private static int start(AtomicReference<DiscoveryDocuments> docs) throws Exception {
+  private int start(AtomicReference<DiscoveryDocuments> docs) throws Exception {
     Router router = Router.router(vertx);
     DiscoveryHandler h = new DiscoveryHandler(docs::get, (ctx, gv) -> {
-      FALLBACKS.put(ctx.request().path(), gv);
+      fallbacks.put(ctx.request().path(), gv);
       ctx.response().setStatusCode(200).putHeader("X-Fallback", gv.toString()).end("peer");
     });
     router.route().handler(h);
@@ -59,26 +61,26 @@ class DiscoveryHandlerTest {
   }
 
   @BeforeAll
-  static void startServers() throws Exception {
+  void startServers() throws Exception {
     vertx = Vertx.vertx();
     client = WebClient.create(vertx);
-    DOCS_A.set(DiscoveryDocumentsTest.nodeA(Comparator.naturalOrder()));
-    portA = start(DOCS_A);
+    docsA.set(DiscoveryDocumentsTest.nodeA(Comparator.naturalOrder()));
+    portA = start(docsA);
     portB = start(new AtomicReference<>(DiscoveryDocumentsTest.nodeB(Comparator.reverseOrder())));
   }
 
   @AfterAll
-  static void stop() throws Exception {
+  void stop() throws Exception {
     if (vertx != null) {
       await(vertx.close());
     }
   }
 
-  private static HttpResponse<Buffer> get(int port, String path, String accept, String inm) throws Exception {
+  private HttpResponse<Buffer> get(int port, String path, String accept, String inm) throws Exception {
     return send(HttpMethod.GET, port, path, accept, inm);
   }
 
-  private static HttpResponse<Buffer> send(HttpMethod m, int port, String path, String accept, String inm)
+  private HttpResponse<Buffer> send(HttpMethod m, int port, String path, String accept, String inm)
       throws Exception {
     HttpRequest<Buffer> req = client.request(m, port, "127.0.0.1", path);
     if (accept != null) {
@@ -189,10 +191,10 @@ class DiscoveryHandlerTest {
     assertEquals("metrics.k8s.io/v1beta1", r.getHeader("X-Fallback"));
     HttpResponse<Buffer> w = get(portA, "/apis/widgets.example.io/v2", null, null);
     assertEquals("peer", w.bodyAsString());
-    assertEquals(new GroupVersion("widgets.example.io", "v2"), FALLBACKS.get("/apis/widgets.example.io/v2"));
+    assertEquals(new GroupVersion("widgets.example.io", "v2"), fallbacks.get("/apis/widgets.example.io/v2"));
     HttpResponse<Buffer> g = get(portA, "/apis/metrics.k8s.io", null, null);
     assertEquals("metrics.k8s.io/v1beta1", g.getHeader("X-Fallback"));
-    assertEquals(new GroupVersion("metrics.k8s.io", "v1beta1"), FALLBACKS.get("/apis/metrics.k8s.io"));
+    assertEquals(new GroupVersion("metrics.k8s.io", "v1beta1"), fallbacks.get("/apis/metrics.k8s.io"));
   }
 
   @Test
@@ -227,12 +229,12 @@ class DiscoveryHandlerTest {
 
   @Test
   void snapshotSwapIsSeenByTheNextRequest() throws Exception {
-    DiscoveryDocuments before = DOCS_A.get();
+    DiscoveryDocuments before = docsA.get();
     try {
-      DOCS_A.set(DiscoveryDocuments.empty("node-a", "10.0.0.1:6443"));
+      docsA.set(DiscoveryDocuments.empty("node-a", "10.0.0.1:6443"));
       assertEquals(List.of(), groups(get(portA, "/apis", V133, null)));
     } finally {
-      DOCS_A.set(before);
+      docsA.set(before);
     }
   }
 }
