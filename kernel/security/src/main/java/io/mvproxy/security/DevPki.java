@@ -19,7 +19,6 @@ import java.security.spec.ECGenParameterSpec;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -74,7 +73,15 @@ public final class DevPki {
    */
   public record Options(List<String> nodes, List<String> extraSans, Map<String, String> serverUrls,
                         Duration validity) {
-    /** Copies the collections, defaults nulls (no SANs, default URLs, 365 days) and validates node names. */
+    /**
+     * Copies the collections, defaults nulls (no SANs, default URLs, 365 days) and validates node names.
+     *
+     * @param nodes      node names
+     * @param extraSans  extra SANs, or null
+     * @param serverUrls node to URL, or null
+     * @param validity   lifetime, or null for 365 days
+     * @throws IllegalArgumentException on no, duplicate or invalid node names, or a non-positive validity
+     */
     public Options {
       nodes = List.copyOf(nodes == null ? List.of() : nodes);
       extraSans = List.copyOf(extraSans == null ? List.of() : extraSans);
@@ -155,10 +162,10 @@ public final class DevPki {
     Issued admin = leaf("admin", name("admin", "system:masters"), ca, v, List.of(),
         new KeyPurposeId[] {KeyPurposeId.id_kp_clientAuth}, written);
     if (!Files.exists(kubeconfig())) {
-      write(kubeconfig(), kubeconfigYaml(options, ca.cert(), admin), true, written);
+      write(kubeconfig(), DevPkiDocs.kubeconfig(options, ca.cert(), admin.cert(), admin.key()), true, written);
     }
     if (!Files.exists(dir.resolve("README.md"))) {
-      write(dir.resolve("README.md"), readme(options), false, written);
+      write(dir.resolve("README.md"), DevPkiDocs.readme(options), false, written);
     }
     return List.copyOf(written);
   }
@@ -178,22 +185,34 @@ public final class DevPki {
     return dir.resolve("front-proxy-ca.crt");
   }
 
-  /** @param node node name; @return {@code <node>.crt}, the serving cert ({@code --tls-cert-file}) */
+  /**
+   * @param node node name
+   * @return {@code <node>.crt}, the serving cert ({@code --tls-cert-file})
+   */
   public Path servingCert(String node) {
     return dir.resolve(node + ".crt");
   }
 
-  /** @param node node name; @return {@code <node>.key} ({@code --tls-private-key-file}) */
+  /**
+   * @param node node name
+   * @return {@code <node>.key}, the serving key ({@code --tls-private-key-file})
+   */
   public Path servingKey(String node) {
     return dir.resolve(node + ".key");
   }
 
-  /** @param node node name; @return {@code <node>-proxy-client.crt} ({@code --proxy-client-cert-file}) */
+  /**
+   * @param node node name
+   * @return {@code <node>-proxy-client.crt}, the peer-hop client cert ({@code --proxy-client-cert-file})
+   */
   public Path proxyClientCert(String node) {
     return dir.resolve(node + "-proxy-client.crt");
   }
 
-  /** @param node node name; @return {@code <node>-proxy-client.key} ({@code --proxy-client-key-file}) */
+  /**
+   * @param node node name
+   * @return {@code <node>-proxy-client.key}, the peer-hop client key ({@code --proxy-client-key-file})
+   */
   public Path proxyClientKey(String node) {
     return dir.resolve(node + "-proxy-client.key");
   }
@@ -363,57 +382,5 @@ public final class DevPki {
       Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
     }
     written.add(file);
-  }
-
-  private static String b64(String pem) {
-    return Base64.getEncoder().encodeToString(pem.getBytes(StandardCharsets.US_ASCII));
-  }
-
-  private static String quote(String s) {
-    return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
-  }
-
-  private static String kubeconfigYaml(Options o, X509Certificate ca, Issued admin) {
-    String caData = b64(Pem.encodeCertificates(List.of(ca)));
-    StringBuilder y = new StringBuilder("apiVersion: v1\nkind: Config\nclusters:\n");
-    List<String> nodes = o.nodes();
-    for (int i = 0; i < nodes.size(); i++) {
-      String url = o.serverUrls().getOrDefault(nodes.get(i), defaultServerUrl(i));
-      y.append("- name: ").append(quote(nodes.get(i))).append("\n  cluster:\n")
-          .append("    certificate-authority-data: ").append(caData).append('\n')
-          .append("    server: ").append(quote(url)).append('\n');
-    }
-    y.append("contexts:\n");
-    for (String n : nodes) {
-      y.append("- name: ").append(quote(n)).append("\n  context:\n    cluster: ").append(quote(n))
-          .append("\n    user: admin\n");
-    }
-    y.append("current-context: ").append(quote(nodes.get(0))).append('\n')
-        .append("preferences: {}\nusers:\n- name: admin\n  user:\n")
-        .append("    client-certificate-data: ").append(b64(Pem.encodeCertificates(List.of(admin.cert()))))
-        .append('\n')
-        .append("    client-key-data: ").append(b64(Pem.encodePrivateKey(admin.key()))).append('\n');
-    return y.toString();
-  }
-
-  private static String readme(Options o) {
-    String first = o.nodes().get(0);
-    return "# mvproxy development PKI\n\n"
-        + "Generated by `mvproxy pki` (EC P-256, PEM; keys are PKCS#8). FOR DEVELOPMENT ONLY.\n"
-        + "Files that exist are kept when the command is run again; delete a file to have it regenerated.\n\n"
-        + "| file | what it is | flag |\n|---|---|---|\n"
-        + "| `ca.crt`, `ca.key` | cluster CA: signs node serving certs and user client certs | "
-        + "`--client-ca-file`, `--peer-ca-file` |\n"
-        + "| `front-proxy-ca.crt`, `front-proxy-ca.key` | separate CA for peer hops: signs the proxy client certs | "
-        + "`--requestheader-client-ca-file` |\n"
-        + "| `<node>.crt`, `<node>.key` | node serving cert (SANs: node name, localhost, 127.0.0.1, extras; "
-        + "EKU serverAuth+clientAuth) | `--tls-cert-file`, `--tls-private-key-file` |\n"
-        + "| `<node>-proxy-client.crt`, `<node>-proxy-client.key` | client cert for peer hops, CN `" + PROXY_CLIENT_CN
-        + "` | `--proxy-client-cert-file`, `--proxy-client-key-file`; allow with `--requestheader-allowed-names="
-        + PROXY_CLIENT_CN + "` |\n"
-        + "| `admin.crt`, `admin.key` | admin user client cert, CN `admin`, O `system:masters` | kubectl |\n"
-        + "| `kubeconfig` | one cluster and context per node (context name = node name), user `admin` | "
-        + "`kubectl --kubeconfig kubeconfig --context " + first + " ...` |\n\n"
-        + "Nodes: " + String.join(", ", o.nodes()) + "\n";
   }
 }

@@ -39,7 +39,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
-/** End-to-end: a real HTTPS Vert.x server with {@link TlsOptions#server} and {@link Authenticator}, real TLS clients. */
+/** End-to-end: a real HTTPS Vert.x server ({@link TlsOptions#server}, {@link Authenticator}), real TLS clients. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class AuthenticatorTest {
   @TempDir
