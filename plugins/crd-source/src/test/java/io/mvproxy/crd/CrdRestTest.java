@@ -1,0 +1,316 @@
+package io.mvproxy.crd;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.hazelcast.core.HazelcastInstance;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.io.InputStream;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/** Every verb of the REST surface against one node with a real Hazelcast member and a real HTTP client. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class CrdRestTest {
+  static final String W = "/apis/example.com/v1/namespaces/ns1/widgets";
+  HazelcastInstance hz;
+  TestNode node;
+  Http http;
+
+  @BeforeAll
+  void start() throws Exception {
+    int port = TestMembers.freePorts(1)[0];
+    hz = TestMembers.start(TestMembers.clusterName(), port, port);
+    node = new TestNode(hz, CrdSourceOptions.DEFAULTS.withBookmarkIntervalMs(300));
+    for (JsonObject m : widgetManifests()) {
+      node.add(m);
+    }
+    http = new Http(node.base());
+  }
+
+  @AfterAll
+  void stop() throws Exception {
+    node.close();
+    hz.shutdown();
+  }
+
+  static List<JsonObject> widgetManifests() throws Exception {
+    try (InputStream in = CrdRestTest.class.getResourceAsStream("/widgets-crd.yaml")) {
+      return CrdManifests.read(in);
+    }
+  }
+
+  static JsonObject widget(String name) {
+    return new JsonObject().put("apiVersion", "example.com/v1").put("kind", "Widget")
+        .put("metadata", new JsonObject().put("name", name)
+            .put("annotations", new JsonObject().put("kubectl.kubernetes.io/last-applied-configuration", "{\"x\":1}\n")))
+        .put("spec", new JsonObject().put("replicas", 1).put("color", "red").put("unknownField", new JsonObject()
+            .put("deep", new JsonArray().add(1).add("two"))));
+  }
+
+  JsonObject create(String ns, String name) throws Exception {
+    Http.Res r = http.post("/apis/example.com/v1/namespaces/" + ns + "/widgets", widget(name));
+    assertEquals(201, r.code(), r.body());
+    return r.json();
+  }
+
+  @Test
+  void createGetListKeepsEverything() throws Exception {
+    JsonObject c = create("ns1", "w-basic");
+    JsonObject m = c.getJsonObject("metadata");
+    assertNotNull(m.getString("uid"));
+    assertNotNull(m.getString("creationTimestamp"));
+    assertTrue(Long.parseLong(m.getString("resourceVersion")) > 0);
+    assertEquals(1, m.getInteger("generation"));
+    assertEquals("ns1", m.getString("namespace"));
+    Http.Res g = http.get(W + "/w-basic");
+    assertEquals(200, g.code());
+    assertEquals(c, g.json());
+    assertEquals("{\"x\":1}\n", g.json().getJsonObject("metadata").getJsonObject("annotations")
+        .getString("kubectl.kubernetes.io/last-applied-configuration"));
+    assertEquals("two", g.json().getJsonObject("spec").getJsonObject("unknownField").getJsonArray("deep")
+        .getString(1));
+    Http.Res l = http.get(W);
+    assertEquals(200, l.code());
+    assertEquals("WidgetList", l.json().getString("kind"));
+    assertEquals("example.com/v1", l.json().getString("apiVersion"));
+    assertNotNull(l.json().getJsonObject("metadata").getString("resourceVersion"));
+    assertTrue(l.json().getJsonArray("items").stream()
+        .anyMatch(i -> "w-basic".equals(((JsonObject) i).getJsonObject("metadata").getString("name"))));
+    Http.Res v2 = http.get("/apis/example.com/v2/namespaces/ns1/widgets/w-basic");
+    assertEquals("example.com/v2", v2.json().getString("apiVersion"));
+  }
+
+  @Test
+  void createErrors() throws Exception {
+    create("ns1", "w-dup");
+    Http.Res dup = http.post(W, widget("w-dup"));
+    assertEquals(409, dup.code());
+    assertEquals("AlreadyExists", dup.json().getString("reason"));
+    assertEquals("widgets.example.com \"w-dup\" already exists", dup.json().getString("message"));
+    assertEquals("Status", dup.json().getString("kind"));
+    Http.Res bad = http.post(W, widget("Bad_Name"));
+    assertEquals(422, bad.code());
+    assertEquals("metadata.name", bad.json().getJsonObject("details").getJsonArray("causes").getJsonObject(0)
+        .getString("field"));
+    Http.Res noName = http.post(W, new JsonObject().put("kind", "Widget").put("apiVersion", "example.com/v1"));
+    assertEquals(422, noName.code());
+    Http.Res json = http.send("POST", W, "application/json", "{not json", "application/json");
+    assertEquals(400, json.code());
+    assertEquals("BadRequest", json.json().getString("reason"));
+    JsonObject wrongNs = widget("w-ns");
+    wrongNs.getJsonObject("metadata").put("namespace", "other");
+    assertEquals(400, http.post(W, wrongNs).code());
+    JsonObject big = widget("w-big");
+    big.getJsonObject("spec").put("blob", "x".repeat(3 * 1024 * 1024 + 10));
+    Http.Res tooBig = http.post(W, big);
+    assertEquals(413, tooBig.code());
+    assertEquals("RequestEntityTooLarge", tooBig.json().getString("reason"));
+    JsonObject gen = widget("");
+    gen.getJsonObject("metadata").remove("name");
+    gen.getJsonObject("metadata").put("generateName", "w-gen-");
+    Http.Res g = http.post(W, gen);
+    assertEquals(201, g.code());
+    assertTrue(g.json().getJsonObject("metadata").getString("name").matches("w-gen-[a-z0-9]{5}"));
+    Http.Res dry = http.post(W + "?dryRun=All", widget("w-dry"));
+    assertEquals(201, dry.code());
+    assertEquals(404, http.get(W + "/w-dry").code());
+  }
+
+  @Test
+  void notFoundAndBadPaths() throws Exception {
+    Http.Res nf = http.get(W + "/nope");
+    assertEquals(404, nf.code());
+    assertEquals("widgets.example.com \"nope\" not found", nf.json().getString("message"));
+    assertEquals("nope", nf.json().getJsonObject("details").getString("name"));
+    create("ns1", "w-paths");
+    assertEquals(404, http.get(W + "/w-paths/bogus").code());
+    assertEquals(404, http.get("/apis/example.com/v2/namespaces/ns1/widgets/w-paths/scale").code());
+    assertEquals(404, http.get("/apis/example.com/v1/widgets/w-paths").code());
+    assertEquals(404, http.get("/apis/example.com/v1/namespaces/ns1/gadgets").code());
+    assertEquals(405, http.post("/apis/example.com/v1/widgets", widget("x")).code());
+    assertEquals(405, http.send("DELETE", W + "/w-paths/status", null, null, null).code());
+  }
+
+  @Test
+  void updateConflictAndGeneration() throws Exception {
+    JsonObject c = create("ns1", "w-upd");
+    JsonObject u = c.copy();
+    u.getJsonObject("metadata").put("labels", new JsonObject().put("a", "b"));
+    u.put("status", new JsonObject().put("replicas", 9));
+    Http.Res r1 = http.put(W + "/w-upd", u);
+    assertEquals(200, r1.code(), r1.body());
+    assertEquals(1, r1.json().getJsonObject("metadata").getInteger("generation"));
+    assertNull(r1.json().getValue("status"), "status ignored on the main resource");
+    assertEquals("b", r1.json().getJsonObject("metadata").getJsonObject("labels").getString("a"));
+    JsonObject u2 = r1.json().copy();
+    u2.getJsonObject("spec").put("color", "blue");
+    Http.Res r2 = http.put(W + "/w-upd", u2);
+    assertEquals(200, r2.code());
+    assertEquals(2, r2.json().getJsonObject("metadata").getInteger("generation"));
+    Http.Res stale = http.put(W + "/w-upd", u2);
+    assertEquals(409, stale.code());
+    assertEquals("Conflict", stale.json().getString("reason"));
+    assertEquals("Operation cannot be fulfilled on widgets.example.com \"w-upd\": the object has been modified; "
+        + "please apply your changes to the latest version and try again", stale.json().getString("message"));
+    JsonObject noRv = r2.json().copy();
+    noRv.getJsonObject("metadata").remove("resourceVersion");
+    assertEquals(422, http.put(W + "/w-upd", noRv).code());
+    assertEquals(404, http.put(W + "/w-none", widget("w-none").put("metadata", widget("w-none")
+        .getJsonObject("metadata").put("resourceVersion", "5"))).code());
+    JsonObject same = r2.json().copy();
+    Http.Res noop = http.put(W + "/w-upd", same);
+    assertEquals(r2.json().getJsonObject("metadata").getString("resourceVersion"),
+        noop.json().getJsonObject("metadata").getString("resourceVersion"), "a no-op update is not written");
+  }
+
+  @Test
+  void statusSubresource() throws Exception {
+    JsonObject c = create("ns1", "w-status");
+    JsonObject s = c.copy().put("status", new JsonObject().put("replicas", 3));
+    s.getJsonObject("spec").put("color", "ignored");
+    Http.Res r = http.put(W + "/w-status/status", s);
+    assertEquals(200, r.code(), r.body());
+    assertEquals(3, r.json().getJsonObject("status").getInteger("replicas"));
+    assertEquals("red", r.json().getJsonObject("spec").getString("color"));
+    assertEquals(1, r.json().getJsonObject("metadata").getInteger("generation"));
+    Http.Res p = http.patch(W + "/w-status/status", "application/merge-patch+json",
+        "{\"status\":{\"selector\":\"app=x\"}}");
+    assertEquals(200, p.code());
+    assertEquals("app=x", p.json().getJsonObject("status").getString("selector"));
+    assertEquals(3, http.get(W + "/w-status/status").json().getJsonObject("status").getInteger("replicas"));
+  }
+
+  @Test
+  void patches() throws Exception {
+    create("ns1", "w-patch");
+    Http.Res merge = http.patch(W + "/w-patch", "application/merge-patch+json",
+        "{\"metadata\":{\"labels\":{\"x\":\"z\"}},\"spec\":{\"color\":null,\"size\":4}}");
+    assertEquals(200, merge.code(), merge.body());
+    assertFalse(merge.json().getJsonObject("spec").containsKey("color"));
+    assertEquals(4, merge.json().getJsonObject("spec").getInteger("size"));
+    assertEquals(2, merge.json().getJsonObject("metadata").getInteger("generation"));
+    String rv = merge.json().getJsonObject("metadata").getString("resourceVersion");
+    Http.Res jp = http.patch(W + "/w-patch", "application/json-patch+json; charset=utf-8",
+        "[{\"op\":\"test\",\"path\":\"/spec/size\",\"value\":4},{\"op\":\"add\",\"path\":\"/metadata/labels\","
+            + "\"value\":{\"a\":\"b\"}},{\"op\":\"add\",\"path\":\"/metadata/resourceVersion\",\"value\":\"" + rv
+            + "\"}]");
+    assertEquals(200, jp.code(), jp.body());
+    assertEquals("b", jp.json().getJsonObject("metadata").getJsonObject("labels").getString("a"));
+    Http.Res staleJp = http.patch(W + "/w-patch", "application/json-patch+json",
+        "[{\"op\":\"add\",\"path\":\"/metadata/resourceVersion\",\"value\":\"" + rv + "\"}]");
+    assertEquals(409, staleJp.code());
+    Http.Res failedTest = http.patch(W + "/w-patch", "application/json-patch+json",
+        "[{\"op\":\"test\",\"path\":\"/spec/size\",\"value\":5}]");
+    assertEquals(422, failedTest.code());
+    Http.Res smp = http.patch(W + "/w-patch", "application/strategic-merge-patch+json", "{}");
+    assertEquals(415, smp.code());
+    assertEquals("UnsupportedMediaType", smp.json().getString("reason"));
+    assertEquals(404, http.patch(W + "/w-absent", "application/merge-patch+json", "{}").code());
+    String apply = "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w-apply\n  namespace: ns1\n"
+        + "spec:\n  replicas: 2\n";
+    Http.Res a1 = http.patch(W + "/w-apply?fieldManager=kubectl&force=false", "application/apply-patch+yaml", apply);
+    assertEquals(201, a1.code(), a1.body());
+    Http.Res a2 = http.patch(W + "/w-apply?fieldManager=kubectl&force=false", "application/apply-patch+yaml",
+        apply.replace("replicas: 2", "replicas: 3"));
+    assertEquals(200, a2.code(), a2.body());
+    assertEquals(3, a2.json().getJsonObject("spec").getInteger("replicas"));
+    assertEquals(400, http.patch(W + "/w-patch", "application/merge-patch+json", "{oops").code());
+  }
+
+  @Test
+  void deleteAndFinalizers() throws Exception {
+    JsonObject c = create("ns1", "w-del");
+    Http.Res pre = http.send("DELETE", W + "/w-del", "application/json",
+        "{\"preconditions\":{\"uid\":\"other\"}}", "application/json");
+    assertEquals(409, pre.code());
+    Http.Res d = http.delete(W + "/w-del");
+    assertEquals(200, d.code());
+    assertEquals("Success", d.json().getString("status"));
+    assertEquals(c.getJsonObject("metadata").getString("uid"), d.json().getJsonObject("details").getString("uid"));
+    assertEquals(404, http.get(W + "/w-del").code());
+    assertEquals(404, http.delete(W + "/w-del").code());
+
+    JsonObject f = widget("w-fin");
+    f.getJsonObject("metadata").put("finalizers", new JsonArray().add("example.com/keep"));
+    assertEquals(201, http.post(W, f).code());
+    Http.Res d1 = http.delete(W + "/w-fin");
+    assertEquals(200, d1.code());
+    assertNotNull(d1.json().getJsonObject("metadata").getString("deletionTimestamp"));
+    Http.Res still = http.get(W + "/w-fin");
+    assertEquals(200, still.code());
+    assertNotNull(still.json().getJsonObject("metadata").getString("deletionTimestamp"));
+    Http.Res release = http.patch(W + "/w-fin", "application/merge-patch+json",
+        "{\"metadata\":{\"finalizers\":null}}");
+    assertEquals(200, release.code(), release.body());
+    assertEquals(404, http.get(W + "/w-fin").code());
+    // a re-create after delete works (tombstones are not objects)
+    assertEquals(201, http.post(W, widget("w-del")).code());
+  }
+
+  @Test
+  void listPagingAndSelectors() throws Exception {
+    String base = "/apis/example.com/v1/namespaces/pg/widgets";
+    for (String n : new String[] {"a", "b", "c"}) {
+      JsonObject w = widget(n);
+      w.getJsonObject("metadata").put("labels", new JsonObject().put("tier", n.equals("c") ? "db" : "web")
+          .put("name", n));
+      assertEquals(201, http.post(base, w).code());
+    }
+    Http.Res p1 = http.get(base + "?limit=1");
+    assertEquals(1, p1.json().getJsonArray("items").size());
+    String cont = p1.json().getJsonObject("metadata").getString("continue");
+    assertNotNull(cont);
+    assertEquals(2, p1.json().getJsonObject("metadata").getInteger("remainingItemCount"));
+    Http.Res p2 = http.get(base + "?limit=1&continue=" + cont);
+    assertEquals("b", p2.json().getJsonArray("items").getJsonObject(0).getJsonObject("metadata").getString("name"));
+    Http.Res p3 = http.get(base + "?limit=5&continue=" + p2.json().getJsonObject("metadata").getString("continue"));
+    assertEquals(1, p3.json().getJsonArray("items").size());
+    assertNull(p3.json().getJsonObject("metadata").getString("continue"));
+    assertEquals(400, http.get(base + "?continue=garbage").code());
+    assertEquals(2, count(base + "?labelSelector=tier%3Dweb"));
+    assertEquals(2, count(base + "?labelSelector=tier%3D%3Dweb"));
+    assertEquals(1, count(base + "?labelSelector=tier!%3Dweb"));
+    assertEquals(2, count(base + "?labelSelector=name%20in%20(a,c)"));
+    assertEquals(1, count(base + "?labelSelector=name%20notin%20(a,c)"));
+    assertEquals(3, count(base + "?labelSelector=tier"));
+    assertEquals(0, count(base + "?labelSelector=!tier"));
+    assertEquals(1, count(base + "?labelSelector=tier%3Dweb,name%3Db"));
+    assertEquals(400, http.get(base + "?labelSelector=a%20in%20(").code());
+    assertEquals(1, count(base + "?fieldSelector=metadata.name%3Db"));
+    assertEquals(2, count(base + "?fieldSelector=metadata.name!%3Db"));
+    assertEquals(400, http.get(base + "?fieldSelector=spec.color%3Dred").code());
+    assertEquals(3, count("/apis/example.com/v1/widgets?fieldSelector=metadata.namespace%3Dpg"));
+    Http.Res dc = http.send("DELETE", base + "?labelSelector=tier%3Dweb", null, null, "application/json");
+    assertEquals(200, dc.code(), dc.body());
+    assertEquals(2, dc.json().getJsonArray("items").size());
+    assertEquals(1, count(base));
+  }
+
+  private int count(String path) throws Exception {
+    Http.Res r = http.get(path);
+    assertEquals(200, r.code(), r.body());
+    return r.json().getJsonArray("items").size();
+  }
+
+  @Test
+  void clusterScoped() throws Exception {
+    String g = "/apis/example.com/v1/gadgets";
+    JsonObject o = new JsonObject().put("apiVersion", "example.com/v1").put("kind", "Gadget")
+        .put("metadata", new JsonObject().put("name", "g1").put("namespace", "ignored"));
+    Http.Res c = http.post(g, o);
+    assertEquals(201, c.code(), c.body());
+    assertNull(c.json().getJsonObject("metadata").getString("namespace"));
+    assertEquals(200, http.get(g + "/g1").code());
+    assertEquals(1, count(g));
+    assertEquals(404, http.get("/apis/example.com/v1/gadgets/g1/status").code());
+    assertEquals(200, http.delete(g + "/g1").code());
+  }
+}

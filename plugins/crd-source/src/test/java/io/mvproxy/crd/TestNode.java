@@ -1,0 +1,96 @@
+package io.mvproxy.crd;
+
+import com.hazelcast.core.HazelcastInstance;
+import io.mvproxy.api.ApiSource;
+import io.mvproxy.api.ApiSourceContext;
+import io.mvproxy.api.RequestInfo;
+import io.mvproxy.api.StatusException;
+import io.mvproxy.api.UserInfo;
+import io.mvproxy.api.discovery.DiscoveryResource;
+import io.mvproxy.api.discovery.ServedGroupVersion;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.Router;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A minimal node for tests: Vert.x, a Hazelcast member, CRD sources and an HTTP server on 127.0.0.1:0 routing
+ * resource requests to the source that serves their GVR (what kernel/node does, without proxying).
+ */
+final class TestNode implements AutoCloseable {
+  final Vertx vertx;
+  final HazelcastInstance hz;
+  final List<CrdApiSource> sources = new ArrayList<>();
+  final CrdApiSourceFactory factory;
+  final HttpServer server;
+  final int port;
+
+  TestNode(HazelcastInstance hz, CrdSourceOptions options) throws Exception {
+    this.vertx = Vertx.vertx();
+    this.hz = hz;
+    this.factory = new CrdApiSourceFactory(options);
+    Router router = Router.router(vertx);
+    router.route().handler(ctx -> {
+      RequestInfo info = RequestInfo.parse(ctx.request().method().name(), ctx.request().path(),
+          ctx.request().getParam("watch"));
+      UserInfo user = new UserInfo("tester", "", List.of("system:masters"), Map.of());
+      ctx.put(UserInfo.CONTEXT_KEY, user);
+      for (ApiSource s : sources) {
+        for (ServedGroupVersion gv : s.groupVersions()) {
+          for (DiscoveryResource r : gv.resources()) {
+            if (info.resourceRequest() && gv.groupVersion().equals(info.groupVersion())
+                && r.resource().equals(info.resource())) {
+              s.handle(ctx, info, user);
+              return;
+            }
+          }
+        }
+      }
+      ctx.response().setStatusCode(404).putHeader("Content-Type", "application/json")
+          .end(StatusException.resourceNotFound().toStatus().encode());
+    });
+    this.server = vertx.createHttpServer().requestHandler(router).listen(0, "127.0.0.1")
+        .await(10, TimeUnit.SECONDS);
+    this.port = server.actualPort();
+  }
+
+  /** Adds a source for {@code manifest} and waits until its store is ready. */
+  CrdApiSource add(JsonObject manifest) throws Exception {
+    CrdApiSource s = factory.create(manifest, new ApiSourceContext() {
+      @Override
+      public Vertx vertx() {
+        return vertx;
+      }
+
+      @Override
+      public HazelcastInstance hazelcast() {
+        return hz;
+      }
+
+      @Override
+      public String serverId() {
+        return "test-" + port;
+      }
+    });
+    s.ready().await(20, TimeUnit.SECONDS);
+    sources.add(s);
+    return s;
+  }
+
+  /** @return the base URL */
+  String base() {
+    return "http://127.0.0.1:" + port;
+  }
+
+  @Override
+  public void close() throws Exception {
+    for (CrdApiSource s : sources) {
+      s.close().await(10, TimeUnit.SECONDS);
+    }
+    vertx.close().await(10, TimeUnit.SECONDS);
+  }
+}
