@@ -177,7 +177,11 @@ public final class DiscoveryDocuments {
     return new DiscoveryDocuments(local, peerDocs, localServerId, serverAddress);
   }
 
-  /** @return an empty snapshot (no sources, no peers) for a node that has not computed one yet */
+  /**
+   * @param localServerId this node's server ID
+   * @param serverAddress {@code host:port} for legacy {@code serverAddressByClientCIDRs}
+   * @return an empty snapshot (no sources, no peers) for a node that has not computed one yet
+   */
   public static DiscoveryDocuments empty(String localServerId, String serverAddress) {
     return new DiscoveryDocuments(List.of(), new TreeMap<>(), localServerId, serverAddress);
   }
