@@ -1,0 +1,162 @@
+package io.mvproxy.openapi;
+
+import io.mvproxy.api.GroupVersion;
+import io.mvproxy.api.StatusException;
+import io.mvproxy.api.StatusReason;
+import io.vertx.core.Handler;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.ext.web.RoutingContext;
+import java.util.Objects;
+import java.util.function.BiConsumer;
+import java.util.function.Supplier;
+
+/**
+ * Serves {@code GET /openapi/v2}, {@code /openapi/v3}, {@code /openapi/v3/apis/<g>/<v>} and
+ * {@code /openapi/v3/api/<v>} from the current {@link OpenApiDocuments} (as {@code kube-openapi/pkg/handler} and
+ * {@code handler3} do): {@code ETag} on every answer and {@code 304} when {@code If-None-Match} matches;
+ * {@code /openapi/v2} as gnostic protobuf when the {@code Accept} header asks for
+ * {@value OpenApiDocuments#V2_PROTOBUF} (kubectl 1.27/1.28), else JSON. The {@code ?hash=} parameter is accepted and
+ * ignored (the current document is always sent). A group-version the node does not serve but the fleet does is
+ * handed to the fallback (the node proxies it to a peer); anything else is a 404 {@code Status}. Non-blocking.
+ */
+public final class OpenApiHandler implements Handler<RoutingContext> {
+  private static final String V2 = "/openapi/v2";
+  private static final String V3 = "/openapi/v3";
+
+  private final Supplier<OpenApiDocuments> documents;
+  private final BiConsumer<RoutingContext, GroupVersion> fallback;
+
+  /**
+   * @param documents the current documents (called once per request; must not block)
+   * @param fallback  called for a fleet group-version not served locally; it must answer the request
+   */
+  public OpenApiHandler(Supplier<OpenApiDocuments> documents, BiConsumer<RoutingContext, GroupVersion> fallback) {
+    this.documents = Objects.requireNonNull(documents, "documents");
+    this.fallback = Objects.requireNonNull(fallback, "fallback");
+  }
+
+  @Override
+  public void handle(RoutingContext ctx) {
+    HttpMethod method = ctx.request().method();
+    String path = ctx.request().path();
+    while (path.length() > 1 && path.endsWith("/")) {
+      path = path.substring(0, path.length() - 1);
+    }
+    if (!path.equals(V2) && !path.equals(V3) && !path.startsWith(V3 + "/")) {
+      fail(ctx, StatusException.resourceNotFound());
+      return;
+    }
+    if (method != HttpMethod.GET && method != HttpMethod.HEAD) {
+      fail(ctx, new StatusException(StatusReason.MethodNotAllowed, "the server does not allow this method on the "
+          + "requested resource", null));
+      return;
+    }
+    OpenApiDocuments docs = documents.get();
+    if (path.equals(V2)) {
+      ctx.response().putHeader(HttpHeaders.VARY, "Accept");
+      send(ctx, wantsProtobuf(ctx.request().getHeader(HttpHeaders.ACCEPT)) ? docs.v2Protobuf() : docs.v2Json());
+      return;
+    }
+    if (path.equals(V3)) {
+      send(ctx, docs.v3Root());
+      return;
+    }
+    GroupVersion gv = parseGroupVersion(path.substring(V3.length() + 1));
+    if (gv == null) {
+      fail(ctx, StatusException.resourceNotFound());
+      return;
+    }
+    ServedDocument doc = docs.v3(gv);
+    if (doc != null) {
+      send(ctx, doc);
+    } else if (docs.inFleet(gv)) {
+      fallback.accept(ctx, gv);
+    } else {
+      fail(ctx, StatusException.resourceNotFound());
+    }
+  }
+
+  /**
+   * @param rest the path after {@code /openapi/v3/}: {@code apis/<g>/<v>} or {@code api/<v>}
+   * @return the group-version, or null when the path has another shape
+   */
+  static GroupVersion parseGroupVersion(String rest) {
+    String[] parts = rest.split("/", -1);
+    for (String p : parts) {
+      if (p.isEmpty()) {
+        return null;
+      }
+    }
+    if (parts.length == 3 && parts[0].equals("apis")) {
+      return new GroupVersion(parts[1], parts[2]);
+    }
+    if (parts.length == 2 && parts[0].equals("api")) {
+      return new GroupVersion("", parts[1]);
+    }
+    return null;
+  }
+
+  /**
+   * @param accept the {@code Accept} header or null
+   * @return true when the first acceptable type offered is the v2 protobuf one (or its dotted alias)
+   */
+  static boolean wantsProtobuf(String accept) {
+    if (accept == null) {
+      return false;
+    }
+    for (String part : accept.split(",")) {
+      String type = part.split(";")[0].trim().toLowerCase();
+      if (type.equals(OpenApiDocuments.V2_PROTOBUF)
+          || type.equals("application/com.github.proto-openapi.spec.v2.v1.0+protobuf")) {
+        return true;
+      }
+      if (type.equals("application/json") || type.equals("*/*") || type.equals("application/*")) {
+        return false;
+      }
+    }
+    return false;
+  }
+
+  private static void send(RoutingContext ctx, ServedDocument doc) {
+    HttpServerResponse resp = ctx.response();
+    resp.putHeader(HttpHeaders.ETAG, doc.etag()).putHeader(HttpHeaders.CACHE_CONTROL, "no-cache, private");
+    if (etagMatches(ctx.request().getHeader(HttpHeaders.IF_NONE_MATCH), doc.etag())) {
+      resp.setStatusCode(304).end();
+      return;
+    }
+    resp.putHeader(HttpHeaders.CONTENT_TYPE, doc.contentType());
+    if (ctx.request().method() == HttpMethod.HEAD) {
+      resp.putHeader(HttpHeaders.CONTENT_LENGTH, String.valueOf(doc.body().length())).end();
+    } else {
+      resp.end(doc.body());
+    }
+  }
+
+  /**
+   * @param ifNoneMatch the header, or null
+   * @param etag        the current quoted ETag
+   * @return true when the header lists the ETag (weak or strong) or {@code *}
+   */
+  static boolean etagMatches(String ifNoneMatch, String etag) {
+    if (ifNoneMatch == null) {
+      return false;
+    }
+    for (String t : ifNoneMatch.split(",")) {
+      String tag = t.trim();
+      if (tag.startsWith("W/")) {
+        tag = tag.substring(2);
+      }
+      if (tag.equals("*") || tag.equals(etag)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static void fail(RoutingContext ctx, StatusException e) {
+    ctx.response().setStatusCode(e.code()).putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+        .end(e.toStatus().toBuffer());
+  }
+}
