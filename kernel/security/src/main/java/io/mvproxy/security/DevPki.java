@@ -44,8 +44,10 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 /**
  * Generates a development PKI into a directory, laid out like kubeadm's {@code /etc/kubernetes/pki}: EC P-256 keys,
  * PEM {@code CERTIFICATE} and PKCS#8 {@code PRIVATE KEY} files, and a {@code kubeconfig} for the admin user.
- * Idempotent: files that already exist are kept and only missing ones are made (a certificate/key pair is one unit).
- * Not for production use.
+ * Idempotent: files that already exist are kept and only missing ones are made (a certificate/key pair is one unit;
+ * a pair no longer signed by its CA, because the CA was deleted and regenerated, is re-issued). The {@code kubeconfig}
+ * (and {@code README.md}) is rewritten only when missing, when it lacks a context for a requested node, or when
+ * {@code ca.crt} or {@code admin.crt} was (re)made. Not for production use.
  *
  * <p>Files: {@code ca.crt/.key} (cluster CA: serving and user client certs; {@code --client-ca-file},
  * {@code --peer-ca-file}), {@code front-proxy-ca.crt/.key} (separate CA for peer hops;
@@ -161,10 +163,11 @@ public final class DevPki {
     }
     Issued admin = leaf("admin", name("admin", "system:masters"), ca, v, List.of(),
         new KeyPurposeId[] {KeyPurposeId.id_kp_clientAuth}, written);
-    if (!Files.exists(kubeconfig())) {
+    boolean credentialsChanged = written.contains(caCert()) || written.contains(adminCert());
+    if (credentialsChanged || !DevPkiDocs.hasContexts(kubeconfig(), options.nodes())) {
       write(kubeconfig(), DevPkiDocs.kubeconfig(options, ca.cert(), admin.cert(), admin.key()), true, written);
     }
-    if (!Files.exists(dir.resolve("README.md"))) {
+    if (written.contains(kubeconfig()) || !Files.exists(dir.resolve("README.md"))) {
       write(dir.resolve("README.md"), DevPkiDocs.readme(options), false, written);
     }
     return List.copyOf(written);
@@ -279,7 +282,10 @@ public final class DevPki {
     Path crt = dir.resolve(base + ".crt");
     Path key = dir.resolve(base + ".key");
     if (Files.exists(crt) && Files.exists(key)) {
-      return load(crt, key);
+      Issued existing = load(crt, key);
+      if (signedBy(existing.cert(), issuer.cert())) {
+        return existing;
+      } // else the CA was regenerated: re-issue under the current CA
     }
     KeyPair kp = keyPair();
     Instant now = Instant.now();
@@ -304,6 +310,15 @@ public final class DevPki {
     }
   }
 
+  private static boolean signedBy(X509Certificate cert, X509Certificate issuer) {
+    try {
+      cert.verify(issuer.getPublicKey());
+      return cert.getIssuerX500Principal().equals(issuer.getSubjectX500Principal());
+    } catch (GeneralSecurityException e) {
+      return false;
+    }
+  }
+
   private static X500Name name(String cn, String org) {
     X500NameBuilder b = new X500NameBuilder(BCStyle.INSTANCE);
     if (org != null) {
@@ -317,14 +332,20 @@ public final class DevPki {
     if (s.isEmpty()) {
       throw new IllegalArgumentException("empty subject alternative name");
     }
-    boolean ip = s.matches("\\d{1,3}(\\.\\d{1,3}){3}") || s.contains(":");
-    if (ip) {
-      try {
-        InetAddress.getByName(s.replace("[", "").replace("]", "")); // literal: parsed, never resolved
-      } catch (IOException e) {
-        throw new IllegalArgumentException("invalid IP address SAN '" + s + "'", e);
+    if (s.matches("[0-9.]+")) {
+      if (!s.matches("(25[0-5]|2[0-4]\\d|1?\\d?\\d)(\\.(25[0-5]|2[0-4]\\d|1?\\d?\\d)){3}")) {
+        throw new IllegalArgumentException("invalid IPv4 address SAN '" + s + "'");
       }
-      return new GeneralName(GeneralName.iPAddress, s.replace("[", "").replace("]", ""));
+      return new GeneralName(GeneralName.iPAddress, s);
+    }
+    if (s.contains(":")) {
+      String v6 = s.replace("[", "").replace("]", "");
+      try {
+        InetAddress.getByName(v6); // contains ':' so it is parsed as an IPv6 literal, never resolved
+      } catch (IOException e) {
+        throw new IllegalArgumentException("invalid IPv6 address SAN '" + s + "'", e);
+      }
+      return new GeneralName(GeneralName.iPAddress, v6);
     }
     if (!s.matches("(\\*\\.)?[A-Za-z0-9]([-A-Za-z0-9.]*[A-Za-z0-9])?")) {
       throw new IllegalArgumentException("invalid DNS SAN '" + s + "'");

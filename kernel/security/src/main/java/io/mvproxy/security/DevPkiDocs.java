@@ -1,6 +1,9 @@
 package io.mvproxy.security;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.security.PrivateKey;
 import java.security.cert.X509Certificate;
 import java.util.Base64;
@@ -17,6 +20,24 @@ final class DevPkiDocs {
 
   private static String quote(String s) {
     return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+  }
+
+  /**
+   * @param kubeconfig the kubeconfig path
+   * @param nodes      node names
+   * @return true if the file exists and names a context for every node (as this class writes them)
+   */
+  static boolean hasContexts(Path kubeconfig, List<String> nodes) {
+    if (!Files.isRegularFile(kubeconfig)) {
+      return false;
+    }
+    try {
+      String text = Files.readString(kubeconfig, StandardCharsets.UTF_8);
+      String contexts = text.contains("\ncontexts:\n") ? text.substring(text.indexOf("\ncontexts:\n")) : "";
+      return nodes.stream().allMatch(n -> contexts.contains("\n- name: " + quote(n) + "\n  context:\n"));
+    } catch (IOException | RuntimeException e) {
+      return false;
+    }
   }
 
   static String kubeconfig(DevPki.Options o, X509Certificate ca, X509Certificate adminCert, PrivateKey adminKey) {

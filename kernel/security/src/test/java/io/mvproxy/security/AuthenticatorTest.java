@@ -2,7 +2,6 @@ package io.mvproxy.security;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -21,7 +20,6 @@ import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.io.DataInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -249,12 +247,10 @@ class AuthenticatorTest {
     assertEquals(401, get(peer(), "/api").code());
     Resp strict = get(peer(), "/strict/api", "X-Remote-User", "alice", "X-Kubernetes-Peer-Proxied", "true");
     assertEquals(401, strict.code(), strict.body());
-    Resp strictHealth = get(peer(), "/strict/x", "X-Remote-User", "alice");
-    assertEquals(401, strictHealth.code());
-    // the user CA does not make a user cert a front proxy, even with an empty allowed list
-    Authenticator any = Authenticator.fromFlags(pki.caCert().toString(), pki.frontProxyCaCert().toString(),
-        List.of(), null);
-    assertNotEquals(null, any);
+    // a user certificate (cluster CA) is no front proxy, whatever its CN
+    Resp user = get(admin(), "/strict/api", "X-Remote-User", "alice");
+    assertEquals("admin", user.json().getString("name"));
+    assertFalse(user.json().getBoolean("peerHop"));
   }
 
   @Test
@@ -286,7 +282,7 @@ class AuthenticatorTest {
   @Test
   void kubectlWithGeneratedKubeconfig() throws Exception {
     Assumptions.assumeTrue(DevPkiTest.onPath("kubectl"), "kubectl not on PATH");
-    // a copy of the PKI without kubeconfig: generate() only writes the kubeconfig (and README) pointing at us
+    // a copy of the PKI without kubeconfig: generate() only writes the kubeconfig pointing at us, and the README
     Path copy = tmp.resolve("kubectl-pki");
     Files.createDirectories(copy);
     try (var files = Files.list(pki.dir())) {
@@ -297,7 +293,7 @@ class AuthenticatorTest {
     DevPki p = new DevPki(copy);
     List<Path> written = p.generate(List.of("node-a", "node-b"), List.of(),
         Map.of("node-a", "https://127.0.0.1:" + port));
-    assertEquals(Set.of(p.kubeconfig()), Set.copyOf(written));
+    assertEquals(Set.of(p.kubeconfig(), copy.resolve("README.md")), Set.copyOf(written));
     Process proc = new ProcessBuilder("kubectl", "--kubeconfig", p.kubeconfig().toString(), "get", "--raw",
         "/apis/whoami").redirectErrorStream(true).start();
     String out = new String(proc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -356,10 +352,5 @@ class AuthenticatorTest {
     for (int b : bytes) {
       l.add((byte) b);
     }
-  }
-
-  @SuppressWarnings("unused")
-  private static byte[] readAll(InputStream in) throws IOException {
-    return in.readAllBytes();
   }
 }

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -27,7 +28,7 @@ class DevPkiTest {
   @Test
   void writesKubeadmLikeLayout(@TempDir Path dir) throws Exception {
     DevPki pki = new DevPki(dir);
-    List<Path> written = pki.generate(NODES, List.of("10.1.2.3", "api.example.com"), Map.of());
+    List<Path> written = pki.generate(NODES, List.of("10.1.2.3", "api.example.com", "[fd00::1]"), Map.of());
     for (String f : List.of("ca.crt", "ca.key", "front-proxy-ca.crt", "front-proxy-ca.key", "admin.crt", "admin.key",
         "kubeconfig", "README.md", "node-a.crt", "node-a.key", "node-c-proxy-client.crt", "node-c-proxy-client.key")) {
       assertTrue(Files.isRegularFile(dir.resolve(f)), f);
@@ -50,7 +51,7 @@ class DevPkiTest {
     assertEquals(List.of("1.3.6.1.5.5.7.3.1", "1.3.6.1.5.5.7.3.2"), serving.getExtendedKeyUsage());
     List<String> sans = new ArrayList<>();
     serving.getSubjectAlternativeNames().forEach(s -> sans.add(s.get(0) + "=" + s.get(1)));
-    assertEquals(List.of("2=node-b", "2=localhost", "7=127.0.0.1", "7=10.1.2.3", "2=api.example.com"), sans);
+    assertEquals(List.of("2=node-b", "2=localhost", "7=127.0.0.1", "7=10.1.2.3", "2=api.example.com", "7=fd00:0:0:0:0:0:0:1"), sans);
     serving.verify(ca.getPublicKey());
 
     X509Certificate proxy = cert(pki.proxyClientCert("node-b"));
@@ -83,9 +84,20 @@ class DevPkiTest {
     assertEquals(caBefore, Files.readString(pki.caCert()));
     assertEquals(adminBefore, Files.readString(pki.adminCert()));
     cert(pki.servingCert("node-a")).verify(cert(pki.caCert()).getPublicKey());
-    // a new node is added without touching the rest
+    // a new node is added without touching the other certificates; the kubeconfig gains its context
     List<Path> added = pki.generate(List.of("node-a", "node-d"), List.of(), Map.of());
-    assertEquals(4, added.size());
+    assertEquals(Set.of(pki.servingCert("node-d"), pki.servingKey("node-d"), pki.proxyClientCert("node-d"),
+        pki.proxyClientKey("node-d"), pki.kubeconfig(), dir.resolve("README.md")), Set.copyOf(added));
+    assertTrue(Files.readString(pki.kubeconfig()).contains("node-d"));
+    assertEquals(List.of(), pki.generate(List.of("node-a", "node-d"), List.of(), Map.of()));
+    // a regenerated CA re-issues what it signs (and the kubeconfig), not the front-proxy side
+    Files.delete(pki.caCert());
+    Files.delete(dir.resolve("ca.key"));
+    Set<Path> reissued = Set.copyOf(pki.generate(NODES, List.of(), Map.of()));
+    assertTrue(reissued.containsAll(Set.of(pki.caCert(), pki.adminCert(), pki.servingCert("node-a"),
+        pki.servingCert("node-c"), pki.kubeconfig())), reissued.toString());
+    assertFalse(reissued.contains(pki.proxyClientCert("node-a")));
+    cert(pki.adminCert()).verify(cert(pki.caCert()).getPublicKey());
     Files.delete(pki.frontProxyCaCert());
     assertThrows(IllegalStateException.class, () -> pki.generate(NODES, List.of(), Map.of()));
   }
@@ -98,6 +110,8 @@ class DevPkiTest {
     assertThrows(IllegalArgumentException.class, () -> pki.generate(List.of("admin"), List.of(), Map.of()));
     assertThrows(IllegalArgumentException.class, () -> pki.generate(List.of("a", "a"), List.of(), Map.of()));
     assertThrows(IllegalArgumentException.class, () -> pki.generate(List.of("a"), List.of("bad name!"), Map.of()));
+    assertThrows(IllegalArgumentException.class, () -> pki.generate(List.of("a"), List.of("10.0.0.256"), Map.of()));
+    assertThrows(IllegalArgumentException.class, () -> pki.generate(List.of("a"), List.of("fe80::zz"), Map.of()));
     assertThrows(IllegalArgumentException.class,
         () -> new DevPki.Options(List.of("a"), null, null, Duration.ZERO));
   }
