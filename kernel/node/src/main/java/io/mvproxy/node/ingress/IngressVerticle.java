@@ -112,6 +112,7 @@ public final class IngressVerticle extends VerticleBase {
         StatusResponses.send(ctx, StatusException.resourceNotFound());
       }
     });
+    router.route().handler(ctx -> StatusResponses.send(ctx, StatusException.resourceNotFound()));
     return vertx.createHttpServer(options).requestHandler(router).listen().onSuccess(s -> server = s);
   }
 

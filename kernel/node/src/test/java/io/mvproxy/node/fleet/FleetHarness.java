@@ -1,0 +1,203 @@
+package io.mvproxy.node.fleet;
+
+import io.mvproxy.node.cli.JvmFlags;
+import io.mvproxy.node.cli.Main;
+import io.mvproxy.node.plugin.PluginPacker;
+import io.mvproxy.security.DevPki;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Test fleet: N mvproxy nodes as separate JVM processes on 127.0.0.1 (real TLS, real Hazelcast on loopback, real
+ * plugin jars built with {@link PluginPacker}). Each node gets free HTTPS and Hazelcast ports and a unique cluster
+ * name, so parallel runs never meet.
+ */
+public final class FleetHarness implements AutoCloseable {
+  /** One node of the harness. */
+  public static final class NodeProc {
+    final String name;
+    final int port;
+    final int hzPort;
+    final Path config;
+    final Path log;
+    Process process;
+
+    NodeProc(String name, int port, int hzPort, Path config, Path log) {
+      this.name = name;
+      this.port = port;
+      this.hzPort = hzPort;
+      this.config = config;
+      this.log = log;
+    }
+
+    /** @return {@code https://127.0.0.1:port} */
+    public String url() {
+      return "https://127.0.0.1:" + port;
+    }
+
+    /** @return the HTTPS port */
+    public int port() {
+      return port;
+    }
+
+    /** @return the node's log so far */
+    public String log() {
+      try {
+        return Files.readString(log);
+      } catch (IOException e) {
+        return "";
+      }
+    }
+  }
+
+  private final Path dir;
+  private final DevPki pki;
+  private final Map<String, NodeProc> nodes = new LinkedHashMap<>();
+  private final String cluster = "mvproxy-test-" + UUID.randomUUID();
+
+  /**
+   * Lays out the fleet (PKI, plugin jars, configs); nothing runs yet.
+   *
+   * @param dir     a scratch folder
+   * @param plugins node name to manifest files of its single plugin jar (name -> files)
+   * @throws IOException on file errors
+   */
+  public FleetHarness(Path dir, Map<String, Map<String, List<Path>>> plugins) throws IOException {
+    this.dir = dir;
+    List<String> names = new ArrayList<>(plugins.keySet());
+    Map<String, Integer> ports = new LinkedHashMap<>();
+    Map<String, Integer> hz = new LinkedHashMap<>();
+    Map<String, String> urls = new LinkedHashMap<>();
+    for (String n : names) {
+      ports.put(n, freePort());
+      hz.put(n, freePort());
+      urls.put(n, "https://127.0.0.1:" + ports.get(n));
+    }
+    pki = new DevPki(dir.resolve("pki"));
+    pki.generate(names, List.of(), urls);
+    JsonArray members = new JsonArray();
+    hz.values().forEach(p -> members.add("127.0.0.1:" + p));
+    for (String n : names) {
+      Path pluginDir = Files.createDirectories(dir.resolve("plugins-" + n));
+      for (Map.Entry<String, List<Path>> jar : plugins.get(n).entrySet()) {
+        new PluginPacker().pack(pluginDir.resolve(jar.getKey() + ".jar"), jar.getKey(), "test", jar.getValue());
+      }
+      JsonObject cfg = new JsonObject().put("serverId", n).put("bindAddress", "127.0.0.1")
+          .put("securePort", ports.get(n)).put("advertiseAddress", "127.0.0.1")
+          .put("tlsCertFile", pki.servingCert(n).toString()).put("tlsPrivateKeyFile", pki.servingKey(n).toString())
+          .put("clientCaFile", pki.caCert().toString())
+          .put("requestheaderClientCaFile", pki.frontProxyCaCert().toString())
+          .put("requestheaderAllowedNames", new JsonArray().add(DevPki.PROXY_CLIENT_CN))
+          .put("peerCaFile", pki.caCert().toString())
+          .put("proxyClientCertFile", pki.proxyClientCert(n).toString())
+          .put("proxyClientKeyFile", pki.proxyClientKey(n).toString())
+          .put("pluginDir", pluginDir.toString()).put("clusterName", cluster).put("clusterHost", "127.0.0.1")
+          .put("clusterPort", hz.get(n)).put("clusterMembers", members);
+      Path config = dir.resolve(n + ".json");
+      Files.writeString(config, cfg.encodePrettily());
+      nodes.put(n, new NodeProc(n, ports.get(n), hz.get(n), config, dir.resolve(n + ".log")));
+    }
+  }
+
+  /** @return the PKI (admin cert, CA, kubeconfig) */
+  public DevPki pki() {
+    return pki;
+  }
+
+  /** @param name a node name @return the node */
+  public NodeProc node(String name) {
+    return nodes.get(name);
+  }
+
+  /** @return all nodes in declaration order */
+  public List<NodeProc> nodes() {
+    return List.copyOf(nodes.values());
+  }
+
+  /**
+   * Starts a node's process (does not wait).
+   *
+   * @param name the node
+   * @throws IOException when the JVM cannot be started
+   */
+  public void start(String name) throws IOException {
+    NodeProc n = nodes.get(name);
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.addAll(JvmFlags.HAZELCAST);
+    cmd.add("-Xmx384m");
+    cmd.add("-XX:TieredStopAtLevel=1");
+    cmd.add("-cp");
+    cmd.add(System.getProperty("java.class.path"));
+    cmd.add(Main.class.getName());
+    cmd.add("serve");
+    cmd.add("--config");
+    cmd.add(n.config.toString());
+    n.process = new ProcessBuilder(cmd).redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(n.log.toFile())).start();
+  }
+
+  /**
+   * Waits until the node logged that it is ready.
+   *
+   * @param name      the node
+   * @param timeoutMs how long to wait
+   * @throws IllegalStateException with the node's log when it exits or times out
+   */
+  public void awaitStarted(String name, long timeoutMs) throws InterruptedException {
+    NodeProc n = nodes.get(name);
+    long end = System.currentTimeMillis() + timeoutMs;
+    while (!n.log().contains("ready on https://")) {
+      if (!n.process.isAlive() || System.currentTimeMillis() > end) {
+        throw new IllegalStateException(name + " did not start:\n" + n.log());
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  /** Kills a node with SIGKILL and waits for the process to be gone. @param name the node */
+  public void kill9(String name) throws InterruptedException {
+    Process p = nodes.get(name).process;
+    p.destroyForcibly();
+    p.waitFor(10, TimeUnit.SECONDS);
+  }
+
+  @Override
+  public void close() {
+    for (NodeProc n : nodes.values()) {
+      if (n.process != null && n.process.isAlive()) {
+        n.process.destroy();
+      }
+    }
+    for (NodeProc n : nodes.values()) {
+      try {
+        if (n.process != null && !n.process.waitFor(15, TimeUnit.SECONDS)) {
+          n.process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /** @return the scratch folder */
+  public Path dir() {
+    return dir;
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+      return s.getLocalPort();
+    }
+  }
+}

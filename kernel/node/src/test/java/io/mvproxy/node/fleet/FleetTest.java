@@ -1,0 +1,316 @@
+package io.mvproxy.node.fleet;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.core.net.PemKeyCertOptions;
+import io.vertx.core.net.PemTrustOptions;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * A 3-node mixed-version fleet as separate processes: node-a serves widgets v1 ("old"), node-b widgets v2+v1 and
+ * gadgets ("new"), node-c the "new" set plus a thingamajigs API only it serves. Exercises proxying, both discovery
+ * views, watch through a proxy, and a kill -9 of node-c.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class FleetTest {
+  static final String V2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
+  static final String WIDGETS_V1 = "/apis/demo.mvproxy.io/v1/namespaces/default/widgets";
+  static final String WIDGETS_V2 = "/apis/demo.mvproxy.io/v2/namespaces/default/widgets";
+  static final String THINGS = "/apis/things.mvproxy.io/v1/namespaces/default/thingamajigs";
+
+  Path tmp;
+  FleetHarness fleet;
+  HttpsClient admin;
+
+  @BeforeAll
+  void startFleet() throws Exception {
+    tmp = Files.createTempDirectory("mvproxy-fleet-test");
+    Path things = tmp.resolve("things.yaml");
+    Files.writeString(things, """
+        apiVersion: apiextensions.k8s.io/v1
+        kind: CustomResourceDefinition
+        metadata:
+          name: thingamajigs.things.mvproxy.io
+        spec:
+          group: things.mvproxy.io
+          scope: Namespaced
+          names: {plural: thingamajigs, singular: thingamajig, kind: Thingamajig}
+          versions:
+            - name: v1
+              served: true
+              storage: true
+              schema:
+                openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+        """);
+    List<Path> newSet;
+    try (Stream<Path> s = Files.list(TestData.example("widgets-new"))) {
+      newSet = s.sorted().toList();
+    }
+    Map<String, Map<String, List<Path>>> plugins = new LinkedHashMap<>();
+    plugins.put("node-a", Map.of("widgets-old", List.of(TestData.example("widgets-old").resolve("widgets.yaml"))));
+    plugins.put("node-b", Map.of("widgets-new", newSet));
+    plugins.put("node-c", Map.of("widgets-new", newSet, "things", List.of(things)));
+    fleet = new FleetHarness(tmp.resolve("fleet"), plugins);
+    admin = new HttpsClient(fleet.pki().caCert(), fleet.pki().adminCert(), fleet.pki().adminKey());
+    long t0 = System.nanoTime();
+    for (FleetHarness.NodeProc n : fleet.nodes()) {
+      fleet.start(n.name);
+    }
+    for (FleetHarness.NodeProc n : fleet.nodes()) {
+      fleet.awaitStarted(n.name, 60_000);
+    }
+    for (FleetHarness.NodeProc n : fleet.nodes()) {
+      await("fleet converged on " + n.name, 30_000, () -> groupVersions(n, false).contains("things.mvproxy.io/v1")
+          && groupVersions(n, false).contains("demo.mvproxy.io/v2"));
+    }
+    System.out.printf("FIGURE fleet of 3 processes started and converged in %d ms%n",
+        (System.nanoTime() - t0) / 1_000_000);
+  }
+
+  @AfterAll
+  void stopFleet() {
+    if (admin != null) {
+      admin.close();
+    }
+    if (fleet != null) {
+      fleet.close();
+    }
+  }
+
+  @Test
+  @Order(1)
+  void everyNodeIsReadyAndServesBothDiscoveryViews() throws Exception {
+    for (FleetHarness.NodeProc n : fleet.nodes()) {
+      assertEquals(200, admin.get(n.url(), "/readyz").status(), n.name);
+    }
+    // local view: node-a only has widgets v1
+    List<String> aLocal = groupVersions(fleet.node("node-a"), true);
+    assertTrue(aLocal.contains("demo.mvproxy.io/v1"), aLocal.toString());
+    assertFalse(aLocal.contains("demo.mvproxy.io/v2"), aLocal.toString());
+    assertFalse(aLocal.contains("things.mvproxy.io/v1"), aLocal.toString());
+    // peer-aggregated: byte-identical everywhere
+    String first = null;
+    for (FleetHarness.NodeProc n : fleet.nodes()) {
+      HttpsClient.Resp r = admin.send(HttpMethod.GET, n.url(), "/apis", Map.of("Accept", V2), null);
+      assertEquals(V2, r.headers().get("Content-Type"));
+      if (first == null) {
+        first = r.text();
+      } else {
+        assertEquals(first, r.text(), "peer-aggregated /apis differs on " + n.name);
+      }
+      String etag = r.headers().get("ETag");
+      assertEquals(304, admin.send(HttpMethod.GET, n.url(), "/apis", Map.of("Accept", V2, "If-None-Match", etag),
+          null).status());
+    }
+    // legacy discovery is peer-aware: /apis/<g>/v2 on node-a (which lacks it) is answered by a peer
+    HttpsClient.Resp legacy = admin.get(fleet.node("node-a").url(), "/apis/demo.mvproxy.io/v2");
+    assertEquals(200, legacy.status(), legacy.text());
+    assertEquals("APIResourceList", legacy.json().getString("kind"));
+  }
+
+  @Test
+  @Order(2)
+  void createOnNewNodeReadEverywhere() throws Exception {
+    String a = fleet.node("node-a").url();
+    String b = fleet.node("node-b").url();
+    String c = fleet.node("node-c").url();
+    JsonObject w = new JsonObject().put("apiVersion", "demo.mvproxy.io/v2").put("kind", "Widget")
+        .put("metadata", new JsonObject().put("name", "w1").put("namespace", "default"))
+        .put("spec", new JsonObject().put("size", 2).put("color", "red"));
+    HttpsClient.Resp created = admin.send(HttpMethod.POST, b, WIDGETS_V2, json(), w.encode());
+    assertEquals(201, created.status(), created.text());
+    // node-a serves v1 locally from the shared store
+    HttpsClient.Resp v1 = admin.get(a, WIDGETS_V1 + "/w1");
+    assertEquals(200, v1.status(), v1.text());
+    assertEquals("demo.mvproxy.io/v1", v1.json().getString("apiVersion"));
+    // node-a lacks v2: proxied to node-b or node-c
+    HttpsClient.Resp v2 = admin.get(a, WIDGETS_V2 + "/w1");
+    assertEquals(200, v2.status(), v2.text());
+    assertEquals("demo.mvproxy.io/v2", v2.json().getString("apiVersion"));
+    HttpsClient.Resp list = admin.get(c, WIDGETS_V2);
+    assertEquals(200, list.status());
+    assertEquals(1, list.json().getJsonArray("items").size());
+    String metrics = admin.get(a, "/metrics").text();
+    assertTrue(metrics.contains("apiserver_rerouted_request_total{code=\"200\",group=\"demo.mvproxy.io\","
+        + "resource=\"widgets\",version=\"v2\"}"), metrics);
+  }
+
+  @Test
+  @Order(3)
+  void watchStreamsThroughTheProxy() throws Exception {
+    String a = fleet.node("node-a").url();
+    String rv = admin.get(a, WIDGETS_V2).json().getJsonObject("metadata").getString("resourceVersion");
+    HttpClient http = admin.vertx().createHttpClient(new HttpClientOptions().setSsl(true)
+        .setTrustOptions(new PemTrustOptions().addCertPath(fleet.pki().caCert().toString()))
+        .setKeyCertOptions(new PemKeyCertOptions().setCertPath(fleet.pki().adminCert().toString())
+            .setKeyPath(fleet.pki().adminKey().toString())));
+    CompletableFuture<String> modified = new CompletableFuture<>();
+    StringBuilder seen = new StringBuilder();
+    http.request(new RequestOptions().setAbsoluteURI(a + WIDGETS_V2 + "?watch=true&resourceVersion=" + rv))
+        .compose(req -> req.send())
+        .onSuccess(resp -> resp.handler(buf -> {
+          seen.append(buf.toString());
+          if (seen.toString().contains("\"MODIFIED\"")) {
+            modified.complete(seen.toString());
+          }
+        }))
+        .onFailure(modified::completeExceptionally);
+    Thread.sleep(500);
+    JsonObject patch = new JsonObject().put("spec", new JsonObject().put("size", 5));
+    HttpsClient.Resp p = admin.send(HttpMethod.PATCH, fleet.node("node-b").url(), WIDGETS_V2 + "/w1",
+        Map.of("Content-Type", "application/merge-patch+json"), patch.encode());
+    assertEquals(200, p.status(), p.text());
+    String events = modified.get(10, TimeUnit.SECONDS);
+    assertTrue(events.contains("\"size\":5"), events);
+    http.close();
+  }
+
+  @Test
+  @Order(4)
+  void deleteThroughProxyAndUnknownResourceIs404() throws Exception {
+    String a = fleet.node("node-a").url();
+    HttpsClient.Resp d = admin.send(HttpMethod.DELETE, a, WIDGETS_V2 + "/w1", Map.of(), null);
+    assertEquals(200, d.status(), d.text());
+    HttpsClient.Resp gone = admin.get(fleet.node("node-c").url(), WIDGETS_V2 + "/w1");
+    assertEquals(404, gone.status());
+    assertEquals("NotFound", gone.json().getString("reason"));
+    HttpsClient.Resp none = admin.get(a, "/apis/nope.example.com/v1/namespaces/default/things");
+    assertEquals(404, none.status());
+    assertEquals("Status", none.json().getString("kind"));
+    assertEquals("the server could not find the requested resource", none.json().getString("message"));
+  }
+
+  @Test
+  @Order(5)
+  void spoofedPeerHeadersFromAUserAreIgnored() throws Exception {
+    // a user may not claim the request was already proxied: node-a must still proxy (not answer 404)
+    HttpsClient.Resp r = admin.send(HttpMethod.GET, fleet.node("node-a").url(), WIDGETS_V2,
+        Map.of("X-Kubernetes-Peer-Proxied", "true", "X-Remote-User", "evil"), null);
+    assertEquals(200, r.status(), r.text());
+    try (HttpsClient anonymous = new HttpsClient(fleet.pki().caCert(), null, null)) {
+      assertEquals(401, anonymous.get(fleet.node("node-a").url(), WIDGETS_V1).status());
+      assertEquals(200, anonymous.get(fleet.node("node-a").url(), "/healthz").status());
+    }
+  }
+
+  @Test
+  @Order(6)
+  void killedNodeLeavesRoutingAndDiscoveryWithin5sAndComesBackWithItsObjects() throws Exception {
+    String a = fleet.node("node-a").url();
+    String c = fleet.node("node-c").url();
+    List<String> names = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      JsonObject t = new JsonObject().put("apiVersion", "things.mvproxy.io/v1").put("kind", "Thingamajig")
+          .put("metadata", new JsonObject().put("name", "t" + i)).put("data", "x" + i);
+      HttpsClient.Resp r = admin.send(HttpMethod.POST, a, THINGS, json(), t.encode());
+      assertEquals(201, r.status(), r.text());
+      names.add("t" + i);
+    }
+    long t0 = System.nanoTime();
+    fleet.kill9("node-c");
+    await("node-a stops advertising things.mvproxy.io/v1 as Current", 5_000,
+        () -> !groupVersions(fleet.node("node-a"), false).contains("things.mvproxy.io/v1"));
+    long discoveryMs = (System.nanoTime() - t0) / 1_000_000;
+    await("node-a answers 503 for things", 5_000, () -> admin.get(a, THINGS).status() == 503);
+    long routingMs = (System.nanoTime() - t0) / 1_000_000;
+    System.out.printf("FIGURE killed node left discovery in %d ms and routing in %d ms%n", discoveryMs, routingMs);
+    HttpsClient.Resp r = admin.get(a, THINGS);
+    assertEquals(503, r.status());
+    assertNotNull(r.headers().get("Retry-After"));
+    assertEquals("ServiceUnavailable", r.json().getString("reason"));
+    JsonArray stale = staleVersions(fleet.node("node-b"));
+    assertTrue(stale.contains("things.mvproxy.io/v1"), stale.encode());
+    assertEquals(200, admin.get(a, WIDGETS_V2).status(), "widgets v2 still served by node-b");
+    fleet.start("node-c");
+    fleet.awaitStarted("node-c", 60_000);
+    await("things served again", 20_000, () -> admin.get(a, THINGS).status() == 200);
+    JsonArray items = admin.get(a, THINGS).json().getJsonArray("items");
+    List<String> back = new ArrayList<>();
+    items.forEach(o -> back.add(((JsonObject) o).getJsonObject("metadata").getString("name")));
+    assertEquals(names, back.stream().sorted().toList());
+    assertEquals(200, admin.get(c, THINGS + "/t1").status());
+  }
+
+  private static Map<String, String> json() {
+    return Map.of("Content-Type", "application/json");
+  }
+
+  /** @return group/version strings whose freshness is Current (or absent) in the chosen view of {@code /apis} */
+  List<String> groupVersions(FleetHarness.NodeProc n, boolean nopeer) throws Exception {
+    HttpsClient.Resp r = admin.send(HttpMethod.GET, n.url(), "/apis",
+        Map.of("Accept", nopeer ? V2 + ";profile=nopeer" : V2), null);
+    List<String> out = new ArrayList<>();
+    if (r.status() != 200) {
+      return out;
+    }
+    for (Object g : r.json().getJsonArray("items")) {
+      JsonObject group = (JsonObject) g;
+      for (Object v : group.getJsonArray("versions")) {
+        JsonObject ver = (JsonObject) v;
+        if (!"Stale".equals(ver.getString("freshness"))) {
+          out.add(group.getJsonObject("metadata").getString("name") + "/" + ver.getString("version"));
+        }
+      }
+    }
+    return out;
+  }
+
+  JsonArray staleVersions(FleetHarness.NodeProc n) throws Exception {
+    JsonArray out = new JsonArray();
+    for (Object g : admin.send(HttpMethod.GET, n.url(), "/apis", Map.of("Accept", V2), null).json()
+        .getJsonArray("items")) {
+      JsonObject group = (JsonObject) g;
+      for (Object v : group.getJsonArray("versions")) {
+        if ("Stale".equals(((JsonObject) v).getString("freshness"))) {
+          out.add(group.getJsonObject("metadata").getString("name") + "/" + ((JsonObject) v).getString("version"));
+        }
+      }
+    }
+    return out;
+  }
+
+  interface Check {
+    boolean ok() throws Exception;
+  }
+
+  static void await(String what, long timeoutMs, Check check) throws Exception {
+    long end = System.currentTimeMillis() + timeoutMs;
+    Exception last = null;
+    while (System.currentTimeMillis() < end) {
+      try {
+        if (check.ok()) {
+          return;
+        }
+      } catch (Exception e) {
+        last = e;
+      }
+      Thread.sleep(50);
+    }
+    throw new AssertionError("timed out after " + timeoutMs + " ms waiting for: " + what, last);
+  }
+}

@@ -1,0 +1,81 @@
+package io.mvproxy.node.fleet;
+
+import io.vertx.core.MultiMap;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.json.JsonObject;
+import io.vertx.core.net.PemKeyCertOptions;
+import io.vertx.core.net.PemTrustOptions;
+import io.vertx.ext.web.client.HttpRequest;
+import io.vertx.ext.web.client.HttpResponse;
+import io.vertx.ext.web.client.WebClient;
+import io.vertx.ext.web.client.WebClientOptions;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/** A blocking HTTPS test client with a client certificate (real TLS, verifies the server against the CA). */
+public final class HttpsClient implements AutoCloseable {
+  /** A response. @param status code @param headers headers @param body body */
+  public record Resp(int status, MultiMap headers, Buffer body) {
+    /** @return the body as JSON */
+    public JsonObject json() {
+      return body == null ? null : body.toJsonObject();
+    }
+
+    /** @return the body as text */
+    public String text() {
+      return body == null ? "" : body.toString();
+    }
+  }
+
+  private final Vertx vertx = Vertx.vertx();
+  private final WebClient client;
+
+  /**
+   * @param ca   CA that signed the servers
+   * @param cert client certificate (null for none)
+   * @param key  client key
+   */
+  public HttpsClient(Path ca, Path cert, Path key) {
+    WebClientOptions o = new WebClientOptions().setSsl(true).setVerifyHost(true)
+        .setTrustOptions(new PemTrustOptions().addCertPath(ca.toString())).setConnectTimeout(3000);
+    if (cert != null) {
+      o.setKeyCertOptions(new PemKeyCertOptions().setCertPath(cert.toString()).setKeyPath(key.toString()));
+    }
+    client = WebClient.create(vertx, o);
+  }
+
+  /**
+   * @param method  method
+   * @param url     base URL of a node
+   * @param path    path and query
+   * @param headers extra headers
+   * @param body    body or null
+   * @return the response
+   */
+  public Resp send(HttpMethod method, String url, String path, Map<String, String> headers, String body)
+      throws Exception {
+    HttpRequest<Buffer> r = client.requestAbs(method, url + path).timeout(15_000);
+    headers.forEach(r::putHeader);
+    HttpResponse<Buffer> resp = (body == null ? r.send() : r.sendBuffer(Buffer.buffer(body)))
+        .toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
+    return new Resp(resp.statusCode(), resp.headers(), resp.body());
+  }
+
+  /** GET with no extra headers. */
+  public Resp get(String url, String path) throws Exception {
+    return send(HttpMethod.GET, url, path, Map.of(), null);
+  }
+
+  /** @return the underlying Vert.x (for streaming tests) */
+  public Vertx vertx() {
+    return vertx;
+  }
+
+  @Override
+  public void close() {
+    vertx.close();
+  }
+}

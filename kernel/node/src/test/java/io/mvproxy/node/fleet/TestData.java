@@ -1,0 +1,41 @@
+package io.mvproxy.node.fleet;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/** Locates test inputs: the repository root and the shared test data folder beside the checkout. */
+public final class TestData {
+  private TestData() {
+  }
+
+  /** @return the repository root (the folder holding {@code plugins/examples}) */
+  public static Path repoRoot() {
+    Path p = Path.of("").toAbsolutePath();
+    while (p != null && !Files.isDirectory(p.resolve("plugins/examples"))) {
+      p = p.getParent();
+    }
+    if (p == null) {
+      throw new IllegalStateException("repository root not found above " + Path.of("").toAbsolutePath());
+    }
+    return p;
+  }
+
+  /** @return {@code plugins/examples/<name>} */
+  public static Path example(String name) {
+    return repoRoot().resolve("plugins/examples").resolve(name);
+  }
+
+  /** @return the {@code shared} folder beside the checkout (or above it), when present */
+  public static Optional<Path> shared() {
+    Path p = repoRoot();
+    while (p != null) {
+      Path s = p.resolve("shared");
+      if (Files.isDirectory(s.resolve("testdata"))) {
+        return Optional.of(s);
+      }
+      p = p.getParent();
+    }
+    return Optional.empty();
+  }
+}
