@@ -11,8 +11,8 @@ import java.util.function.Function;
  * Read-transform-compare-and-set loop of one object, as apiserver's {@code storage/etcd3/store.go GuaranteedUpdate}:
  * the transform sees the current object and returns the next one (or throws, e.g. 409 for a stale
  * resourceVersion it was given); a lost compare-and-set re-reads and re-runs the transform. An unchanged object is
- * not written. After a write that leaves a deleting object without finalizers, the object is deleted
- * ({@code registry/generic/registry/store.go} {@code deleteWithoutFinalizers}).
+ * not written. An update that leaves a deleting object without finalizers deletes it instead of writing it
+ * ({@code registry/generic/registry/store.go} {@code shouldDeleteDuringUpdate}, {@code deleteWithoutFinalizers}).
  */
 public final class GuaranteedUpdate {
   /** Attempts before giving up with 409 Conflict. */
@@ -45,13 +45,14 @@ public final class GuaranteedUpdate {
         ObjectRules.metadata(next).put("resourceVersion", Long.toString(cur.resourceVersion()));
         return Future.succeededFuture(next);
       }
-      return rt.store().replace(cur, next).compose(stored -> {
+      Future<StoredObject> written = deletingWithoutFinalizers(next)
+          ? rt.store().delete(cur, next).map(last -> last == null ? null : new StoredObject(cur.key(), null, last,
+              StoredObject.resourceVersionOf(last)))
+          : rt.store().replace(cur, next);
+      return written.compose(stored -> {
         if (stored == null) {
           return left > 1 ? attempt(rt, req, transform, left - 1)
               : Future.failedFuture(StatusException.conflict(req.gvr(), req.name()));
-        }
-        if (deletingWithoutFinalizers(stored.object())) {
-          return rt.store().delete(stored).map(last -> last == null ? stored.object() : last);
         }
         return Future.succeededFuture(stored.object());
       });

@@ -181,8 +181,19 @@ public final class HazelcastObjectStore {
    * @return the last state with the deletion's resourceVersion, or null when the stored value changed meanwhile
    */
   public Future<JsonObject> delete(StoredObject old) {
+    return delete(old, old.object());
+  }
+
+  /**
+   * Deletes {@code old} if it is still what is stored, reporting {@code lastState} in the DELETED event.
+   *
+   * @param old       the value read before
+   * @param lastState the object's final state (e.g. with its last finalizer removed)
+   * @return the last state with the deletion's resourceVersion, or null when the stored value changed meanwhile
+   */
+  public Future<JsonObject> delete(StoredObject old, JsonObject lastState) {
     return nextResourceVersion().compose(rv -> {
-      JsonObject last = old.object().copy();
+      JsonObject last = lastState.copy();
       last.getJsonObject("metadata").put("resourceVersion", Long.toString(rv));
       String tomb = last.copy().put(TOMBSTONE, true).encode();
       return vertx.executeBlocking(() -> {

@@ -1,0 +1,189 @@
+package io.mvproxy.crd;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.hazelcast.core.HazelcastInstance;
+import io.vertx.core.json.JsonObject;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/** Watch semantics on one node: initial state, resume, 410, bookmarks, timeout, selectors, Table events. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class WatchTest {
+  static final String TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;"
+      + "g=meta.k8s.io,application/json";
+  HazelcastInstance hz;
+  TestNode node;
+  Http http;
+
+  @BeforeAll
+  void start() throws Exception {
+    int port = TestMembers.freePorts(1)[0];
+    hz = TestMembers.start(TestMembers.clusterName(), port, port);
+    node = new TestNode(hz, CrdSourceOptions.DEFAULTS.withBookmarkIntervalMs(300).withEventWindowSize(20));
+    for (JsonObject m : CrdRestTest.widgetManifests()) {
+      node.add(m);
+    }
+    http = new Http(node.base());
+  }
+
+  @AfterAll
+  void stop() throws Exception {
+    node.close();
+    hz.shutdown();
+  }
+
+  String ns(String ns) {
+    return "/apis/example.com/v1/namespaces/" + ns + "/widgets";
+  }
+
+  static String rv(Http.Res r) {
+    return r.json().getJsonObject("metadata").getString("resourceVersion");
+  }
+
+  static String name(JsonObject event) {
+    return event.getJsonObject("object").getJsonObject("metadata").getString("name");
+  }
+
+  @Test
+  void initialStateThenChangesInOrder() throws Exception {
+    assertEquals(201, http.post(ns("w1"), CrdRestTest.widget("pre")).code());
+    try (Http.Watch w = http.watch(ns("w1") + "?watch=true")) {
+      assertEquals(200, w.code);
+      JsonObject first = w.next(5);
+      assertEquals("ADDED", first.getString("type"));
+      assertEquals("pre", name(first));
+      assertEquals("example.com/v1", first.getJsonObject("object").getString("apiVersion"));
+      http.post(ns("w1"), CrdRestTest.widget("live"));
+      http.patch(ns("w1") + "/live", "application/merge-patch+json", "{\"spec\":{\"color\":\"green\"}}");
+      http.delete(ns("w1") + "/live");
+      JsonObject a = w.next(5);
+      JsonObject m = w.next(5);
+      JsonObject d = w.next(5);
+      assertEquals("ADDED", a.getString("type"));
+      assertEquals("MODIFIED", m.getString("type"));
+      assertEquals("green", m.getJsonObject("object").getJsonObject("spec").getString("color"));
+      assertEquals("DELETED", d.getString("type"));
+      long ra = Long.parseLong(a.getJsonObject("object").getJsonObject("metadata").getString("resourceVersion"));
+      long rm = Long.parseLong(m.getJsonObject("object").getJsonObject("metadata").getString("resourceVersion"));
+      long rd = Long.parseLong(d.getJsonObject("object").getJsonObject("metadata").getString("resourceVersion"));
+      assertTrue(ra < rm && rm < rd, ra + " < " + rm + " < " + rd);
+    }
+  }
+
+  @Test
+  void resumeFromListResourceVersion() throws Exception {
+    http.post(ns("w2"), CrdRestTest.widget("one"));
+    Thread.sleep(200);
+    String listRv = rv(http.get(ns("w2")));
+    http.post(ns("w2"), CrdRestTest.widget("two"));
+    try (Http.Watch w = http.watch(ns("w2") + "?watch=true&resourceVersion=" + listRv)) {
+      JsonObject e = w.next(5);
+      assertEquals("ADDED", e.getString("type"));
+      assertEquals("two", name(e), "only changes after the list's resourceVersion");
+    }
+  }
+
+  @Test
+  void tooOldIsExpired() throws Exception {
+    Http.Res c = http.post(ns("w3"), CrdRestTest.widget("churn"));
+    String first = rv(c);
+    for (int i = 0; i < 30; i++) {
+      http.patch(ns("w3") + "/churn", "application/merge-patch+json", "{\"spec\":{\"n\":" + i + "}}");
+    }
+    Thread.sleep(300);
+    try (Http.Watch w = http.watch(ns("w3") + "?watch=true&resourceVersion=" + first)) {
+      assertEquals(200, w.code);
+      JsonObject e = w.next(5);
+      assertEquals("ERROR", e.getString("type"));
+      assertEquals(410, e.getJsonObject("object").getInteger("code"));
+      assertEquals("Expired", e.getJsonObject("object").getString("reason"));
+      assertEquals("EOF", w.next(5).getString("type"));
+    }
+  }
+
+  @Test
+  void bookmarksAndTimeout() throws Exception {
+    String listRv = rv(http.get(ns("w4")));
+    try (Http.Watch w = http.watch(ns("w4") + "?watch=true&allowWatchBookmarks=true&timeoutSeconds=2"
+        + "&resourceVersion=" + listRv)) {
+      JsonObject b = w.next(5);
+      assertEquals("BOOKMARK", b.getString("type"));
+      assertEquals("Widget", b.getJsonObject("object").getString("kind"));
+      assertFalse(b.getJsonObject("object").getJsonObject("metadata").getString("resourceVersion").isEmpty());
+      long t0 = System.nanoTime();
+      JsonObject e;
+      do {
+        e = w.next(5);
+      } while (!"EOF".equals(e.getString("type")));
+      assertTrue((System.nanoTime() - t0) / 1_000_000 < 4000);
+    }
+  }
+
+  @Test
+  void fieldSelectorAsKubectlDeleteWaits() throws Exception {
+    JsonObject f = CrdRestTest.widget("slow");
+    f.getJsonObject("metadata").put("finalizers", new io.vertx.core.json.JsonArray().add("x/y"));
+    http.post(ns("w5"), f);
+    http.post(ns("w5"), CrdRestTest.widget("other"));
+    assertEquals(200, http.delete(ns("w5") + "/slow").code());
+    Http.Res l = http.get(ns("w5") + "?fieldSelector=metadata.name%3Dslow&limit=500&resourceVersion=0");
+    assertEquals(1, l.json().getJsonArray("items").size());
+    try (Http.Watch w = http.watch(ns("w5") + "?allowWatchBookmarks=true&fieldSelector=metadata.name%3Dslow"
+        + "&resourceVersion=" + rv(l) + "&timeoutSeconds=558&watch=true")) {
+      http.patch(ns("w5") + "/other", "application/merge-patch+json", "{\"spec\":{\"n\":1}}");
+      http.patch(ns("w5") + "/slow", "application/merge-patch+json", "{\"metadata\":{\"finalizers\":null}}");
+      JsonObject e = w.nextNonBookmark(5);
+      while (!"DELETED".equals(e.getString("type"))) {
+        // a list served before the holdback released its writes may be followed by a replay of them
+        assertTrue(Set.of("ADDED", "MODIFIED").contains(e.getString("type")), e.encode());
+        e = w.nextNonBookmark(5);
+      }
+      assertEquals("DELETED", e.getString("type"));
+      assertEquals("slow", name(e));
+    }
+  }
+
+  @Test
+  void labelSelectorTransitions() throws Exception {
+    http.post(ns("w6"), CrdRestTest.widget("lab"));
+    try (Http.Watch w = http.watch(ns("w6") + "?watch=true&labelSelector=sel%3Dyes")) {
+      http.patch(ns("w6") + "/lab", "application/merge-patch+json", "{\"metadata\":{\"labels\":{\"sel\":\"yes\"}}}");
+      assertEquals("ADDED", w.next(5).getString("type"));
+      http.patch(ns("w6") + "/lab", "application/merge-patch+json", "{\"metadata\":{\"labels\":{\"sel\":\"no\"}}}");
+      assertEquals("DELETED", w.next(5).getString("type"));
+    }
+  }
+
+  @Test
+  void tableWatch() throws Exception {
+    http.post(ns("w7"), CrdRestTest.widget("t1"));
+    try (Http.Watch w = http.watch(ns("w7") + "?watch=true", TABLE)) {
+      JsonObject e1 = w.next(5);
+      assertEquals("Table", e1.getJsonObject("object").getString("kind"));
+      assertEquals(4, e1.getJsonObject("object").getJsonArray("columnDefinitions").size());
+      http.post(ns("w7"), CrdRestTest.widget("t2"));
+      JsonObject e2 = w.next(5);
+      assertEquals("ADDED", e2.getString("type"));
+      assertTrue(e2.getJsonObject("object").getJsonArray("columnDefinitions").isEmpty());
+      assertEquals("t2", e2.getJsonObject("object").getJsonArray("rows").getJsonObject(0).getJsonArray("cells")
+          .getString(0));
+    }
+  }
+
+  @Test
+  void watchOfAnotherVersionAndAllNamespaces() throws Exception {
+    try (Http.Watch w = http.watch("/apis/example.com/v2/widgets?watch=true&resourceVersion="
+        + rv(http.get("/apis/example.com/v2/widgets")))) {
+      http.post(ns("w8"), CrdRestTest.widget("v2seen"));
+      JsonObject e = w.next(5);
+      assertEquals("example.com/v2", e.getJsonObject("object").getString("apiVersion"));
+      assertEquals("v2seen", name(e));
+    }
+  }
+}
