@@ -86,8 +86,14 @@ final class TestNode implements AutoCloseable {
     return "http://127.0.0.1:" + port;
   }
 
+  private boolean closed;
+
   @Override
   public void close() throws Exception {
+    if (closed) {
+      return;
+    }
+    closed = true;
     for (CrdApiSource s : sources) {
       s.close().await(10, TimeUnit.SECONDS);
     }

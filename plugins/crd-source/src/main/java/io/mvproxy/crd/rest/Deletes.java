@@ -112,7 +112,8 @@ public final class Deletes {
   }
 
   private Future<JsonObject> retry(CrdRequest req, String key, String name, JsonObject opts, int left) {
-    return left > 1 ? deleteOne(req, key, name, opts, left - 1)
+    return left > 1 ? GuaranteedUpdate.backoff(rt, GuaranteedUpdate.ATTEMPTS - left)
+        .compose(v -> deleteOne(req, key, name, opts, left - 1))
         : Future.failedFuture(StatusException.conflict(req.gvr(), name));
   }
 

@@ -3,8 +3,10 @@ package io.mvproxy.crd.rest;
 import io.mvproxy.api.StatusException;
 import io.mvproxy.crd.store.StoredObject;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
 
 /**
@@ -15,8 +17,13 @@ import java.util.function.Function;
  * ({@code registry/generic/registry/store.go} {@code shouldDeleteDuringUpdate}, {@code deleteWithoutFinalizers}).
  */
 public final class GuaranteedUpdate {
-  /** Attempts before giving up with 409 Conflict. */
-  public static final int ATTEMPTS = 8;
+  /**
+   * Attempts before giving up with 409 Conflict. etcd3's GuaranteedUpdate retries without bound; a bound keeps a
+   * pathological hot key from looping forever while letting dozens of concurrent writers through.
+   */
+  public static final int ATTEMPTS = 100;
+  /** Upper bound in ms of the random pause before a retry (spreads writers racing for one key). */
+  public static final int MAX_BACKOFF_MS = 20;
 
   private GuaranteedUpdate() {
   }
@@ -51,12 +58,24 @@ public final class GuaranteedUpdate {
           : rt.store().replace(cur, next);
       return written.compose(stored -> {
         if (stored == null) {
-          return left > 1 ? attempt(rt, req, transform, left - 1)
+          return left > 1 ? backoff(rt, ATTEMPTS - left).compose(v -> attempt(rt, req, transform, left - 1))
               : Future.failedFuture(StatusException.conflict(req.gvr(), req.name()));
         }
         return Future.succeededFuture(stored.object());
       });
     });
+  }
+
+  /**
+   * @param rt    the runtime (for the timer)
+   * @param tries attempts made so far
+   * @return completes after a random pause of up to min(tries + 1, {@link #MAX_BACKOFF_MS}) ms
+   */
+  static Future<Void> backoff(CrdRuntime rt, int tries) {
+    long ms = 1 + ThreadLocalRandom.current().nextInt(Math.min(tries + 1, MAX_BACKOFF_MS));
+    Promise<Void> p = Promise.promise();
+    rt.vertx().setTimer(ms, id -> p.complete());
+    return p.future();
   }
 
   /** @return true when {@code o} has a deletionTimestamp and no finalizers left */
