@@ -33,8 +33,13 @@ import java.util.TreeMap;
 public final class OpenApiDocuments {
   /** {@code Content-Type} of JSON documents. */
   public static final String JSON = "application/json";
-  /** {@code Content-Type} of the protobuf v2 document (what kubectl 1.27/1.28 {@code Accept}). */
+  /** The media type kubectl 1.27/1.28 {@code Accept} for the protobuf v2 document. */
   public static final String V2_PROTOBUF = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf";
+  /**
+   * The {@code Content-Type} sent with the protobuf v2 document: the dotted alias, as {@code kube-openapi/pkg/handler}
+   * returns, because Go's {@code mime.ParseMediaType} (client-go) rejects the {@code @} of {@link #V2_PROTOBUF}.
+   */
+  public static final String V2_PROTOBUF_CONTENT_TYPE = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
 
   private static final System.Logger LOG = System.getLogger(OpenApiDocuments.class.getName());
 
@@ -129,7 +134,7 @@ public final class OpenApiDocuments {
     ServedDocument root = json(new JsonObject().put("paths", rootPaths));
     JsonObject swagger = v2Document(v2Fragments);
     ServedDocument v2Json = json(swagger);
-    ServedDocument v2Pb = ServedDocument.of(SwaggerProtobuf.encode(swagger), V2_PROTOBUF);
+    ServedDocument v2Pb = ServedDocument.of(SwaggerProtobuf.encode(swagger), V2_PROTOBUF_CONTENT_TYPE);
     return new OpenApiDocuments(Collections.unmodifiableMap(v3), Collections.unmodifiableMap(fleetHashes), root,
         v2Json, v2Pb);
   }

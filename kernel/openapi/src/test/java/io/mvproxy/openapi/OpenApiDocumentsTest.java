@@ -81,7 +81,7 @@ class OpenApiDocumentsTest {
     kubectlV2Parsable("definitions", defs);
     patchHasFieldValidation(v2.getJsonObject("paths"), "stable.example.com", "v1", "CronTab");
     assertTrue(docs.v2Protobuf().body().length() > 1000);
-    assertEquals(OpenApiDocuments.V2_PROTOBUF, docs.v2Protobuf().contentType());
+    assertEquals(OpenApiDocuments.V2_PROTOBUF_CONTENT_TYPE, docs.v2Protobuf().contentType());
   }
 
   @Test

@@ -1,0 +1,193 @@
+package io.mvproxy.openapi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Runs the real kubectl binaries (1.27..1.33, found beside {@code kubectl} on the PATH; skipped when absent) against a
+ * minimal API server made of legacy discovery, the {@link OpenApiHandler} and a POST endpoint that accepts anything:
+ * {@code kubectl create -f} of objects with an UNKNOWN field must succeed with {@code fieldValidation=Strict}, which
+ * kubectl only sends without validating client-side when our OpenAPI documents say the server validates fields.
+ * The second scenario hides /openapi/v3 so kubectl must decode the protobuf /openapi/v2 and find the
+ * {@code fieldValidation} parameter there.
+ */
+class KubectlCreateTest {
+  private static Vertx vertx;
+  private static HttpServer server;
+  private static final List<String> writes = new CopyOnWriteArrayList<>();
+  private static final AtomicBoolean hideV3 = new AtomicBoolean();
+
+  static Stream<String> kubectls() {
+    Path dir = kubectlDir();
+    if (dir == null) {
+      return Stream.of("absent");
+    }
+    List<String> out = new ArrayList<>();
+    for (int minor = 27; minor <= 33; minor++) {
+      if (Files.isExecutable(dir.resolve("kubectl.1." + minor))) {
+        out.add(dir.resolve("kubectl.1." + minor).toString());
+      }
+    }
+    out.add(dir.resolve("kubectl").toString());
+    return out.stream();
+  }
+
+  private static Path kubectlDir() {
+    for (String p : System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)) {
+      Path k = Path.of(p, "kubectl");
+      if (Files.isExecutable(k)) {
+        try {
+          return k.toRealPath().getParent();
+        } catch (java.io.IOException e) {
+          return null;
+        }
+      }
+    }
+    return null;
+  }
+
+  @BeforeAll
+  static void startServer() throws Exception {
+    List<JsonObject> crds = new ArrayList<>();
+    crds.add(TestData.cronTab());
+    for (Path f : TestData.crdFiles().toList()) {
+      crds.addAll(TestData.load(f));
+    }
+    OpenApiDocuments docs = OpenApiDocuments.build(crds.stream().map(CrdSource::new).toList(), List.of());
+    vertx = Vertx.vertx();
+    Router router = Router.router(vertx);
+    router.route("/openapi/v3*").handler(rc -> {
+      if (hideV3.get()) {
+        rc.response().setStatusCode(404).putHeader("Content-Type", "application/json")
+            .end(io.mvproxy.api.StatusException.resourceNotFound().toStatus().toBuffer());
+      } else {
+        rc.next();
+      }
+    });
+    router.route("/openapi/*").handler(new OpenApiHandler(() -> docs, (rc, gv) -> rc.fail(500)));
+    router.get("/api").handler(rc -> json(rc, new JsonObject().put("kind", "APIVersions")
+        .put("versions", new JsonArray().add("v1")).put("serverAddressByClientCIDRs", new JsonArray()
+            .add(new JsonObject().put("clientCIDR", "0.0.0.0/0").put("serverAddress", "127.0.0.1")))));
+    router.get("/api/v1").handler(rc -> json(rc, new JsonObject().put("kind", "APIResourceList")
+        .put("groupVersion", "v1").put("resources", new JsonArray())));
+    Map<String, JsonArray> resources = new TreeMap<>();
+    JsonArray groups = new JsonArray();
+    for (JsonObject crd : crds) {
+      JsonObject spec = crd.getJsonObject("spec");
+      JsonObject names = spec.getJsonObject("names");
+      JsonArray versions = new JsonArray();
+      for (String v : new CrdOpenApi(crd).servedVersions()) {
+        String gv = spec.getString("group") + "/" + v;
+        versions.add(new JsonObject().put("groupVersion", gv).put("version", v));
+        resources.computeIfAbsent(gv, k -> new JsonArray()).add(new JsonObject().put("name", names.getString("plural"))
+            .put("singularName", names.getString("singular", names.getString("kind").toLowerCase()))
+            .put("namespaced", true).put("kind", names.getString("kind")).put("verbs", new JsonArray()
+                .add("create").add("delete").add("get").add("list").add("patch").add("update").add("watch")));
+      }
+      groups.add(new JsonObject().put("name", spec.getString("group")).put("versions", versions)
+          .put("preferredVersion", versions.getJsonObject(0)));
+    }
+    router.get("/apis").handler(rc -> json(rc, new JsonObject().put("kind", "APIGroupList").put("apiVersion", "v1")
+        .put("groups", groups)));
+    resources.forEach((gv, list) -> router.get("/apis/" + gv).handler(rc -> json(rc, new JsonObject()
+        .put("kind", "APIResourceList").put("apiVersion", "v1").put("groupVersion", gv).put("resources", list))));
+    router.post("/apis/*").handler(BodyHandler.create()).handler(rc -> {
+      writes.add(rc.request().method() + " " + rc.request().uri());
+      JsonObject obj = rc.body().asJsonObject();
+      obj.getJsonObject("metadata").put("namespace", "default").put("uid", "u-1").put("resourceVersion", "1")
+          .put("creationTimestamp", "2026-01-01T00:00:00Z");
+      rc.response().setStatusCode(201).putHeader("Content-Type", "application/json").end(obj.toBuffer());
+    });
+    server = vertx.createHttpServer().requestHandler(router).listen(0, "127.0.0.1").toCompletionStage()
+        .toCompletableFuture().get(10, TimeUnit.SECONDS);
+  }
+
+  private static void json(RoutingContext rc, JsonObject body) {
+    rc.response().putHeader("Content-Type", "application/json").end(body.toBuffer());
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (vertx != null) {
+      vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+  }
+
+  @ParameterizedTest
+  @MethodSource("kubectls")
+  void createWithUnknownFieldIsLeftToTheServer(String kubectl, @TempDir Path tmp) throws Exception {
+    Assumptions.assumeFalse("absent".equals(kubectl), "no kubectl on the PATH: kubectl end-to-end test skipped");
+    hideV3.set(false);
+    run(kubectl, tmp);
+  }
+
+  @ParameterizedTest
+  @MethodSource("kubectls")
+  void createWithOnlyProtobufV2(String kubectl, @TempDir Path tmp) throws Exception {
+    Assumptions.assumeFalse("absent".equals(kubectl), "no kubectl on the PATH: kubectl end-to-end test skipped");
+    hideV3.set(true);
+    try {
+      run(kubectl, tmp);
+    } finally {
+      hideV3.set(false);
+    }
+  }
+
+  private void run(String kubectl, Path tmp) throws Exception {
+    Path kubeconfig = tmp.resolve("kubeconfig");
+    Files.writeString(kubeconfig, "apiVersion: v1\nkind: Config\nclusters:\n- name: t\n  cluster:\n    server: "
+        + "http://127.0.0.1:" + server.actualPort() + "\ncontexts:\n- name: t\n  context:\n    cluster: t\n"
+        + "    user: u\n    namespace: default\ncurrent-context: t\nusers:\n- name: u\n  user: {}\n");
+    Path ct = tmp.resolve("ct.yaml");
+    Files.writeString(ct, "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: my-cron\nspec:\n"
+        + "  cronSpec: '* * * * */5'\n  image: my-cron-image\n  bogusField: 1\n");
+    List<String> cmd = new ArrayList<>(List.of(kubectl, "--kubeconfig", kubeconfig.toString(), "--cache-dir",
+        tmp.resolve("cache").toString(), "create", "--validate=strict", "-f", ct.toString()));
+    Path objects = TestData.crdDir().getParent().resolve("objects");
+    try (Stream<Path> s = Files.list(objects)) {
+      for (Path o : s.sorted().toList()) {
+        Path withUnknown = tmp.resolve(o.getFileName());
+        Files.writeString(withUnknown, Files.readString(o) + "  bogusField: 1\n");
+        cmd.add("-f");
+        cmd.add(withUnknown.toString());
+      }
+    }
+    writes.clear();
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    assertTrue(p.waitFor(90, TimeUnit.SECONDS), "kubectl timed out");
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertEquals(0, p.exitValue(), kubectl + " failed:\n" + out);
+    assertEquals(3, writes.size(), writes + "\n" + out);
+    for (String w : writes) {
+      assertTrue(w.contains("fieldValidation=Strict"), w);
+    }
+    assertFalse(out.contains("unknown field"), out);
+  }
+}
