@@ -107,8 +107,15 @@ public final class Node {
     Path privateDir = Path.of(System.getProperty("java.io.tmpdir"), "mvproxy-" + config.serverId() + "-"
         + ProcessHandle.current().pid(), "plugins");
     NodeSourceContext ctx = new NodeSourceContext(vertx, mgr.getHazelcastInstance(), config.serverId());
-    List<Plugin> plugins = new PluginLoader(privateDir, PluginLoader.discoverFactories())
-        .loadAll(config.pluginDir(), ctx);
+    // plugin loading reads files and parses manifests: never on an event loop
+    return vertx.executeBlocking(() -> new PluginLoader(privateDir, PluginLoader.discoverFactories())
+            .loadAll(config.pluginDir(), ctx))
+        .compose(plugins -> deploy(config, vertx, mgr, serverOptions, authenticator, peerOptions, metrics, plugins));
+  }
+
+  private static Future<Node> deploy(NodeConfig config, Vertx vertx, HazelcastClusterManager mgr,
+                                     HttpServerOptions serverOptions, Authenticator authenticator,
+                                     HttpClientOptions peerOptions, NodeMetrics metrics, List<Plugin> plugins) {
     List<ApiSource> sources = new ArrayList<>();
     plugins.stream().filter(p -> p.state() == PluginState.ACTIVE).forEach(p -> sources.addAll(p.sources()));
     String advertise = config.peerHost();

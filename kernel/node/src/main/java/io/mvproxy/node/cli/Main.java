@@ -12,9 +12,22 @@ import picocli.CommandLine.Command;
     description = "Kubernetes Mixed Version Proxy (KEP-4020) fleet node.",
     subcommands = {ServeCommand.class, PkiCommand.class, PluginCommand.class, DemoCommand.class})
 public final class Main implements Runnable {
+  /** Hazelcast's own chatter is kept at WARNING (held here: JUL loggers are weakly referenced). */
+  private static final java.util.logging.Logger HAZELCAST_LOG = quiet("com.hazelcast");
+
+  private static java.util.logging.Logger quiet(String name) {
+    java.util.logging.Logger l = java.util.logging.Logger.getLogger(name);
+    if (System.getProperty("mvproxy.hazelcast.verbose") == null) {
+      l.setLevel(java.util.logging.Level.WARNING);
+    }
+    return l;
+  }
 
   /** @param args command line */
   public static void main(String[] args) {
+    System.setProperty("java.util.logging.SimpleFormatter.format",
+        System.getProperty("java.util.logging.SimpleFormatter.format", "%1$tFT%1$tT.%1$tLZ %4$s %3$s: %5$s%6$s%n"));
+    HAZELCAST_LOG.fine("logging configured");
     int code = new CommandLine(new Main()).execute(args);
     if (code != 0 || args.length == 0 || !"serve".equals(args[0]) && !"demo".equals(args[0])) {
       System.exit(code);

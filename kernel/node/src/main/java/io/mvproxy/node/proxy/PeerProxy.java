@@ -119,9 +119,26 @@ public final class PeerProxy {
     if (gvr != null) {
       metrics.rerouted(gvr, resp.statusCode(), Duration.ofNanos(System.nanoTime() - start));
     }
-    resp.pipeTo(out).onFailure(e -> {
-      if (!out.ended()) {
+    // manual relay: a client that goes away (watch closed) resets the upstream request instead of failing writes
+    out.closeHandler(v -> resp.request().reset());
+    resp.handler(buf -> {
+      if (out.closed() || out.ended()) {
+        return;
+      }
+      out.write(buf);
+      if (out.writeQueueFull()) {
+        resp.pause();
+        out.drainHandler(v -> resp.resume());
+      }
+    });
+    resp.exceptionHandler(e -> {
+      if (!out.closed() && !out.ended()) {
         out.reset();
+      }
+    });
+    resp.endHandler(v -> {
+      if (!out.closed() && !out.ended()) {
+        out.end();
       }
     });
   }

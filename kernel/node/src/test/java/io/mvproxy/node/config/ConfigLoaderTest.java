@@ -1,0 +1,121 @@
+package io.mvproxy.node.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.mvproxy.node.cli.Main;
+import io.vertx.core.json.JsonObject;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+class ConfigLoaderTest {
+  @TempDir
+  Path dir;
+  Path file;
+
+  @BeforeEach
+  void minimalConfig() throws Exception {
+    Files.writeString(dir.resolve("tls.crt"), "x");
+    Files.writeString(dir.resolve("tls.key"), "x");
+    Files.writeString(dir.resolve("ca.crt"), "x");
+    file = dir.resolve("node.json");
+    write(new JsonObject());
+  }
+
+  void write(JsonObject extra) throws Exception {
+    JsonObject j = new JsonObject().put("tlsCertFile", "tls.crt").put("tlsPrivateKeyFile", "tls.key").mergeIn(extra);
+    Files.writeString(file, j.encode());
+  }
+
+  String error(List<String> flags) {
+    return assertThrows(ConfigException.class, () -> ConfigLoader.load(file, flags)).getMessage();
+  }
+
+  @Test
+  void defaultsAndRelativePaths() {
+    NodeConfig c = ConfigLoader.load(file, List.of());
+    assertEquals(6443, c.securePort());
+    assertEquals("0.0.0.0", c.bindAddress());
+    assertEquals("127.0.0.1", c.advertiseAddress());
+    assertEquals(dir.resolve("tls.crt"), c.tlsCertFile());
+    assertTrue(c.peerProxyEnabled());
+    assertFalse(c.peersEnabled(), "no --peer-ca-file: local only");
+    assertTrue(c.serverId().startsWith("mvproxy-"));
+  }
+
+  @Test
+  void flagsOverrideTheFileInBothSpellings() {
+    NodeConfig c = ConfigLoader.load(file, List.of("--secure-port=7443", "--server-id", "n1",
+        "--cluster-members=127.0.0.1:5701,127.0.0.1:5702", "--requestheader-allowed-names=a,b"));
+    assertEquals(7443, c.securePort());
+    assertEquals("n1", c.serverId());
+    assertEquals(List.of("127.0.0.1:5701", "127.0.0.1:5702"), c.clusterMembers());
+    assertEquals(List.of("a", "b"), c.requestheaderAllowedNames());
+  }
+
+  @Test
+  void everyBadValueNamesItsKey() throws Exception {
+    assertTrue(error(List.of("--secure-port=70000")).startsWith("--secure-port (securePort)"));
+    assertTrue(error(List.of("--bind-address=not-an-ip")).startsWith("--bind-address (bindAddress)"));
+    assertTrue(error(List.of("--client-ca-file=missing.crt")).startsWith("--client-ca-file (clientCaFile)"));
+    assertTrue(error(List.of("--cluster-members=nohostport")).startsWith("--cluster-members (clusterMembers)"));
+    assertTrue(error(List.of("--no-such-flag=1")).contains("unknown flag --no-such-flag"));
+    assertTrue(error(List.of("--feature-gates=Foo=true")).contains("unrecognized feature gate: Foo"));
+    write(new JsonObject().put("securePort", "abc"));
+    assertTrue(error(List.of()).startsWith("--secure-port (securePort)"));
+    write(new JsonObject().put("peerCAFile", "ca.crt"));
+    assertTrue(error(List.of()).contains("unknown key \"peerCAFile\""));
+    Files.writeString(file, "{not json");
+    assertTrue(error(List.of()).contains("not a JSON object"));
+  }
+
+  @Test
+  void tlsIsRequired() throws Exception {
+    Files.writeString(file, "{}");
+    assertTrue(error(List.of()).startsWith("--tls-cert-file (tlsCertFile): required"));
+  }
+
+  @Test
+  void peerFlagsNeedTheFeatureGateAsInKubernetes() {
+    String e = error(List.of("--feature-gates=UnknownVersionInteroperabilityProxy=false", "--peer-ca-file=ca.crt",
+        "--proxy-client-cert-file=tls.crt", "--proxy-client-key-file=tls.key"));
+    assertEquals("--peer-ca-file (peerCaFile): requires UnknownVersionInteroperabilityProxy feature to be turned on", e);
+    assertTrue(error(List.of("--peer-ca-file=ca.crt")).startsWith("--proxy-client-cert-file (proxyClientCertFile): required"));
+  }
+
+  @Test
+  void peerAdvertiseAddressNeedsBothFlags() {
+    NodeConfig one = ConfigLoader.load(file, List.of("--advertise-address=10.0.0.1", "--peer-advertise-ip=10.0.0.2"));
+    assertEquals("10.0.0.1", one.peerHost(), "only one peer-advertise flag: advertise-address is used");
+    assertNull(one.peerAdvertisePort());
+    NodeConfig both = ConfigLoader.load(file, List.of("--peer-advertise-ip=10.0.0.2", "--peer-advertise-port=9443"));
+    assertEquals("10.0.0.2", both.peerHost());
+    assertEquals(9443, both.peerPort(6443));
+  }
+
+  @Test
+  void serveExitsWith2AndNamesTheKey() {
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    PrintStream old = System.err;
+    System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+    int code;
+    try {
+      code = new CommandLine(new Main()).execute("serve", "--config", file.toString(), "--secure-port=-1");
+    } finally {
+      System.setErr(old);
+    }
+    assertEquals(2, code);
+    assertTrue(err.toString(StandardCharsets.UTF_8).contains("--secure-port (securePort)"), err.toString());
+  }
+}
