@@ -86,7 +86,7 @@ public final class CrdManifests {
     MappingIterator<JsonNode> it = mapper.readValues(p, JsonNode.class);
     while (it.hasNextValue()) {
       JsonNode n = it.nextValue();
-      if (n == null || n.isNull() || n.isMissingNode()) {
+      if (n == null || n.isNull() || n.isMissingNode() || n.isTextual() && n.asText().isEmpty()) {
         continue;
       }
       if (!n.isObject()) {

@@ -1,0 +1,101 @@
+package io.mvproxy.crd;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.mvproxy.api.StatusException;
+import io.mvproxy.api.discovery.DiscoveryResource;
+import io.mvproxy.api.discovery.ServedGroupVersion;
+import io.mvproxy.crd.model.CrdDefinition;
+import io.mvproxy.crd.model.CrdParser;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.List;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+
+/** CRD validation, defaults and discovery entries (discovery.md section 7). */
+class CrdParserTest {
+
+  static JsonObject widgets() throws Exception {
+    return CrdRestTest.widgetManifests().get(0);
+  }
+
+  @Test
+  void defaultsAndDiscovery() throws Exception {
+    CrdDefinition d = CrdParser.parse(widgets());
+    assertEquals("widget", d.singular());
+    assertEquals("WidgetList", d.listKind());
+    assertEquals("mvproxy.crd.example.com.widgets", d.storageKey());
+    assertEquals("example.com/v1", d.storageApiVersion());
+    List<ServedGroupVersion> gvs = CrdDiscovery.groupVersions(d);
+    assertEquals(2, gvs.size());
+    assertEquals(1000, gvs.get(0).groupPriorityMinimum());
+    assertEquals(100, gvs.get(0).versionPriority());
+    DiscoveryResource r = gvs.get(0).resources().get(0);
+    assertEquals(List.of("delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"),
+        r.verbs());
+    assertEquals(List.of("wd"), r.shortNames());
+    assertEquals(List.of("all"), r.categories());
+    assertEquals("Namespaced", r.scope());
+    assertEquals("autoscaling", r.subresources().get(1).responseKind().group());
+    assertEquals(List.of("get", "patch", "update"), r.subresources().get(0).verbs());
+    assertEquals(1, gvs.get(1).resources().get(0).subresources().size(), "v2 has status only");
+    assertEquals(r.storageVersionHash(), gvs.get(1).resources().get(0).storageVersionHash());
+    assertEquals(12, r.storageVersionHash().length());
+  }
+
+  @Test
+  void storageVersionHashMatchesKubernetes() {
+    // values kube-apiserver shows in legacy discovery (CRDs are stored as v1beta1, pods as v1)
+    assertEquals("jfWCUB31mvA=",
+        CrdDiscovery.storageVersionHash("apiextensions.k8s.io", "v1beta1", "CustomResourceDefinition"));
+    assertEquals("xPOwRZ+Yhw8=", CrdDiscovery.storageVersionHash("", "v1", "Pod"));
+  }
+
+  @Test
+  void hugePrometheusCrdParses() {
+    JsonObject m = CrdManifests.read(SharedTestData.file("crds/prometheus-operator-alertmanagers.yaml")).get(0);
+    CrdDefinition d = CrdParser.parse(m);
+    assertEquals("alertmanagers.monitoring.coreos.com", d.name());
+    assertTrue(d.storageVersion().schema().getJsonObject("properties").containsKey("spec"));
+    assertTrue(d.storageVersion().columns().size() >= 3);
+  }
+
+  @Test
+  void invalidManifestsAre422WithCauses() throws Exception {
+    expectInvalid(m -> m.getJsonObject("metadata").put("name", "wrong.example.com"), "metadata.name");
+    expectInvalid(m -> m.getJsonObject("spec").remove("group"), "spec.group");
+    expectInvalid(m -> m.getJsonObject("spec").getJsonObject("names").put("plural", "Widgets"), "spec.names.plural");
+    expectInvalid(m -> m.getJsonObject("spec").getJsonObject("names").remove("kind"), "spec.names.kind");
+    expectInvalid(m -> m.getJsonObject("spec").put("scope", "Global"), "spec.scope");
+    expectInvalid(m -> m.getJsonObject("spec").put("versions", new JsonArray()), "spec.versions");
+    expectInvalid(m -> m.getJsonObject("spec").getJsonArray("versions").getJsonObject(1).put("storage", true),
+        "spec.versions");
+    expectInvalid(m -> m.getJsonObject("spec").getJsonArray("versions").getJsonObject(1).put("name", "V_2"),
+        "spec.versions[1].name");
+    expectInvalid(m -> m.getJsonObject("spec").getJsonArray("versions").getJsonObject(1).remove("served"),
+        "spec.versions[1].served");
+  }
+
+  private void expectInvalid(Consumer<JsonObject> breakIt, String field) throws Exception {
+    JsonObject m = widgets();
+    breakIt.accept(m);
+    StatusException e = assertThrows(StatusException.class, () -> new CrdApiSourceFactory().create(m, null));
+    assertEquals(422, e.code());
+    JsonArray causes = e.toStatus().getJsonObject("details").getJsonArray("causes");
+    assertTrue(causes.stream().anyMatch(c -> field.equals(((JsonObject) c).getString("field"))),
+        field + " in " + causes.encode());
+  }
+
+  @Test
+  void factorySupportsOnlyV1Crds() {
+    CrdApiSourceFactory f = new CrdApiSourceFactory();
+    assertTrue(f.supports("apiextensions.k8s.io/v1", "CustomResourceDefinition"));
+    assertTrue(!f.supports("apiextensions.k8s.io/v1beta1", "CustomResourceDefinition"));
+    assertTrue(!f.supports("apiregistration.k8s.io/v1", "APIService"));
+    assertTrue(java.util.ServiceLoader.load(io.mvproxy.api.ApiSourceFactory.class).stream()
+        .anyMatch(p -> p.type() == CrdApiSourceFactory.class));
+  }
+}
