@@ -2,6 +2,7 @@ package io.mvproxy.node;
 
 import io.mvproxy.api.ApiSource;
 import io.mvproxy.discovery.DiscoveryDocuments;
+import io.mvproxy.openapi.OpenApiDocuments;
 import io.mvproxy.node.cluster.HazelcastConfigFactory;
 import io.mvproxy.node.config.ConfigException;
 import io.mvproxy.node.config.ConfigKey;
@@ -120,7 +121,8 @@ public final class Node {
     plugins.stream().filter(p -> p.state() == PluginState.ACTIVE).forEach(p -> sources.addAll(p.sources()));
     String advertise = config.peerHost();
     FleetViewRef view = new FleetViewRef(new FleetView(RoutingSnapshot.EMPTY,
-        DiscoveryDocuments.empty(config.serverId(), advertise + ":" + config.securePort())));
+        DiscoveryDocuments.empty(config.serverId(), advertise + ":" + config.securePort()),
+        OpenApiDocuments.empty()));
     Map<String, BooleanSupplier> ready = new LinkedHashMap<>();
     ready.put("cluster", () -> mgr.isActive());
     ready.put("plugins", () -> true);
@@ -129,7 +131,7 @@ public final class Node {
     IngressVerticle ingress = new IngressVerticle(serverOptions, authenticator, health, view, metrics,
         peerOptions == null ? null
             : v -> new PeerProxy(v.createHttpClient(peerOptions, TlsOptions.peerPool()), metrics),
-        config.peersEnabled(), null);
+        config.peersEnabled());
     return vertx.deployVerticle(ingress).compose(id -> {
       int port = ingress.actualPort();
       String address = advertise + ":" + port;

@@ -2,12 +2,14 @@ package io.mvproxy.node.fleet;
 
 import io.mvproxy.api.Addresses;
 import io.mvproxy.api.ApiSource;
+import io.mvproxy.api.GroupVersion;
 import io.mvproxy.api.discovery.DiscoveryGroup;
 import io.mvproxy.api.discovery.DiscoveryVersion;
 import io.mvproxy.api.discovery.Freshness;
 import io.mvproxy.api.discovery.ServedGroupVersion;
 import io.mvproxy.discovery.DiscoveryDocuments;
 import io.mvproxy.node.membership.PeerInfo;
+import io.mvproxy.openapi.OpenApiDocuments;
 import io.mvproxy.node.metrics.NodeMetrics;
 import io.mvproxy.node.routing.Capabilities;
 import io.mvproxy.node.routing.PeerTarget;
@@ -52,6 +54,8 @@ public final class DiscoveryVerticle extends VerticleBase {
   private final Map<String, List<DiscoveryGroup>> departed = new TreeMap<>();
   private final Map<String, Long> departedAt = new HashMap<>();
   private boolean membershipKnown;
+  private OpenApiDocuments openapi = OpenApiDocuments.empty();
+  private Set<GroupVersion> openapiFleet;
   private String lastEtag;
 
   /**
@@ -202,11 +206,35 @@ public final class DiscoveryVerticle extends VerticleBase {
     sources.forEach(s -> served.addAll(s.groupVersions()));
     DiscoveryDocuments dd = new DiscoveryDocuments(served, docs, serverId, serverAddress);
     RoutingSnapshot rs = new RoutingSnapshot(RoutingSnapshot.index(sources), localCaps(dd), entries, gone, ready);
-    view.set(new FleetView(rs, dd));
+    view.set(new FleetView(rs, dd, openapi));
+    refreshOpenApi(dd);
     if (!dd.localEtag().equals(lastEtag)) {
       lastEtag = dd.localEtag();
       vertx.eventBus().send(Addresses.LOCAL_ETAG_CHANGED, lastEtag);
     }
+  }
+
+  /** Rebuilds the OpenAPI documents (off the event loop) when the fleet's set of group-versions changed. */
+  private void refreshOpenApi(DiscoveryDocuments dd) {
+    Set<GroupVersion> fleet = new java.util.TreeSet<>();
+    for (DiscoveryGroup g : dd.mergedGroups()) {
+      for (DiscoveryVersion v : g.versions()) {
+        if (v.freshness() == Freshness.Current) {
+          fleet.add(new GroupVersion(g.name(), v.version()));
+        }
+      }
+    }
+    if (fleet.equals(openapiFleet)) {
+      return;
+    }
+    openapiFleet = fleet;
+    OpenApiDocuments.buildAsync(vertx, sources, fleet).onSuccess(docs -> {
+      if (fleet.equals(openapiFleet)) {
+        openapi = docs;
+        FleetView cur = view.get();
+        view.set(new FleetView(cur.routing(), cur.discovery(), docs));
+      }
+    }).onFailure(e -> LOG.warning("OpenAPI documents could not be built: " + e));
   }
 
   private static Capabilities localCaps(DiscoveryDocuments dd) {

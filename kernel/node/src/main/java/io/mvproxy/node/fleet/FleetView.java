@@ -1,6 +1,7 @@
 package io.mvproxy.node.fleet;
 
 import io.mvproxy.discovery.DiscoveryDocuments;
+import io.mvproxy.openapi.OpenApiDocuments;
 import io.mvproxy.node.routing.RoutingSnapshot;
 
 /**
@@ -9,6 +10,7 @@ import io.mvproxy.node.routing.RoutingSnapshot;
  *
  * @param routing   the routing snapshot
  * @param discovery the rendered discovery documents (local and peer-aggregated views)
+ * @param openapi   the OpenAPI documents (local schemas; the root lists the fleet's group-versions)
  */
-public record FleetView(RoutingSnapshot routing, DiscoveryDocuments discovery) {
+public record FleetView(RoutingSnapshot routing, DiscoveryDocuments discovery, OpenApiDocuments openapi) {
 }

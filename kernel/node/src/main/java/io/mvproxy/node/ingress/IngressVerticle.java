@@ -9,9 +9,9 @@ import io.mvproxy.node.fleet.FleetViewRef;
 import io.mvproxy.node.metrics.NodeMetrics;
 import io.mvproxy.node.proxy.PeerProxy;
 import io.mvproxy.node.routing.PeerTarget;
+import io.mvproxy.openapi.OpenApiHandler;
 import io.mvproxy.security.Authenticator;
 import io.vertx.core.Future;
-import io.vertx.core.Handler;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
@@ -41,7 +41,6 @@ public final class IngressVerticle extends VerticleBase {
   private final NodeMetrics metrics;
   private final Function<io.vertx.core.Vertx, PeerProxy> proxyFactory;
   private final boolean peersEnabled;
-  private final Handler<RoutingContext> openApi;
   private HttpServer server;
 
   /**
@@ -52,11 +51,10 @@ public final class IngressVerticle extends VerticleBase {
    * @param metrics       node metrics (served at /metrics)
    * @param proxyFactory  builds the peer proxy on this verticle's Vert.x (null when peers are disabled)
    * @param peersEnabled  gate on and {@code --peer-ca-file} set
-   * @param openApi       the /openapi handler, or null
    */
   public IngressVerticle(HttpServerOptions options, Authenticator authenticator, HealthHandler health,
                          FleetViewRef view, NodeMetrics metrics, Function<io.vertx.core.Vertx, PeerProxy> proxyFactory,
-                         boolean peersEnabled, Handler<RoutingContext> openApi) {
+                         boolean peersEnabled) {
     this.options = options;
     this.authenticator = authenticator;
     this.health = health;
@@ -64,7 +62,6 @@ public final class IngressVerticle extends VerticleBase {
     this.metrics = metrics;
     this.proxyFactory = proxyFactory;
     this.peersEnabled = peersEnabled;
-    this.openApi = openApi;
   }
 
   /** @return the port actually bound (after start) */
@@ -98,13 +95,14 @@ public final class IngressVerticle extends VerticleBase {
     });
     DiscoveryHandler discovery = new DiscoveryHandler(() -> view.get().discovery(),
         (ctx, gv) -> toPeer(ctx, gv, proxy));
+    OpenApiHandler openApi = new OpenApiHandler(() -> view.get().openapi(), (ctx, gv) -> toPeer(ctx, gv, proxy));
     ResourceHandler resources = new ResourceHandler(view, proxy, peersEnabled);
     router.route().handler(ctx -> {
       RequestInfo info = ctx.get(ResourceHandler.INFO_KEY);
       String path = ctx.request().path();
       if (info.resourceRequest()) {
         resources.handle(ctx);
-      } else if (path.startsWith("/openapi/") && openApi != null) {
+      } else if ((path.equals("/openapi/v2") || path.startsWith("/openapi/v3"))) {
         openApi.handle(ctx);
       } else if (isDiscovery(info) && ctx.request().method() == HttpMethod.GET) {
         discovery.handle(ctx);
