@@ -14,8 +14,12 @@ import java.util.List;
  * inline {@code fieldValidation} query parameter (kubectl's {@code QueryParamVerifier} looks for it on PATCH).
  */
 final class CrdPaths {
+  /**
+   * Custom resources take no strategic merge patch; kubectl (1.27+) sends one when the v3 PATCH operation of the
+   * kind lists {@code application/strategic-merge-patch+json}, so it must not.
+   */
   private static final List<String> PATCH_TYPES = List.of("application/apply-patch+yaml",
-      "application/json-patch+json", "application/merge-patch+json", "application/strategic-merge-patch+json");
+      "application/json-patch+json", "application/merge-patch+json");
 
   /** The parameter set an operation takes ({@code endpoints.AddObjectParams} for each options type). */
   private enum Params { GET, LIST, CREATE, UPDATE, PATCH, DELETE }

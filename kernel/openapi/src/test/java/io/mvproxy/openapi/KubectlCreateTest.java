@@ -43,6 +43,7 @@ class KubectlCreateTest {
   private static HttpServer server;
   private static final List<String> writes = new CopyOnWriteArrayList<>();
   private static final AtomicBoolean hideV3 = new AtomicBoolean();
+  private static final Map<String, JsonObject> objects = new java.util.concurrent.ConcurrentHashMap<>();
 
   static Stream<String> kubectls() {
     Path dir = kubectlDir();
@@ -118,15 +119,47 @@ class KubectlCreateTest {
         .put("groups", groups)));
     resources.forEach((gv, list) -> router.get("/apis/" + gv).handler(rc -> json(rc, new JsonObject()
         .put("kind", "APIResourceList").put("apiVersion", "v1").put("groupVersion", gv).put("resources", list))));
-    router.post("/apis/*").handler(BodyHandler.create()).handler(rc -> {
-      writes.add(rc.request().method() + " " + rc.request().uri());
-      JsonObject obj = rc.body().asJsonObject();
-      obj.getJsonObject("metadata").put("namespace", "default").put("uid", "u-1").put("resourceVersion", "1")
-          .put("creationTimestamp", "2026-01-01T00:00:00Z");
-      rc.response().setStatusCode(201).putHeader("Content-Type", "application/json").end(obj.toBuffer());
-    });
+    router.route("/apis/*").handler(BodyHandler.create()).handler(KubectlCreateTest::store);
     server = vertx.createHttpServer().requestHandler(router).listen(0, "127.0.0.1").toCompletionStage()
         .toCompletableFuture().get(10, TimeUnit.SECONDS);
+  }
+
+  /** A tiny object store: POST creates, GET reads, PUT replaces, PATCH answers the stored object unchanged. */
+  private static void store(RoutingContext rc) {
+    String method = rc.request().method().name();
+    String path = rc.request().path();
+    if (!method.equals("GET")) {
+      writes.add(method + " " + rc.request().uri() + " " + rc.request().getHeader("Content-Type"));
+    }
+    JsonObject stored = objects.get(path);
+    switch (method) {
+      case "POST" -> {
+        JsonObject obj = rc.body().asJsonObject();
+        obj.getJsonObject("metadata").put("namespace", "default").put("uid", "u-1").put("resourceVersion", "1")
+            .put("creationTimestamp", "2026-01-01T00:00:00Z");
+        objects.put(path + "/" + obj.getJsonObject("metadata").getString("name"), obj);
+        rc.response().setStatusCode(201).putHeader("Content-Type", "application/json").end(obj.toBuffer());
+      }
+      case "PUT" -> {
+        JsonObject obj = rc.body().asJsonObject();
+        objects.put(path, obj);
+        json(rc, obj);
+      }
+      case "GET", "PATCH" -> {
+        if (stored == null && method.equals("PATCH")
+            && "application/apply-patch+yaml".equals(rc.request().getHeader("Content-Type"))) {
+          rc.response().setStatusCode(201).putHeader("Content-Type", "application/json")
+              .end(new JsonObject().put("apiVersion", "stable.example.com/v1").put("kind", "CronTab")
+                  .put("metadata", new JsonObject().put("name", "x").put("namespace", "default")).toBuffer());
+        } else if (stored == null) {
+          rc.response().setStatusCode(404).putHeader("Content-Type", "application/json")
+              .end(io.mvproxy.api.StatusException.resourceNotFound().toStatus().toBuffer());
+        } else {
+          json(rc, stored);
+        }
+      }
+      default -> rc.response().setStatusCode(405).end();
+    }
   }
 
   private static void json(RoutingContext rc, JsonObject body) {
@@ -168,25 +201,46 @@ class KubectlCreateTest {
     Path ct = tmp.resolve("ct.yaml");
     Files.writeString(ct, "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: my-cron\nspec:\n"
         + "  cronSpec: '* * * * */5'\n  image: my-cron-image\n  bogusField: 1\n");
-    List<String> cmd = new ArrayList<>(List.of(kubectl, "--kubeconfig", kubeconfig.toString(), "--cache-dir",
-        tmp.resolve("cache").toString(), "create", "--validate=strict", "-f", ct.toString()));
-    Path objects = TestData.crdDir().getParent().resolve("objects");
-    try (Stream<Path> s = Files.list(objects)) {
+    Path ct2 = tmp.resolve("ct2.yaml");
+    Files.writeString(ct2, Files.readString(ct).replace("my-cron-image", "my-cron-image:2"));
+    List<String> objectFiles = new ArrayList<>();
+    Path objectsDir = TestData.crdDir().getParent().resolve("objects");
+    try (Stream<Path> s = Files.list(objectsDir)) {
       for (Path o : s.sorted().toList()) {
         Path withUnknown = tmp.resolve(o.getFileName());
         Files.writeString(withUnknown, Files.readString(o) + "  bogusField: 1\n");
-        cmd.add("-f");
-        cmd.add(withUnknown.toString());
+        objectFiles.add("-f");
+        objectFiles.add(withUnknown.toString());
       }
     }
+    objects.clear();
+    List<String> create = new ArrayList<>(List.of("create", "--validate=strict", "-f", ct.toString()));
+    create.addAll(objectFiles);
+    expectWrites(kubectl, kubeconfig, tmp, create, 3, "POST", "application/json");
+    expectWrites(kubectl, kubeconfig, tmp, List.of("replace", "-f", ct2.toString()), 1, "PUT", "application/json");
+    objects.clear();
+    expectWrites(kubectl, kubeconfig, tmp, List.of("apply", "-f", ct.toString()), 1, "POST", "application/json");
+    expectWrites(kubectl, kubeconfig, tmp, List.of("apply", "-f", ct2.toString()), 1, "PATCH",
+        "application/merge-patch+json");
+    // server-side apply: the apply patch, then kubectl's migration of the last-applied annotation (as in nooa-*)
+    expectWrites(kubectl, kubeconfig, tmp, List.of("apply", "--server-side", "-f", ct2.toString()), 2, "PATCH",
+        "application/apply-patch+yaml");
+  }
+
+  private void expectWrites(String kubectl, Path kubeconfig, Path tmp, List<String> args, int count, String method,
+                            String contentType) throws Exception {
+    List<String> cmd = new ArrayList<>(List.of(kubectl, "--kubeconfig", kubeconfig.toString(), "--cache-dir",
+        tmp.resolve("cache").toString()));
+    cmd.addAll(args);
     writes.clear();
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     assertTrue(p.waitFor(90, TimeUnit.SECONDS), "kubectl timed out");
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertEquals(0, p.exitValue(), kubectl + " failed:\n" + out);
-    assertEquals(3, writes.size(), writes + "\n" + out);
+    assertEquals(0, p.exitValue(), kubectl + " " + args + " failed:\n" + out + "\n" + writes);
+    assertEquals(count, writes.size(), args + ": " + writes + "\n" + out);
     for (String w : writes) {
-      assertTrue(w.contains("fieldValidation=Strict"), w);
+      assertTrue(w.startsWith(method + " ") && w.contains("fieldValidation=Strict") && w.endsWith(" " + contentType),
+          args + ": " + w);
     }
     assertFalse(out.contains("unknown field"), out);
   }
