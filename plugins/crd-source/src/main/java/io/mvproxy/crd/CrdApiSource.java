@@ -1,6 +1,7 @@
 package io.mvproxy.crd;
 
 import io.mvproxy.api.ApiSource;
+import io.mvproxy.api.GroupVersion;
 import io.mvproxy.api.RequestInfo;
 import io.mvproxy.api.StatusException;
 import io.mvproxy.api.UserInfo;
@@ -12,14 +13,18 @@ import io.mvproxy.crd.rest.Responses;
 import io.mvproxy.crd.store.EventWindow;
 import io.mvproxy.crd.store.HazelcastObjectStore;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
+import io.mvproxy.openapi.CrdOpenApi;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The {@link ApiSource} of one CRD: serves the REST surface of api-surface.md for every served version of it,
  * with objects in the cluster-wide {@link HazelcastObjectStore} shared by every node serving the same CRD
- * (apiextensions-apiserver {@code pkg/apiserver/customresource_handler.go}). Starts its store on creation;
+ * (apiextensions-apiserver {@code pkg/apiserver/customresource_handler.go}). The factory starts its store;
  * requests that arrive before it is ready wait for it (503 if it failed).
  */
 public final class CrdApiSource implements ApiSource {
@@ -28,12 +33,13 @@ public final class CrdApiSource implements ApiSource {
   private final HazelcastObjectStore store;
   private final CrdRouter router;
   private final List<ServedGroupVersion> groupVersions;
-  private final Future<Void> ready;
+  private final Promise<Void> ready = Promise.promise();
+  private final Map<String, JsonObject> openApi = new ConcurrentHashMap<>();
 
   /**
    * @param crd      the validated definition
    * @param manifest the original manifest (for OpenAPI)
-   * @param store    the store for {@code crd.storageKey()} (started here)
+   * @param store    the store for {@code crd.storageKey()} (started by {@link #start()})
    * @param runtime  the REST runtime over that store
    */
   CrdApiSource(CrdDefinition crd, JsonObject manifest, HazelcastObjectStore store, CrdRuntime runtime) {
@@ -42,7 +48,12 @@ public final class CrdApiSource implements ApiSource {
     this.store = store;
     this.router = new CrdRouter(runtime);
     this.groupVersions = CrdDiscovery.groupVersions(crd);
-    this.ready = store.start();
+  }
+
+  /** Starts the store (listener, map configuration) once. @return this */
+  CrdApiSource start() {
+    store.start().onComplete(ready);
+    return this;
   }
 
   /** @return the definition served */
@@ -57,7 +68,7 @@ public final class CrdApiSource implements ApiSource {
 
   /** @return completes when the store listens and requests are served without waiting */
   public Future<Void> ready() {
-    return ready;
+    return ready.future();
   }
 
   /** @return the event window (resume point of watches), for tests and metrics */
@@ -80,12 +91,13 @@ public final class CrdApiSource implements ApiSource {
   /** Serves a request for this CRD's resource; every failure is answered as a Kubernetes Status. */
   @Override
   public void handle(RoutingContext ctx, RequestInfo info, UserInfo user) {
-    if (ready.succeeded()) {
+    Future<Void> f = ready.future();
+    if (f.succeeded()) {
       router.handle(ctx, info, user);
       return;
     }
     ctx.request().pause();
-    ready.onComplete(ar -> {
+    f.onComplete(ar -> {
       ctx.request().resume();
       if (ar.succeeded()) {
         router.handle(ctx, info, user);
@@ -96,9 +108,43 @@ public final class CrdApiSource implements ApiSource {
     });
   }
 
+  /**
+   * OpenAPI v3 fragment of a served version, built by {@code kernel/openapi} {@link CrdOpenApi#v3(String)} from
+   * the manifest (once per version, then copied).
+   *
+   * @param gv one of {@link #groupVersions()}
+   * @return {@code {"paths", "components": {"schemas"}}}, or null for a group-version this source does not serve
+   */
+  @Override
+  public JsonObject openApiV3(GroupVersion gv) {
+    return fragment(gv, "v3");
+  }
+
+  /**
+   * OpenAPI v2 fragment of a served version ({@link CrdOpenApi#v2(String)}).
+   *
+   * @param gv one of {@link #groupVersions()}
+   * @return {@code {"paths", "definitions"}}, or null for a group-version this source does not serve
+   */
+  @Override
+  public JsonObject openApiV2(GroupVersion gv) {
+    return fragment(gv, "v2");
+  }
+
+  private JsonObject fragment(GroupVersion gv, String which) {
+    if (!gv.group().equals(crd.group()) || crd.served(gv.version()).isEmpty()) {
+      return null;
+    }
+    JsonObject doc = openApi.computeIfAbsent(which + "/" + gv.version(), k -> {
+      CrdOpenApi oa = new CrdOpenApi(manifest);
+      return "v3".equals(which) ? oa.v3(gv.version()) : oa.v2(gv.version());
+    });
+    return doc.copy();
+  }
+
   /** Unregisters the store listener; stored objects stay in the cluster. */
   @Override
   public Future<Void> close() {
-    return ready.transform(ar -> store.close());
+    return ready.future().transform(ar -> store.close());
   }
 }

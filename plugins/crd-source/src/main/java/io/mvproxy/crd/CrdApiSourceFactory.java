@@ -41,6 +41,11 @@ public final class CrdApiSourceFactory implements ApiSourceFactory {
    */
   @Override
   public CrdApiSource create(JsonObject manifest, ApiSourceContext context) {
+    return build(manifest, context).start();
+  }
+
+  /** Validates and builds a source without starting its store (422 when invalid). */
+  CrdApiSource build(JsonObject manifest, ApiSourceContext context) {
     CrdDefinition crd = CrdParser.parse(manifest);
     EventWindow window = new EventWindow(context.vertx(), options.eventWindowSize(), options.reorderHoldbackMs());
     HazelcastObjectStore store = new HazelcastObjectStore(context.vertx(), context.hazelcast(), crd.storageKey(),

@@ -98,4 +98,29 @@ class CrdParserTest {
     assertTrue(java.util.ServiceLoader.load(io.mvproxy.api.ApiSourceFactory.class).stream()
         .anyMatch(p -> p.type() == CrdApiSourceFactory.class));
   }
+
+  @Test
+  void openApiFragmentsPerServedVersion() throws Exception {
+    CrdApiSource s = new CrdApiSourceFactory().build(widgets(), new io.mvproxy.api.ApiSourceContext() {
+      @Override
+      public io.vertx.core.Vertx vertx() {
+        return null;
+      }
+
+      @Override
+      public com.hazelcast.core.HazelcastInstance hazelcast() {
+        return null;
+      }
+
+      @Override
+      public String serverId() {
+        return "x";
+      }
+    });
+    JsonObject v3 = s.openApiV3(new io.mvproxy.api.GroupVersion("example.com", "v2"));
+    assertTrue(v3.getJsonObject("components").getJsonObject("schemas").containsKey("com.example.v2.Widget"),
+        v3.getJsonObject("components").getJsonObject("schemas").fieldNames().toString());
+    assertTrue(s.openApiV2(new io.mvproxy.api.GroupVersion("example.com", "v1")).containsKey("definitions"));
+    assertEquals(null, s.openApiV3(new io.mvproxy.api.GroupVersion("example.com", "v9")));
+  }
 }
