@@ -1,0 +1,212 @@
+package io.mvproxy.node.fleet;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * The real kubectl binary against a 3-node fleet, always through node-a, which LACKS widgets v2 and every CRD of
+ * {@code shared/testdata/crds} (served by node-b only). Skipped, with the reason, when kubectl is not on PATH.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class KubectlFleetTest {
+  FleetHarness fleet;
+  Path tmp;
+  String kubectl;
+
+  @BeforeAll
+  void start() throws Exception {
+    kubectl = which("kubectl");
+    Assumptions.assumeTrue(kubectl != null, "kubectl is not on PATH: real-client tests skipped");
+    tmp = Files.createTempDirectory("mvproxy-kubectl-test");
+    List<Path> newSet;
+    try (Stream<Path> s = Files.list(TestData.example("widgets-new"))) {
+      newSet = s.sorted().toList();
+    }
+    Map<String, List<Path>> bPlugins = new LinkedHashMap<>();
+    bPlugins.put("widgets-new", newSet);
+    TestData.shared().ifPresent(shared -> {
+      try (Stream<Path> s = Files.list(shared.resolve("testdata/crds"))) {
+        s.sorted().forEach(crd -> bPlugins.put(crd.getFileName().toString().replace(".yaml", ""), List.of(crd)));
+      } catch (IOException e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    Map<String, Map<String, List<Path>>> plugins = new LinkedHashMap<>();
+    plugins.put("node-a", Map.of("widgets-old", List.of(TestData.example("widgets-old").resolve("widgets.yaml"))));
+    plugins.put("node-b", bPlugins);
+    plugins.put("node-c", Map.of("widgets-new", newSet));
+    fleet = new FleetHarness(tmp.resolve("fleet"), plugins);
+    for (FleetHarness.NodeProc n : fleet.nodes()) {
+      fleet.start(n.name);
+    }
+    for (FleetHarness.NodeProc n : fleet.nodes()) {
+      fleet.awaitStarted(n.name, 60_000);
+    }
+    long end = System.currentTimeMillis() + 30_000;
+    while (!kubectl("get", "--raw", "/readyz").out.contains("ok") || !kubectl("api-resources").out.contains("widgets")) {
+      assertTrue(System.currentTimeMillis() < end, "fleet not ready");
+      Thread.sleep(200);
+    }
+  }
+
+  @AfterAll
+  void stop() {
+    if (fleet != null) {
+      fleet.close();
+    }
+  }
+
+  @Test
+  @Order(1)
+  void apiResourcesThroughTheOldNodeListsTheFleetsUnion() throws Exception {
+    Result r = kubectl("api-resources");
+    assertEquals(0, r.code, r.all());
+    for (String res : List.of("widgets", "gadgets")) {
+      assertTrue(r.out.contains(res), r.all());
+    }
+    assertTrue(r.out.contains("demo.mvproxy.io/v2"), "preferred version is the fleet's v2:\n" + r.all());
+    if (TestData.shared().isPresent()) {
+      for (String res : List.of("foos", "certificaterequests", "alertmanagers", "consumergroups")) {
+        assertTrue(r.out.contains(res), res + " missing:\n" + r.all());
+      }
+    }
+  }
+
+  @Test
+  @Order(2)
+  void applyGetUpdateDeleteOfWidgetsV2ThroughANodeLackingIt() throws Exception {
+    Path w = tmp.resolve("widget.yaml");
+    Files.writeString(w, """
+        apiVersion: demo.mvproxy.io/v2
+        kind: Widget
+        metadata:
+          name: gear
+          namespace: default
+        spec:
+          size: 1
+          color: green
+          shape: round
+        """);
+    Result created = kubectl("apply", "-f", w.toString());
+    assertEquals(0, created.code, created.all());
+    assertTrue(created.out.contains("widget.demo.mvproxy.io/gear created"), created.all());
+    Files.writeString(w, Files.readString(w).replace("size: 1", "size: 4"));
+    Result configured = kubectl("apply", "-f", w.toString());
+    assertEquals(0, configured.code, configured.all());
+    assertTrue(configured.out.contains("configured"), configured.all());
+    Result get = kubectl("get", "widgets.v2.demo.mvproxy.io", "gear", "-o", "yaml");
+    assertEquals(0, get.code, get.all());
+    assertTrue(get.out.contains("size: 4") && get.out.contains("apiVersion: demo.mvproxy.io/v2"), get.all());
+    Result table = kubectl("get", "widgets");
+    assertEquals(0, table.code, table.all());
+    assertTrue(table.out.contains("gear") && table.out.contains("SIZE"), table.all());
+    Result del = kubectl("delete", "-f", w.toString());
+    assertEquals(0, del.code, del.all());
+    assertTrue(del.out.contains("deleted"), del.all());
+    Result gone = kubectl("get", "widgets", "gear");
+    assertTrue(gone.code != 0 && gone.err.contains("NotFound"), gone.all());
+  }
+
+  @Test
+  @Order(3)
+  void realWorldCrdsFromSharedTestdata() throws Exception {
+    Assumptions.assumeTrue(TestData.shared().isPresent(), "shared/testdata not found beside the checkout");
+    Path objects = TestData.shared().get().resolve("testdata/objects");
+    Path foo = objects.resolve("samplecontroller-example-foo.yaml");
+    Result created = kubectl("apply", "-n", "default", "-f", foo.toString());
+    assertEquals(0, created.code, created.all());
+    Result yaml = kubectl("get", "-n", "default", "foos", "example-foo", "-o", "yaml");
+    assertEquals(0, yaml.code, yaml.all());
+    assertTrue(yaml.out.contains("deploymentName: example-foo"), yaml.all());
+    Path am = objects.resolve("prometheus-operator-alertmanager-example.yaml");
+    Result amCreated = kubectl("apply", "-n", "default", "-f", am.toString());
+    assertEquals(0, amCreated.code, amCreated.all());
+    Result amGet = kubectl("get", "-n", "default", "alertmanagers");
+    assertEquals(0, amGet.code, amGet.all());
+    assertTrue(amGet.out.contains("example"), amGet.all());
+    assertEquals(0, kubectl("delete", "-n", "default", "-f", foo.toString()).code);
+  }
+
+  @Test
+  @Order(4)
+  void rawDiscoveryIsPeerAware() throws Exception {
+    Result apis = kubectl("get", "--raw", "/apis");
+    assertEquals(0, apis.code, apis.all());
+    assertTrue(apis.out.contains("\"APIGroupList\"") && apis.out.contains("demo.mvproxy.io/v2"), apis.all());
+    Result gv = kubectl("get", "--raw", "/apis/demo.mvproxy.io/v2");
+    assertEquals(0, gv.code, gv.all());
+    assertTrue(gv.out.contains("\"APIResourceList\"") && gv.out.contains("widgets"), gv.all());
+  }
+
+  @Test
+  @Order(5)
+  void sharedConformanceScriptPasses() throws Exception {
+    Assumptions.assumeTrue(TestData.shared().isPresent(), "shared/ not found beside the checkout");
+    Path script = TestData.shared().get().resolve("conformance/discovery-check.sh");
+    Assumptions.assumeTrue(Files.exists(script), "no conformance script");
+    Assumptions.assumeTrue(which("jq") != null && which("curl") != null, "jq or curl missing");
+    List<String> cmd = new ArrayList<>(List.of("bash", script.toString(), "--ca", fleet.pki().caCert().toString(),
+        "--cert", fleet.pki().adminCert().toString(), "--key", fleet.pki().adminKey().toString()));
+    fleet.nodes().forEach(n -> cmd.add(n.url()));
+    Result r = run(cmd, 300);
+    System.out.println(r.out);
+    assertEquals(0, r.code, r.all());
+  }
+
+  record Result(int code, String out, String err) {
+    String all() {
+      return "exit " + code + "\nstdout:\n" + out + "\nstderr:\n" + err;
+    }
+  }
+
+  Result kubectl(String... args) throws Exception {
+    List<String> cmd = new ArrayList<>(List.of(kubectl, "--kubeconfig", fleet.pki().kubeconfig().toString(),
+        "--context", "node-a", "--cache-dir", tmp.resolve("kube-cache").toString(), "--request-timeout=20s"));
+    cmd.addAll(List.of(args));
+    return run(cmd, 60);
+  }
+
+  static Result run(List<String> cmd, int timeoutS) throws Exception {
+    Path out = Files.createTempFile("mvproxy-cmd", ".out");
+    Path err = Files.createTempFile("mvproxy-cmd", ".err");
+    Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+    if (!p.waitFor(timeoutS, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+    }
+    Result r = new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+        Files.readString(err, StandardCharsets.UTF_8));
+    Files.deleteIfExists(out);
+    Files.deleteIfExists(err);
+    return r;
+  }
+
+  static String which(String name) {
+    for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
+      Path p = Path.of(dir, name);
+      if (Files.isExecutable(p)) {
+        return p.toString();
+      }
+    }
+    return null;
+  }
+}
