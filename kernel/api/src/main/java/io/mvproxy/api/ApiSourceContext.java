@@ -2,6 +2,8 @@ package io.mvproxy.api;
 
 import com.hazelcast.core.HazelcastInstance;
 import io.vertx.core.Vertx;
+import io.vertx.core.net.PemKeyCertOptions;
+import java.util.Optional;
 
 /** Node services offered to {@link ApiSourceFactory} and {@link ApiSource} implementations. */
 public interface ApiSourceContext {
@@ -14,4 +16,25 @@ public interface ApiSourceContext {
 
   /** @return this node's server ID */
   String serverId();
+
+  /**
+   * Resolves a Kubernetes service reference (an APIService's {@code spec.service}) to a backend base URL through the
+   * node's {@code serviceResolution} configuration (mvproxy has no Services/Endpoints to read).
+   *
+   * @param namespace service namespace
+   * @param name      service name
+   * @param port      service port (443 when the manifest omits it)
+   * @return e.g. {@code https://127.0.0.1:8443}, or empty when not configured
+   */
+  default Optional<String> serviceUrl(String namespace, String name, int port) {
+    return Optional.empty();
+  }
+
+  /**
+   * @return the node's proxy client key pair ({@code --proxy-client-cert-file} / {@code --proxy-client-key-file}),
+   *     presented to aggregated API backends, or null when not configured
+   */
+  default PemKeyCertOptions proxyClientKeyCert() {
+    return null;
+  }
 }
