@@ -37,6 +37,11 @@ public final class OpenApiHandler implements Handler<RoutingContext> {
     this.fallback = Objects.requireNonNull(fallback, "fallback");
   }
 
+  /**
+   * Answers one {@code /openapi/...} request (GET or HEAD; other methods get 405, other paths 404).
+   *
+   * @param ctx the request
+   */
   @Override
   public void handle(RoutingContext ctx) {
     HttpMethod method = ctx.request().method();
