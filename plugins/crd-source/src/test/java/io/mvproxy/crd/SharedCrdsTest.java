@@ -134,4 +134,30 @@ class SharedCrdsTest {
         .map(d -> ((JsonObject) d).getString("name")).toList());
     assertEquals(List.of("am"), node.sources.get(2).groupVersions().get(0).resources().get(0).shortNames());
   }
+
+  @Test
+  void unknownFieldsArePrunedPerStructuralSchema() throws Exception {
+    String base = "/apis/samplecontroller.k8s.io/v1alpha1/namespaces/prune/foos";
+    JsonObject foo = new JsonObject().put("apiVersion", "samplecontroller.k8s.io/v1alpha1").put("kind", "Foo")
+        .put("metadata", new JsonObject().put("name", "p1").put("annotations", new JsonObject().put("a", "b")))
+        .put("spec", new JsonObject().put("deploymentName", "d").put("replicas", 2).put("extra", "x"))
+        .put("topLevel", 1);
+    Http.Res strict = http.send("POST", base + "?fieldValidation=Strict", "application/json", foo.encode(),
+        "application/json");
+    assertEquals(400, strict.code(), strict.body());
+    assertTrue(strict.json().getString("message").contains("unknown field \"spec.extra\""),
+        strict.json().getString("message"));
+    Http.Res warn = http.post(base, foo);
+    assertEquals(201, warn.code(), warn.body());
+    assertTrue(!warn.json().getJsonObject("spec").containsKey("extra"));
+    assertTrue(!warn.json().containsKey("topLevel"));
+    assertEquals("d", warn.json().getJsonObject("spec").getString("deploymentName"));
+    assertEquals("b", warn.json().getJsonObject("metadata").getJsonObject("annotations").getString("a"));
+    assertEquals(2, warn.raw().headers().allValues("Warning").size(), warn.raw().headers().map().toString());
+    Http.Res patched = http.patch(base + "/p1?fieldValidation=Ignore", "application/merge-patch+json",
+        "{\"spec\":{\"more\":1,\"replicas\":3}}");
+    assertEquals(200, patched.code(), patched.body());
+    assertTrue(!patched.json().getJsonObject("spec").containsKey("more"));
+    assertEquals(3, patched.json().getJsonObject("spec").getInteger("replicas"));
+  }
 }

@@ -8,7 +8,8 @@ import io.vertx.core.json.JsonObject;
 
 /**
  * Create (POST, 201) and update (PUT, 200) of the main resource and of its {@code status} and {@code scale}
- * subresources (apiserver {@code pkg/endpoints/handlers/create.go}, {@code update.go}).
+ * subresources (apiserver {@code pkg/endpoints/handlers/create.go}, {@code update.go}); unknown fields are pruned
+ * per the version schema ({@link FieldPruner}).
  */
 public final class Writes {
   private final CrdRuntime rt;
@@ -34,7 +35,7 @@ public final class Writes {
    */
   Future<JsonObject> create(CrdRequest req, JsonObject o, boolean nameFromPath) {
     rt.rules().checkIdentity(req, o, nameFromPath);
-    JsonObject prepared = rt.rules().prepareCreate(req, o);
+    JsonObject prepared = FieldPruner.apply(req, rt.rules().prepareCreate(req, o));
     if (req.dryRun()) {
       return Future.succeededFuture(prepared);
     }
@@ -81,9 +82,9 @@ public final class Writes {
    */
   JsonObject next(CrdRequest req, StoredObject cur, JsonObject incoming) {
     if ("status".equals(req.info().subresource())) {
-      return rt.rules().prepareStatusUpdate(cur.object(), incoming);
+      return FieldPruner.apply(req, rt.rules().prepareStatusUpdate(cur.object(), incoming));
     }
-    return rt.rules().prepareUpdate(req, cur.object(), incoming);
+    return FieldPruner.apply(req, rt.rules().prepareUpdate(req, cur.object(), incoming));
   }
 
   /** @return the next stored object after setting the replicas of {@code scale} */
