@@ -1,0 +1,2 @@
+/** The aggregated-API (APIService) source. */
+package io.mvproxy.aggregated;

@@ -1,0 +1,2 @@
+/** A sample extension API server. */
+package io.mvproxy.example.wardle;
