@@ -107,7 +107,10 @@ public final class Node {
     NodeMetrics metrics = new NodeMetrics();
     Path privateDir = Path.of(System.getProperty("java.io.tmpdir"), "mvproxy-" + config.serverId() + "-"
         + ProcessHandle.current().pid(), "plugins");
-    NodeSourceContext ctx = new NodeSourceContext(vertx, mgr.getHazelcastInstance(), config.serverId());
+    NodeSourceContext ctx = new NodeSourceContext(vertx, mgr.getHazelcastInstance(), config.serverId(),
+        config.serviceResolution(), config.proxyClientCertFile() == null ? null
+        : TlsOptions.keyCert(str(config.proxyClientCertFile()), "--proxy-client-cert-file",
+            str(config.proxyClientKeyFile()), "--proxy-client-key-file"));
     // plugin loading reads files and parses manifests: never on an event loop
     return vertx.executeBlocking(() -> new PluginLoader(privateDir, PluginLoader.discoverFactories())
             .loadAll(config.pluginDir(), ctx))

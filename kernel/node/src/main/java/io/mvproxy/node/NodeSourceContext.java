@@ -3,13 +3,25 @@ package io.mvproxy.node;
 import com.hazelcast.core.HazelcastInstance;
 import io.mvproxy.api.ApiSourceContext;
 import io.vertx.core.Vertx;
+import io.vertx.core.net.PemKeyCertOptions;
+import java.util.Map;
+import java.util.Optional;
 
 /**
  * The node services handed to API sources.
  *
- * @param vertx     the clustered Vert.x
- * @param hazelcast the embedded Hazelcast member
- * @param serverId  this node's server ID
+ * @param vertx             the clustered Vert.x
+ * @param hazelcast         the embedded Hazelcast member
+ * @param serverId          this node's server ID
+ * @param serviceResolution {@code namespace/name:port} to backend URL ({@code serviceResolution} config)
+ * @param proxyClientKeyCert the proxy client key pair, or null
  */
-record NodeSourceContext(Vertx vertx, HazelcastInstance hazelcast, String serverId) implements ApiSourceContext {
+record NodeSourceContext(Vertx vertx, HazelcastInstance hazelcast, String serverId,
+                         Map<String, String> serviceResolution, PemKeyCertOptions proxyClientKeyCert)
+    implements ApiSourceContext {
+
+  @Override
+  public Optional<String> serviceUrl(String namespace, String name, int port) {
+    return Optional.ofNullable(serviceResolution.get(namespace + "/" + name + ":" + port));
+  }
 }

@@ -26,6 +26,7 @@ public enum ConfigKey {
   CLUSTER_HOST("clusterHost", Type.IP, "127.0.0.1", "Interface the Hazelcast member and the event bus bind to."),
   CLUSTER_PORT("clusterPort", Type.PORT, "5701", "Hazelcast member port (the next free port is taken when busy)."),
   CLUSTER_MEMBERS("clusterMembers", Type.LIST, "", "Comma-separated host:port of members to join (default: clusterHost:5701-5703)."),
+  SERVICE_RESOLUTION("serviceResolution", Type.MAP, "", "Where APIService backends live: namespace/name:port=https://host:port pairs (JSON object or comma list)."),
   SHUTDOWN_GRACE_PERIOD_SECONDS("shutdownGracePeriodSeconds", Type.INT, "10", "Seconds in-flight requests may take to finish on shutdown.");
 
   /** Value types, each with its own validation. */
@@ -44,6 +45,8 @@ public enum ConfigKey {
     DIR,
     /** Comma-separated list or JSON array of strings. */
     LIST,
+    /** Comma-separated key=value pairs or a JSON object of strings. */
+    MAP,
     /** Comma-separated key=bool pairs or a JSON object of booleans. */
     GATES
   }

@@ -140,7 +140,8 @@ public final class ConfigLoader {
         v.file(ConfigKey.CLIENT_CA_FILE), v.file(ConfigKey.TOKEN_AUTH_FILE), peerCa, proxyCert, proxyKey,
         v.file(ConfigKey.REQUESTHEADER_CLIENT_CA_FILE), v.list(ConfigKey.REQUESTHEADER_ALLOWED_NAMES), gate,
         v.dir(ConfigKey.PLUGIN_DIR), v.string(ConfigKey.CLUSTER_NAME), v.ip(ConfigKey.CLUSTER_HOST),
-        v.port(ConfigKey.CLUSTER_PORT), members, Duration.ofSeconds(v.integer(ConfigKey.SHUTDOWN_GRACE_PERIOD_SECONDS)));
+        v.port(ConfigKey.CLUSTER_PORT), members, Duration.ofSeconds(v.integer(ConfigKey.SHUTDOWN_GRACE_PERIOD_SECONDS)),
+        v.map(ConfigKey.SERVICE_RESOLUTION));
   }
 
   private static boolean gates(Object raw) {
@@ -266,6 +267,34 @@ public final class ConfigLoader {
         throw new ConfigException(k, "not a directory: " + p);
       }
       return p;
+    }
+
+    Map<String, String> map(ConfigKey k) {
+      Object o = raw(k);
+      Map<String, String> out = new LinkedHashMap<>();
+      if (o instanceof JsonObject j) {
+        j.forEach(e -> out.put(e.getKey(), String.valueOf(e.getValue())));
+      } else if (o != null) {
+        for (String pair : String.valueOf(o).split(",")) {
+          if (pair.isBlank()) {
+            continue;
+          }
+          int eq = pair.indexOf('=');
+          if (eq <= 0) {
+            throw new ConfigException(k, "\"" + pair.trim() + "\" is not key=value");
+          }
+          out.put(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim());
+        }
+      }
+      for (Map.Entry<String, String> e : out.entrySet()) {
+        if (!e.getKey().matches("[a-z0-9.-]+/[a-z0-9.-]+:\\d{1,5}")) {
+          throw new ConfigException(k, "\"" + e.getKey() + "\" is not namespace/name:port");
+        }
+        if (!e.getValue().matches("https?://[^/]+/?")) {
+          throw new ConfigException(k, "\"" + e.getValue() + "\" is not an http(s)://host:port URL");
+        }
+      }
+      return out;
     }
 
     List<String> list(ConfigKey k) {

@@ -30,6 +30,7 @@ import java.util.List;
  * @param clusterPort               Hazelcast port
  * @param clusterMembers            host:port members to join
  * @param shutdownGracePeriod       drain time on shutdown
+ * @param serviceResolution         {@code namespace/name:port} to backend base URL, for APIService sources
  */
 public record NodeConfig(String serverId, String bindAddress, int securePort, String advertiseAddress,
                          String peerAdvertiseIp, Integer peerAdvertisePort, Path tlsCertFile,
@@ -37,7 +38,12 @@ public record NodeConfig(String serverId, String bindAddress, int securePort, St
                          Path proxyClientCertFile, Path proxyClientKeyFile, Path requestheaderClientCaFile,
                          List<String> requestheaderAllowedNames, boolean peerProxyEnabled, Path pluginDir,
                          String clusterName, String clusterHost, int clusterPort, List<String> clusterMembers,
-                         Duration shutdownGracePeriod) {
+                         Duration shutdownGracePeriod, java.util.Map<String, String> serviceResolution) {
+
+  /** Copies the map. */
+  public NodeConfig {
+    serviceResolution = java.util.Map.copyOf(serviceResolution);
+  }
 
   /** @return true when peers are proxied to and aggregated: gate on and {@code --peer-ca-file} set */
   public boolean peersEnabled() {
