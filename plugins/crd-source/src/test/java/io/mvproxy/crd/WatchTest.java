@@ -186,4 +186,18 @@ class WatchTest {
       assertEquals("v2seen", name(e));
     }
   }
+
+  @Test
+  void sendInitialEventsEndsWithAnnotatedBookmark() throws Exception {
+    http.post(ns("w9"), CrdRestTest.widget("init"));
+    try (Http.Watch w = http.watch(ns("w9") + "?watch=true&sendInitialEvents=true&allowWatchBookmarks=true"
+        + "&resourceVersionMatch=NotOlderThan")) {
+      JsonObject a = w.next(5);
+      assertEquals("ADDED", a.getString("type"));
+      JsonObject b = w.next(5);
+      assertEquals("BOOKMARK", b.getString("type"));
+      assertEquals("true", b.getJsonObject("object").getJsonObject("metadata").getJsonObject("annotations")
+          .getString("k8s.io/initial-events-end"));
+    }
+  }
 }

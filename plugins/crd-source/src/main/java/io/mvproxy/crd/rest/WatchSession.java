@@ -84,11 +84,19 @@ final class WatchSession {
     sub.replay().forEach(this::onEvent);
     if (initial) {
       rt.store().list(filter.namespace()).onSuccess(all -> {
+        long stateRv = start;
         for (StoredObject so : all) {
           listed.put(so.key(), so.resourceVersion());
+          stateRv = Math.max(stateRv, so.resourceVersion());
           if (filter.matches(so.object())) {
             send("ADDED", so.object());
           }
+        }
+        if ("true".equals(req.param("sendInitialEvents"))) {
+          JsonObject end = bookmarkObject(stateRv);
+          end.getJsonObject("metadata").put("annotations",
+              new JsonObject().put("k8s.io/initial-events-end", "true"));
+          write(line("BOOKMARK", end));
         }
         buffering = false;
         List<WatchEvent> pending = new ArrayList<>(buffered);
@@ -129,9 +137,12 @@ final class WatchSession {
     if (closed) {
       return;
     }
-    JsonObject o = new JsonObject().put("kind", rt.crd().kind()).put("apiVersion", req.apiVersion())
+    write(line("BOOKMARK", bookmarkObject(rv)));
+  }
+
+  private JsonObject bookmarkObject(long rv) {
+    return new JsonObject().put("kind", rt.crd().kind()).put("apiVersion", req.apiVersion())
         .put("metadata", new JsonObject().put("resourceVersion", Long.toString(rv)));
-    write(line("BOOKMARK", o));
   }
 
   private void send(String type, JsonObject stored) {

@@ -4,7 +4,9 @@ import io.mvproxy.api.StatusException;
 
 /**
  * Watch requests (apiserver {@code pkg/endpoints/handlers/watch.go}): parses {@code resourceVersion},
- * {@code timeoutSeconds}, {@code allowWatchBookmarks} and the selectors, then runs a {@link WatchSession}.
+ * {@code timeoutSeconds}, {@code allowWatchBookmarks}, {@code sendInitialEvents} (KEP-3157 watch-list: current
+ * objects, then a BOOKMARK annotated {@code k8s.io/initial-events-end}) and the selectors, then runs a
+ * {@link WatchSession}.
  */
 public final class Watches {
   private final CrdRuntime rt;
@@ -26,8 +28,11 @@ public final class Watches {
     try {
       filter = ListFilter.of(req);
       String rv = req.param("resourceVersion");
-      initial = rv == null || rv.isEmpty() || "0".equals(rv);
+      initial = rv == null || rv.isEmpty() || "0".equals(rv) || "true".equals(req.param("sendInitialEvents"));
       from = initial ? -1 : parseLong(rv, "resourceVersion");
+      if ("true".equals(req.param("sendInitialEvents")) && !"true".equals(req.param("allowWatchBookmarks"))) {
+        throw StatusException.badRequest("sendInitialEvents requires allowWatchBookmarks=true");
+      }
       String ts = req.param("timeoutSeconds");
       timeoutS = ts == null || ts.isEmpty() ? rt.options().defaultWatchTimeoutS() : parseLong(ts, "timeoutSeconds");
       if (timeoutS <= 0) {
