@@ -20,6 +20,7 @@ import io.mvproxy.openapi.CrdOpenApi;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The {@link ApiSource} of one CRD: serves the REST surface of api-surface.md for every served version of it,
@@ -34,6 +35,7 @@ public final class CrdApiSource implements ApiSource {
   private final CrdRouter router;
   private final List<ServedGroupVersion> groupVersions;
   private final Promise<Void> ready = Promise.promise();
+  private final AtomicBoolean started = new AtomicBoolean();
   private final Map<String, JsonObject> openApi = new ConcurrentHashMap<>();
 
   /**
@@ -52,7 +54,9 @@ public final class CrdApiSource implements ApiSource {
 
   /** Starts the store (listener, map configuration) once. @return this */
   CrdApiSource start() {
-    store.start().onComplete(ready);
+    if (started.compareAndSet(false, true)) {
+      store.start().onComplete(ready);
+    }
     return this;
   }
 
@@ -145,6 +149,9 @@ public final class CrdApiSource implements ApiSource {
   /** Unregisters the store listener; stored objects stay in the cluster. */
   @Override
   public Future<Void> close() {
+    if (!started.get()) {
+      return Future.succeededFuture();
+    }
     return ready.future().transform(ar -> store.close());
   }
 }

@@ -1,6 +1,5 @@
 package io.mvproxy.crd;
 
-import io.mvproxy.api.ApiSource;
 import io.mvproxy.api.ApiSourceContext;
 import io.mvproxy.api.ApiSourceFactory;
 import io.mvproxy.crd.model.CrdDefinition;

@@ -200,4 +200,26 @@ class WatchTest {
           .getString("k8s.io/initial-events-end"));
     }
   }
+
+  @Test
+  void clientDisconnectEndsTheWatch() throws Exception {
+    CrdApiSource src = node.sources.get(0);
+    long deadline = System.currentTimeMillis() + 5000;
+    while (src.events().subscriberCount() > 0 && System.currentTimeMillis() < deadline) {
+      Thread.sleep(50);
+    }
+    int before = src.events().subscriberCount();
+    Http.Watch w = http.watch(ns("w10") + "?watch=true&resourceVersion=" + rv(http.get(ns("w10"))));
+    deadline = System.currentTimeMillis() + 5000;
+    while (src.events().subscriberCount() == before && System.currentTimeMillis() < deadline) {
+      Thread.sleep(20);
+    }
+    assertEquals(before + 1, src.events().subscriberCount());
+    w.close();
+    deadline = System.currentTimeMillis() + 10000;
+    while (src.events().subscriberCount() > before && System.currentTimeMillis() < deadline) {
+      Thread.sleep(50);
+    }
+    assertEquals(before, src.events().subscriberCount(), "the subscription ends with the connection");
+  }
 }

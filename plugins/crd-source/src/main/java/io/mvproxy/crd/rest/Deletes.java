@@ -75,6 +75,10 @@ public final class Deletes {
     return rt.rules().decode(body);
   }
 
+  private static boolean dryRun(CrdRequest req, JsonObject opts) {
+    return req.dryRun() || opts.getValue("dryRun") instanceof JsonArray a && a.contains("All");
+  }
+
   private Future<JsonObject> deleteOne(CrdRequest req, String key, String name, JsonObject opts, int left) {
     return rt.store().get(key).compose(cur -> {
       if (cur == null) {
@@ -89,13 +93,13 @@ public final class Deletes {
         JsonObject next = cur.object().copy();
         next.getJsonObject("metadata").put("deletionTimestamp", ObjectRules.now())
             .put("deletionGracePeriodSeconds", 0);
-        if (req.dryRun()) {
+        if (dryRun(req, opts)) {
           return Future.succeededFuture(req.view(next));
         }
         return rt.store().replace(cur, next).compose(stored -> stored != null
             ? Future.succeededFuture(req.view(stored.object())) : retry(req, key, name, opts, left));
       }
-      Future<JsonObject> deleted = req.dryRun() ? Future.succeededFuture(cur.object())
+      Future<JsonObject> deleted = dryRun(req, opts) ? Future.succeededFuture(cur.object())
           : rt.store().delete(cur);
       return deleted.compose(last -> last != null
           ? Future.succeededFuture(Responses.deleted(req.name().isEmpty() ? withName(req, name) : req,

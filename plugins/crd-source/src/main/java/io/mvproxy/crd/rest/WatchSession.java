@@ -23,6 +23,11 @@ import java.util.Map;
  * disconnect, or a write queue that stays full (a slow client re-watches).
  */
 final class WatchSession {
+  /**
+   * Bytes a watch may have queued towards a slow client before it is ended (the client re-watches from its last
+   * resourceVersion); kube-apiserver likewise drops watchers whose buffer stays full.
+   */
+  static final int MAX_QUEUED_BYTES = 16 * 1024 * 1024;
   private final CrdRuntime rt;
   private final CrdRequest req;
   private final MediaView view;
@@ -69,6 +74,7 @@ final class WatchSession {
       return;
     }
     cancel = sub.cancel();
+    resp.setWriteQueueMaxSize(MAX_QUEUED_BYTES);
     resp.setStatusCode(200).putHeader("Content-Type", Responses.JSON).setChunked(true);
     resp.closeHandler(v -> close(false));
     resp.exceptionHandler(t -> close(false));

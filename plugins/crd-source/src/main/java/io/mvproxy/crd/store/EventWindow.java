@@ -104,6 +104,11 @@ public final class EventWindow {
     return new Subscription(replay, () -> subscribers.remove(sink));
   }
 
+  /** @return the number of live subscriptions (watches) */
+  public int subscriberCount() {
+    return subscribers.size();
+  }
+
   /** Stops releasing events and drops subscribers. */
   public synchronized void close() {
     closed = true;

@@ -10,7 +10,6 @@ import com.hazelcast.map.listener.EntryRemovedListener;
 import com.hazelcast.map.listener.EntryUpdatedListener;
 import com.hazelcast.query.Predicates;
 import io.vertx.core.Future;
-import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
@@ -225,6 +224,7 @@ public final class HazelcastObjectStore {
   /** Turns map events into watch events; runs on Hazelcast event threads. */
   private final class Listener implements EntryAddedListener<String, String>, EntryUpdatedListener<String, String>,
       EntryRemovedListener<String, String> {
+    /** A new key: ADDED unless it is a tombstone. */
     @Override
     public void entryAdded(EntryEvent<String, String> e) {
       if (!isTombstone(e.getValue())) {
@@ -232,6 +232,7 @@ public final class HazelcastObjectStore {
       }
     }
 
+    /** A replaced value: ADDED (over a tombstone), DELETED (to a tombstone) or MODIFIED. */
     @Override
     public void entryUpdated(EntryEvent<String, String> e) {
       boolean oldDead = isTombstone(e.getOldValue());
@@ -245,6 +246,7 @@ public final class HazelcastObjectStore {
       }
     }
 
+    /** A removed key: DELETED unless a tombstone was removed (its DELETED was already emitted). */
     @Override
     public void entryRemoved(EntryEvent<String, String> e) {
       String old = e.getOldValue();
