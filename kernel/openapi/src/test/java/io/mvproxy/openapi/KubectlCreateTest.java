@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.mvproxy.api.GroupVersion;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.json.JsonArray;
@@ -43,6 +44,10 @@ class KubectlCreateTest {
   private static HttpServer server;
   private static final List<String> writes = new CopyOnWriteArrayList<>();
   private static final AtomicBoolean hideV3 = new AtomicBoolean();
+  /** When set, the node has no local API (empty /openapi/v2) and the fleet's v3 documents come from the fallback. */
+  private static final AtomicBoolean peerOnly = new AtomicBoolean();
+  private static final java.util.concurrent.atomic.AtomicInteger fallbacks =
+      new java.util.concurrent.atomic.AtomicInteger();
   private static final Map<String, JsonObject> objects = new java.util.concurrent.ConcurrentHashMap<>();
 
   static Stream<String> kubectls() {
@@ -92,7 +97,14 @@ class KubectlCreateTest {
         rc.next();
       }
     });
-    router.route("/openapi/*").handler(new OpenApiHandler(() -> docs, (rc, gv) -> rc.fail(500)));
+    List<GroupVersion> fleet = new ArrayList<>(docs.localGroupVersions());
+    OpenApiDocuments lacking = OpenApiDocuments.build(List.of(), fleet);
+    // the fallback stands for the node's peer proxy: it answers with the peer's (here: the full) document
+    router.route("/openapi/*").handler(new OpenApiHandler(() -> peerOnly.get() ? lacking : docs, (rc, gv) -> {
+      fallbacks.incrementAndGet();
+      ServedDocument d = docs.v3(gv);
+      rc.response().putHeader("Content-Type", d.contentType()).putHeader("ETag", d.etag()).end(d.body());
+    }));
     router.get("/api").handler(rc -> json(rc, new JsonObject().put("kind", "APIVersions")
         .put("versions", new JsonArray().add("v1")).put("serverAddressByClientCIDRs", new JsonArray()
             .add(new JsonObject().put("clientCIDR", "0.0.0.0/0").put("serverAddress", "127.0.0.1")))));
@@ -179,6 +191,8 @@ class KubectlCreateTest {
     Assumptions.assumeFalse("absent".equals(kubectl), "no kubectl on the PATH: kubectl end-to-end test skipped");
     hideV3.set(false);
     run(kubectl, tmp);
+    String explain = kubectl(kubectl, tmp, List.of("explain", "crontabs.spec"));
+    assertTrue(explain.contains("cronSpec") && explain.contains("<string>"), explain);
   }
 
   @ParameterizedTest
@@ -191,6 +205,32 @@ class KubectlCreateTest {
     } finally {
       hideV3.set(false);
     }
+  }
+
+  @ParameterizedTest
+  @MethodSource("kubectls")
+  void createOnNodeLackingTheCrd(String kubectl, @TempDir Path tmp) throws Exception {
+    Assumptions.assumeFalse("absent".equals(kubectl), "no kubectl on the PATH: kubectl end-to-end test skipped");
+    peerOnly.set(true);
+    fallbacks.set(0);
+    try {
+      run(kubectl, tmp);
+      assertTrue(fallbacks.get() > 0, "the v3 document came through the fallback");
+    } finally {
+      peerOnly.set(false);
+    }
+  }
+
+  /** Runs kubectl with the kubeconfig written by {@link #run}; asserts exit code 0. @return its output */
+  private static String kubectl(String kubectl, Path tmp, List<String> args) throws Exception {
+    List<String> cmd = new ArrayList<>(List.of(kubectl, "--kubeconfig", tmp.resolve("kubeconfig").toString(),
+        "--cache-dir", tmp.resolve("cache").toString()));
+    cmd.addAll(args);
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    assertTrue(p.waitFor(90, TimeUnit.SECONDS), "kubectl timed out");
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertEquals(0, p.exitValue(), kubectl + " " + args + " failed:\n" + out + "\n" + writes);
+    return out;
   }
 
   private void run(String kubectl, Path tmp) throws Exception {
@@ -229,14 +269,8 @@ class KubectlCreateTest {
 
   private void expectWrites(String kubectl, Path kubeconfig, Path tmp, List<String> args, int count, String method,
                             String contentType) throws Exception {
-    List<String> cmd = new ArrayList<>(List.of(kubectl, "--kubeconfig", kubeconfig.toString(), "--cache-dir",
-        tmp.resolve("cache").toString()));
-    cmd.addAll(args);
     writes.clear();
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    assertTrue(p.waitFor(90, TimeUnit.SECONDS), "kubectl timed out");
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertEquals(0, p.exitValue(), kubectl + " " + args + " failed:\n" + out + "\n" + writes);
+    String out = kubectl(kubectl, tmp, args);
     assertEquals(count, writes.size(), args + ": " + writes + "\n" + out);
     for (String w : writes) {
       assertTrue(w.startsWith(method + " ") && w.contains("fieldValidation=Strict") && w.endsWith(" " + contentType),
