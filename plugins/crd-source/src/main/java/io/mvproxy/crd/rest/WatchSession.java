@@ -19,8 +19,10 @@ import java.util.Map;
  * Table) and written as {@code {"type":...,"object":...}} lines on a chunked 200 response, on the request's
  * context. Without a resourceVersion (or with {@code 0}) current objects are sent first as synthetic ADDED events.
  * Selectors are applied to both the old and new state, so an object leaving the selection is reported DELETED and
- * one entering it ADDED (apiserver {@code storage/cacher/cache_watcher.go}). Ends on {@code timeoutSeconds}, client
- * disconnect, or a write queue that stays full (a slow client re-watches).
+ * one entering it ADDED (apiserver {@code storage/cacher/cache_watcher.go}). Only events newer than the requested
+ * resourceVersion are sent. Known limit: a write that lands more than the window's reorder holdback after taking
+ * its resourceVersion can be missed by a watch started from a higher version. Ends on {@code timeoutSeconds},
+ * client disconnect, or a write queue that stays full (a slow client re-watches).
  */
 final class WatchSession {
   /**
@@ -38,6 +40,7 @@ final class WatchSession {
   private final Map<String, Long> listed = new HashMap<>();
   private final List<WatchEvent> buffered = new ArrayList<>();
   private boolean buffering;
+  private long after = Long.MIN_VALUE;
   private boolean firstTable = true;
   private boolean closed;
   private Runnable cancel = () -> { };
@@ -87,6 +90,9 @@ final class WatchSession {
       });
     }
     buffering = initial;
+    if (!initial) {
+      after = start;
+    }
     sub.replay().forEach(this::onEvent);
     if (initial) {
       rt.store().list(filter.namespace()).onSuccess(all -> {
@@ -121,7 +127,9 @@ final class WatchSession {
       return;
     }
     Long seen = listed.get(e.key());
-    if (seen != null && e.resourceVersion() <= seen) {
+    if (seen != null && e.resourceVersion() <= seen || e.resourceVersion() <= after) {
+      // already in the client's state: sent by the initial list, or older than the version it watches from
+      // (this node's window may lag the node the client listed on)
       return;
     }
     boolean now = !"DELETED".equals(e.type()) && filter.matches(e.object());
