@@ -253,10 +253,17 @@ class KubectlCreateTest {
         objectFiles.add(withUnknown.toString());
       }
     }
+    Path more = tmp.resolve("more.yaml");
+    Files.writeString(more, "apiVersion: cert-manager.io/v1\nkind: CertificateRequest\nmetadata:\n  name: cr1\n"
+        + "spec:\n  request: YWJj\n  issuerRef:\n    name: ca\n  bogusField: 1\n---\n"
+        + "apiVersion: internal.kafka.eventing.knative.dev/v1alpha1\nkind: ConsumerGroup\nmetadata:\n  name: cg1\n"
+        + "spec:\n  replicas: 1\n");
+    objectFiles.add("-f");
+    objectFiles.add(more.toString());
     objects.clear();
     List<String> create = new ArrayList<>(List.of("create", "--validate=strict", "-f", ct.toString()));
     create.addAll(objectFiles);
-    expectWrites(kubectl, kubeconfig, tmp, create, 3, "POST", "application/json");
+    expectWrites(kubectl, kubeconfig, tmp, create, 5, "POST", "application/json");
     expectWrites(kubectl, kubeconfig, tmp, List.of("replace", "-f", ct2.toString()), 1, "PUT", "application/json");
     objects.clear();
     expectWrites(kubectl, kubeconfig, tmp, List.of("apply", "-f", ct.toString()), 1, "POST", "application/json");
