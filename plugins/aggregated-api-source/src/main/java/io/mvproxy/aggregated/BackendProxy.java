@@ -1,0 +1,174 @@
+package io.mvproxy.aggregated;
+
+import io.mvproxy.api.StatusException;
+import io.mvproxy.api.UserInfo;
+import io.mvproxy.security.FrontProxyHeaders;
+import io.vertx.core.Future;
+import io.vertx.core.MultiMap;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientRequest;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.ext.web.RequestBody;
+import io.vertx.ext.web.RoutingContext;
+import java.util.Set;
+import java.util.logging.Logger;
+
+/**
+ * Forwards one request to an APIService backend like kube-aggregator's {@code pkg/apiserver/handler_proxy.go}: same
+ * method, path and query (under the backend's base path); headers copied minus hop-by-hop ones, {@code Authorization}
+ * and mvproxy's loop guard; the caller's identity as front-proxy {@code X-Remote-*} headers; {@code X-Forwarded-*}
+ * added. The body is {@code ctx.body()} when the ingress read it, else the request is streamed. The response streams
+ * back (watch included: chunked, with back-pressure). A backend that cannot be reached gives {@code 503} Status with
+ * {@code Retry-After}. Stateless apart from its client.
+ */
+public final class BackendProxy {
+  private static final Logger LOG = Logger.getLogger(BackendProxy.class.getName());
+  private static final Set<String> HOP_BY_HOP = Set.of("connection", "keep-alive", "proxy-authenticate",
+      "proxy-authorization", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade", "host",
+      "authorization", "content-length", "x-kubernetes-peer-proxied");
+
+  private final HttpClient client;
+  private final int retryAfterSeconds;
+
+  /**
+   * @param client            client with the backend TLS options ({@link BackendClients})
+   * @param retryAfterSeconds {@code Retry-After} of the 503 answers
+   */
+  public BackendProxy(HttpClient client, int retryAfterSeconds) {
+    this.client = client;
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+
+  /**
+   * Forwards the request and relays the answer; writes a 503 Status (with {@code Retry-After}) when the backend
+   * cannot be connected to or fails before answering. Must be called on the request's Vert.x context.
+   *
+   * @param ctx      the request
+   * @param user     the authenticated caller, sent as {@code X-Remote-*}
+   * @param endpoint the backend
+   */
+  public void forward(RoutingContext ctx, UserInfo user, BackendEndpoint endpoint) {
+    HttpServerRequest in = ctx.request();
+    RequestBody rb = ctx.body();
+    boolean buffered = rb != null && rb.available();
+    Buffer body = buffered ? rb.buffer() : null;
+    boolean stream = !buffered && !in.isEnded();
+    if (stream) {
+      in.pause();
+    }
+    MultiMap headers = headers(in, user, endpoint);
+    if (stream && in.getHeader("Content-Length") != null) {
+      headers.set("Content-Length", in.getHeader("Content-Length"));
+    }
+    RequestOptions opts = new RequestOptions().setMethod(in.method()).setHost(endpoint.host())
+        .setPort(endpoint.port()).setSsl(endpoint.ssl()).setURI(endpoint.basePath() + in.uri()).setHeaders(headers);
+    client.request(opts).onComplete(ar -> {
+      if (ar.failed()) {
+        if (stream) {
+          in.resume();
+        }
+        unavailable(ctx, endpoint, ar.cause());
+        return;
+      }
+      HttpClientRequest out = ar.result();
+      Future<HttpClientResponse> sent = stream ? out.send(in) : body == null ? out.send() : out.send(body);
+      sent.onComplete(rr -> {
+        if (rr.failed()) {
+          unavailable(ctx, endpoint, rr.cause());
+        } else {
+          relay(ctx, rr.result());
+        }
+      });
+    });
+  }
+
+  private void unavailable(RoutingContext ctx, BackendEndpoint endpoint, Throwable cause) {
+    LOG.fine(() -> "backend " + endpoint.url() + " unreachable: " + cause);
+    fail(ctx, StatusException.unavailable("error trying to reach service: " + cause.getMessage(), retryAfterSeconds));
+  }
+
+  private static void relay(RoutingContext ctx, HttpClientResponse resp) {
+    HttpServerResponse out = ctx.response();
+    if (out.closed() || out.ended()) {
+      resp.request().reset();
+      return;
+    }
+    out.setStatusCode(resp.statusCode()).setStatusMessage(resp.statusMessage());
+    resp.headers().forEach((k, v) -> {
+      if (!HOP_BY_HOP.contains(k.toLowerCase())) {
+        out.headers().add(k, v);
+      }
+    });
+    String len = resp.getHeader("Content-Length");
+    if (len != null) {
+      out.putHeader("Content-Length", len);
+    } else {
+      out.setChunked(true);
+    }
+    out.closeHandler(v -> resp.request().reset());
+    resp.handler(buf -> {
+      if (out.closed() || out.ended()) {
+        return;
+      }
+      out.write(buf);
+      if (out.writeQueueFull()) {
+        resp.pause();
+        out.drainHandler(v -> resp.resume());
+      }
+    });
+    resp.exceptionHandler(e -> {
+      if (!out.closed() && !out.ended()) {
+        out.reset();
+      }
+    });
+    resp.endHandler(v -> {
+      if (!out.closed() && !out.ended()) {
+        out.end();
+      }
+    });
+  }
+
+  private static MultiMap headers(HttpServerRequest in, UserInfo user, BackendEndpoint endpoint) {
+    MultiMap h = MultiMap.caseInsensitiveMultiMap();
+    in.headers().forEach((k, v) -> {
+      if (!HOP_BY_HOP.contains(k.toLowerCase())) {
+        h.add(k, v);
+      }
+    });
+    FrontProxyHeaders.write(user, h);
+    h.set("Host", endpoint.authority());
+    String remote = in.remoteAddress() == null ? "" : in.remoteAddress().hostAddress();
+    String prior = in.getHeader("X-Forwarded-For");
+    h.set("X-Forwarded-For", prior == null || prior.isEmpty() ? remote : prior + ", " + remote);
+    h.set("X-Forwarded-Host", in.authority() == null ? "" : in.authority().toString());
+    h.set("X-Forwarded-Proto", in.isSSL() ? "https" : "http");
+    h.set("X-Forwarded-Uri", in.uri());
+    return h;
+  }
+
+  /**
+   * Writes a Status error (with {@code Retry-After} when it has one), or resets the response when its head was
+   * already sent.
+   *
+   * @param ctx the request
+   * @param e   the error
+   */
+  public static void fail(RoutingContext ctx, StatusException e) {
+    HttpServerResponse r = ctx.response();
+    if (r.closed() || r.ended()) {
+      return;
+    }
+    if (r.headWritten()) {
+      r.reset();
+      return;
+    }
+    if (e.retryAfterSeconds() > 0) {
+      r.putHeader("Retry-After", String.valueOf(e.retryAfterSeconds()));
+    }
+    r.setStatusCode(e.code()).putHeader("Content-Type", "application/json").end(e.toStatus().encode());
+  }
+}
