@@ -1,6 +1,5 @@
 package io.mvproxy.node;
 
-import io.mvproxy.api.ApiSource;
 import io.mvproxy.discovery.DiscoveryDocuments;
 import io.mvproxy.openapi.OpenApiDocuments;
 import io.mvproxy.node.cluster.HazelcastConfigFactory;
@@ -17,7 +16,8 @@ import io.mvproxy.node.membership.MembershipVerticle;
 import io.mvproxy.node.metrics.NodeMetrics;
 import io.mvproxy.node.plugin.Plugin;
 import io.mvproxy.node.plugin.PluginLoader;
-import io.mvproxy.node.plugin.PluginState;
+import io.mvproxy.node.plugin.PluginRegistry;
+import io.mvproxy.node.plugin.PluginVerticle;
 import io.mvproxy.node.proxy.PeerProxy;
 import io.mvproxy.node.routing.RoutingSnapshot;
 import io.mvproxy.security.Authenticator;
@@ -30,7 +30,6 @@ import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,12 +45,12 @@ public final class Node {
   private static final Logger LOG = Logger.getLogger(Node.class.getName());
   private final NodeConfig config;
   private final Vertx vertx;
-  private final List<Plugin> plugins;
+  private final PluginRegistry plugins;
   private final FleetViewRef view;
   private final int port;
   private final String membershipDeployment;
 
-  private Node(NodeConfig config, Vertx vertx, List<Plugin> plugins, FleetViewRef view, int port,
+  private Node(NodeConfig config, Vertx vertx, PluginRegistry plugins, FleetViewRef view, int port,
                String membershipDeployment) {
     this.config = config;
     this.vertx = vertx;
@@ -111,24 +110,23 @@ public final class Node {
         config.serviceResolution(), config.proxyClientCertFile() == null ? null
         : TlsOptions.keyCert(str(config.proxyClientCertFile()), "--proxy-client-cert-file",
             str(config.proxyClientKeyFile()), "--proxy-client-key-file"));
-    // plugin loading reads files and parses manifests: never on an event loop
-    return vertx.executeBlocking(() -> new PluginLoader(privateDir, PluginLoader.discoverFactories())
-            .loadAll(config.pluginDir(), ctx))
-        .compose(plugins -> deploy(config, vertx, mgr, serverOptions, authenticator, peerOptions, metrics, plugins));
+    PluginRegistry registry = new PluginRegistry();
+    PluginVerticle pluginVerticle = new PluginVerticle(config.pluginDir(),
+        new PluginLoader(privateDir, PluginLoader.discoverFactories()), ctx, registry);
+    return vertx.deployVerticle(pluginVerticle)
+        .compose(pid -> deploy(config, vertx, mgr, serverOptions, authenticator, peerOptions, metrics, registry));
   }
 
   private static Future<Node> deploy(NodeConfig config, Vertx vertx, HazelcastClusterManager mgr,
                                      HttpServerOptions serverOptions, Authenticator authenticator,
-                                     HttpClientOptions peerOptions, NodeMetrics metrics, List<Plugin> plugins) {
-    List<ApiSource> sources = new ArrayList<>();
-    plugins.stream().filter(p -> p.state() == PluginState.ACTIVE).forEach(p -> sources.addAll(p.sources()));
+                                     HttpClientOptions peerOptions, NodeMetrics metrics, PluginRegistry plugins) {
     String advertise = config.peerHost();
     FleetViewRef view = new FleetViewRef(new FleetView(RoutingSnapshot.EMPTY,
         DiscoveryDocuments.empty(config.serverId(), advertise + ":" + config.securePort()),
         OpenApiDocuments.empty()));
     Map<String, BooleanSupplier> ready = new LinkedHashMap<>();
     ready.put("cluster", () -> mgr.isActive());
-    ready.put("plugins", () -> true);
+    ready.put("plugins", plugins::loaded);
     ready.put("peer-discovery", () -> view.get().routing().ready());
     HealthHandler health = new HealthHandler(MvproxyVersion.VERSION, ready);
     IngressVerticle ingress = new IngressVerticle(serverOptions, authenticator, health, view, metrics,
@@ -140,7 +138,7 @@ public final class Node {
       String address = advertise + ":" + port;
       PeerDiscoveryClient client = peerOptions == null ? null
           : new PeerDiscoveryClient(vertx.createHttpClient(peerOptions, TlsOptions.peerPool()));
-      DiscoveryVerticle discovery = new DiscoveryVerticle(config.serverId(), address, sources, client, view,
+      DiscoveryVerticle discovery = new DiscoveryVerticle(config.serverId(), address, plugins::sources, client, view,
           metrics);
       return vertx.deployVerticle(discovery).compose(d -> {
         MembershipVerticle membership = new MembershipVerticle(config.serverId(), advertise,
@@ -164,9 +162,9 @@ public final class Node {
     return config;
   }
 
-  /** @return the plugins and their states */
+  /** @return the plugins and their states, now */
   public List<Plugin> plugins() {
-    return plugins;
+    return plugins.plugins();
   }
 
   /** @return the current fleet view (routing and discovery) */

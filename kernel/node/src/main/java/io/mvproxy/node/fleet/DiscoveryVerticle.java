@@ -45,7 +45,7 @@ public final class DiscoveryVerticle extends VerticleBase {
 
   private final String serverId;
   private final String serverAddress;
-  private final List<ApiSource> sources;
+  private final java.util.function.Supplier<List<ApiSource>> sources;
   private final boolean peersEnabled;
   private final PeerDiscoveryClient client;
   private final FleetViewRef view;
@@ -61,16 +61,16 @@ public final class DiscoveryVerticle extends VerticleBase {
   /**
    * @param serverId      this node's server ID
    * @param serverAddress {@code host:port} for legacy {@code serverAddressByClientCIDRs}
-   * @param sources       the local API sources
+   * @param sources       the current local API sources (re-read on {@link Addresses#LOCAL_APIS_CHANGED})
    * @param client        peer discovery client, or null when peers are disabled (local only)
    * @param view          the reference to publish views to
    * @param metrics       sync error counters
    */
-  public DiscoveryVerticle(String serverId, String serverAddress, List<ApiSource> sources,
+  public DiscoveryVerticle(String serverId, String serverAddress, java.util.function.Supplier<List<ApiSource>> sources,
                            PeerDiscoveryClient client, FleetViewRef view, NodeMetrics metrics) {
     this.serverId = serverId;
     this.serverAddress = serverAddress;
-    this.sources = List.copyOf(sources);
+    this.sources = sources;
     this.peersEnabled = client != null;
     this.client = client;
     this.view = view;
@@ -81,6 +81,10 @@ public final class DiscoveryVerticle extends VerticleBase {
   public Future<?> start() {
     vertx.eventBus().<JsonObject>localConsumer(Addresses.MEMBERSHIP_CHANGED, m -> onMembership(m.body()));
     vertx.eventBus().<JsonObject>consumer(Addresses.DISCOVERY_CHANGED, m -> onAnnounce(m.body()));
+    vertx.eventBus().localConsumer(Addresses.LOCAL_APIS_CHANGED, m -> {
+      openapiFleet = null;
+      rebuild();
+    });
     vertx.setPeriodic(REVALIDATE_MS, t -> peers.values().forEach(this::fetch));
     membershipKnown = !peersEnabled;
     rebuild();
@@ -202,12 +206,13 @@ public final class DiscoveryVerticle extends VerticleBase {
         gone.put(id, Capabilities.of(groups));
       }
     });
+    List<ApiSource> local = sources.get();
     List<ServedGroupVersion> served = new ArrayList<>();
-    sources.forEach(s -> served.addAll(s.groupVersions()));
+    local.forEach(s -> served.addAll(s.groupVersions()));
     DiscoveryDocuments dd = new DiscoveryDocuments(served, docs, serverId, serverAddress);
-    RoutingSnapshot rs = new RoutingSnapshot(RoutingSnapshot.index(sources), localCaps(dd), entries, gone, ready);
+    RoutingSnapshot rs = new RoutingSnapshot(RoutingSnapshot.index(local), localCaps(dd), entries, gone, ready);
     view.set(new FleetView(rs, dd, openapi));
-    refreshOpenApi(dd);
+    refreshOpenApi(dd, local);
     if (!dd.localEtag().equals(lastEtag)) {
       lastEtag = dd.localEtag();
       vertx.eventBus().send(Addresses.LOCAL_ETAG_CHANGED, lastEtag);
@@ -215,7 +220,7 @@ public final class DiscoveryVerticle extends VerticleBase {
   }
 
   /** Rebuilds the OpenAPI documents (off the event loop) when the fleet's set of group-versions changed. */
-  private void refreshOpenApi(DiscoveryDocuments dd) {
+  private void refreshOpenApi(DiscoveryDocuments dd, List<ApiSource> local) {
     Set<GroupVersion> fleet = new java.util.TreeSet<>();
     for (DiscoveryGroup g : dd.mergedGroups()) {
       for (DiscoveryVersion v : g.versions()) {
@@ -228,7 +233,7 @@ public final class DiscoveryVerticle extends VerticleBase {
       return;
     }
     openapiFleet = fleet;
-    OpenApiDocuments.buildAsync(vertx, sources, fleet).onSuccess(docs -> {
+    OpenApiDocuments.buildAsync(vertx, local, fleet).onSuccess(docs -> {
       if (fleet.equals(openapiFleet)) {
         openapi = docs;
         FleetView cur = view.get();

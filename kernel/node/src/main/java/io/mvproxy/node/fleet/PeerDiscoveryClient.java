@@ -23,8 +23,13 @@ public final class PeerDiscoveryClient {
   /** The Accept kube-apiserver peers send (peer-proxy.md section 2). */
   public static final String ACCEPT = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList;profile=nopeer,"
       + "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json";
-  /** Timeout of one discovery fetch, ms. */
+  /** Idle timeout of one discovery fetch, ms (discovery.md: 5 s). */
   static final long TIMEOUT_MS = 5000;
+  /**
+   * Connect (TCP + TLS handshake) timeout, ms: generous because a JVM's first TLS connection, while several nodes
+   * start on one small machine, was measured to take over 5 s; refused connections fail at once anyway.
+   */
+  static final long CONNECT_TIMEOUT_MS = 15_000;
 
   private final HttpClient client;
 
@@ -51,7 +56,7 @@ public final class PeerDiscoveryClient {
     FrontProxyHeaders.write(new io.mvproxy.api.UserInfo("system:apiserver", "", List.of("system:masters"),
         java.util.Map.of()), h);
     RequestOptions o = new RequestOptions().setMethod(HttpMethod.GET).setHost(peer.host()).setPort(peer.port())
-        .setURI(path).setSsl(true).setHeaders(h).setTimeout(TIMEOUT_MS);
+        .setURI(path).setSsl(true).setHeaders(h).setConnectTimeout(CONNECT_TIMEOUT_MS).setIdleTimeout(TIMEOUT_MS);
     return client.request(o).compose(req -> req.send()).compose(resp -> body(resp, path));
   }
 

@@ -3,6 +3,7 @@ package io.mvproxy.node.plugin;
 import io.mvproxy.api.ApiSource;
 import io.mvproxy.api.ApiSourceContext;
 import io.mvproxy.api.ApiSourceFactory;
+import io.mvproxy.api.ApiSourceProvider;
 import io.mvproxy.api.Gvr;
 import io.mvproxy.api.StatusException;
 import io.mvproxy.api.discovery.DiscoveryResource;
@@ -10,31 +11,32 @@ import io.mvproxy.api.discovery.ServedGroupVersion;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.file.DirectoryStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.Enumeration;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.ServiceLoader;
-import java.util.logging.Logger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
 
 /**
- * Loads the plugin jars of a node's plugin folder: each jar is copied to a private folder (users may overwrite the
- * original), its manifests are read and handed to the {@link ApiSourceFactory} that supports their kind. A jar that
- * is corrupt, holds an invalid manifest, or claims a GVR another plugin already serves is FAILED with the reason;
- * the others load normally. Jars are processed in file-name order, so the first claimant of a GVR wins.
+ * Reads one plugin jar (blocking: call it on a worker thread). The jar is first copied to a private folder, so users
+ * may overwrite the original; its manifests are handed to the {@link ApiSourceFactory} that supports their kind, and
+ * a code plugin's {@link ApiSourceProvider}s, declared in the jar's OWN {@code META-INF/services}, are created in a
+ * {@link PluginClassLoader} of their own. Any failure (corrupt jar, invalid manifest, a provider that throws) gives a
+ * FAILED plugin with the reason; nothing escapes.
  */
 public final class PluginLoader {
-  private static final Logger LOG = Logger.getLogger(PluginLoader.class.getName());
+  private static final String PROVIDERS = "META-INF/services/" + ApiSourceProvider.class.getName();
   private final List<ApiSourceFactory> factories;
   private final ManifestReader reader = new ManifestReader();
   private final Path privateDir;
+  private final AtomicLong loads = new AtomicLong();
 
   /**
    * @param privateDir folder the jars are copied to before reading (created when missing)
@@ -53,95 +55,103 @@ public final class PluginLoader {
   }
 
   /**
-   * @param dir     the plugin folder (a missing folder means no plugins)
-   * @param context node services for the sources
-   * @return one {@link Plugin} per jar, ACTIVE or FAILED
+   * @param jar a jar
+   * @return {@code size:mtime} of the jar, or null when it cannot be read
    */
-  public List<Plugin> loadAll(Path dir, ApiSourceContext context) {
-    List<Path> jars = new ArrayList<>();
-    if (Files.isDirectory(dir)) {
-      try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "*.jar")) {
-        ds.forEach(jars::add);
-      } catch (IOException e) {
-        LOG.warning("cannot list plugin folder " + dir + ": " + e);
-      }
+  public static String fingerprint(Path jar) {
+    try {
+      BasicFileAttributes a = Files.readAttributes(jar, BasicFileAttributes.class);
+      return a.size() + ":" + a.lastModifiedTime().toMillis();
+    } catch (IOException e) {
+      return null;
     }
-    jars.sort(null);
-    Map<Gvr, String> claimed = new HashMap<>();
-    List<Plugin> out = new ArrayList<>();
-    for (Path jar : jars) {
-      Plugin p = load(jar, context);
-      if (p.state() == PluginState.ACTIVE) {
-        String conflict = conflict(p, claimed);
-        if (conflict != null) {
-          p.sources().forEach(ApiSource::close);
-          p = p.failed(conflict);
-        } else {
-          for (ApiSource s : p.sources()) {
-            gvrs(s).forEach(g -> claimed.put(g, jar.getFileName().toString()));
-          }
-        }
-      }
-      if (p.state() == PluginState.FAILED) {
-        LOG.warning("plugin " + jar.getFileName() + " FAILED: " + p.error());
-      } else {
-        LOG.info("plugin " + p.name() + " " + p.version() + " ACTIVE: "
-            + p.sources().stream().map(ApiSource::name).toList());
-      }
-      out.add(p);
-    }
-    return out;
   }
 
   /**
    * Loads one jar.
    *
-   * @param jar     the jar
-   * @param context node services
+   * @param jar         the jar in the plugin folder
+   * @param fingerprint its {@link #fingerprint} when listed
+   * @param context     node services
    * @return the plugin, ACTIVE with its sources or FAILED with the reason
    */
-  public Plugin load(Path jar, ApiSourceContext context) {
+  public Plugin load(Path jar, String fingerprint, ApiSourceContext context) {
     String fileName = jar.getFileName().toString();
-    Plugin plugin = new Plugin(fileName.replaceFirst("\\.jar$", ""), "", jar, PluginState.LOADED, null, List.of());
+    Plugin plugin = new Plugin(fileName.replaceFirst("\\.jar$", ""), "", jar, fingerprint, PluginState.LOADED, null,
+        List.of(), null);
     List<ApiSource> sources = new ArrayList<>();
+    PluginClassLoader cl = null;
     try {
       Files.createDirectories(privateDir);
-      Path copy = privateDir.resolve(fileName);
+      Path copy = privateDir.resolve(loads.incrementAndGet() + "-" + fileName);
       Files.copy(jar, copy, StandardCopyOption.REPLACE_EXISTING);
+      boolean code;
       try (ZipFile zip = new ZipFile(copy.toFile())) {
-        ZipEntry desc = zip.getEntry(PluginJarFormat.DESCRIPTOR);
-        if (desc != null) {
-          try (InputStream in = zip.getInputStream(desc)) {
-            JsonObject d = new JsonObject(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
-            plugin = new Plugin(d.getString("name", plugin.name()), d.getString("version", ""), jar,
-                PluginState.LOADED, null, List.of());
-          }
-        }
-        List<String> names = new ArrayList<>();
-        for (Enumeration<? extends ZipEntry> en = zip.entries(); en.hasMoreElements(); ) {
-          ZipEntry e = en.nextElement();
-          if (!e.isDirectory() && PluginJarFormat.isManifest(e.getName())) {
-            names.add(e.getName());
-          }
-        }
-        names.sort(null);
-        for (String n : names) {
+        plugin = describe(zip, plugin);
+        for (String n : manifestEntries(zip)) {
           try (InputStream in = zip.getInputStream(zip.getEntry(n))) {
             for (JsonObject m : reader.read(in, n)) {
               sources.add(create(m, n, context));
             }
           }
         }
+        code = zip.getEntry(PROVIDERS) != null;
+      }
+      if (code) {
+        cl = new PluginClassLoader(copy.toUri().toURL(), PluginLoader.class.getClassLoader());
+        sources.addAll(providers(cl, context));
       }
       if (sources.isEmpty()) {
-        return plugin.failed("no manifests under " + PluginJarFormat.MANIFESTS);
+        throw new IllegalArgumentException("no manifests under " + PluginJarFormat.MANIFESTS + " and no "
+            + PROVIDERS);
       }
-      return new Plugin(plugin.name(), plugin.version(), jar, PluginState.ACTIVE, null, sources);
-    } catch (IOException | RuntimeException e) {
+      return new Plugin(plugin.name(), plugin.version(), jar, fingerprint, PluginState.ACTIVE, null, sources, cl);
+    } catch (IOException | RuntimeException | LinkageError | java.util.ServiceConfigurationError e) {
       sources.forEach(ApiSource::close);
-      String msg = e instanceof StatusException se ? se.getMessage() : String.valueOf(e.getMessage());
+      closeQuietly(cl);
+      String msg = e.getMessage() == null ? e.toString() : e.getMessage();
       return plugin.failed(e instanceof IOException ? "cannot read jar: " + msg : msg);
     }
+  }
+
+  private static Plugin describe(ZipFile zip, Plugin plugin) throws IOException {
+    ZipEntry desc = zip.getEntry(PluginJarFormat.DESCRIPTOR);
+    if (desc == null) {
+      return plugin;
+    }
+    try (InputStream in = zip.getInputStream(desc)) {
+      JsonObject d = new JsonObject(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+      return new Plugin(d.getString("name", plugin.name()), d.getString("version", ""), plugin.jar(),
+          plugin.fingerprint(), PluginState.LOADED, null, List.of(), null);
+    } catch (io.vertx.core.json.DecodeException e) {
+      throw new IllegalArgumentException(PluginJarFormat.DESCRIPTOR + ": not a JSON object", e);
+    }
+  }
+
+  private static List<String> manifestEntries(ZipFile zip) {
+    List<String> names = new ArrayList<>();
+    for (Enumeration<? extends ZipEntry> en = zip.entries(); en.hasMoreElements(); ) {
+      ZipEntry e = en.nextElement();
+      if (!e.isDirectory() && PluginJarFormat.isManifest(e.getName())) {
+        names.add(e.getName());
+      }
+    }
+    names.sort(null);
+    return names;
+  }
+
+  private static List<ApiSource> providers(PluginClassLoader cl, ApiSourceContext context) {
+    List<ApiSource> out = new ArrayList<>();
+    ServiceLoader.load(ApiSourceProvider.class, cl).stream()
+        .filter(p -> p.type().getClassLoader() == cl)
+        .forEach(p -> {
+          List<ApiSource> created = p.get().create(context);
+          if (created == null || created.isEmpty()) {
+            throw new IllegalArgumentException(p.type().getName() + " created no API source");
+          }
+          out.addAll(created);
+        });
+    return out;
   }
 
   private ApiSource create(JsonObject manifest, String entry, ApiSourceContext context) {
@@ -159,15 +169,15 @@ public final class PluginLoader {
     throw new IllegalArgumentException(entry + ": no API source supports " + apiVersion + " " + kind);
   }
 
-  private static String conflict(Plugin p, Map<Gvr, String> claimed) {
-    for (ApiSource s : p.sources()) {
-      for (Gvr g : gvrs(s)) {
-        if (claimed.containsKey(g)) {
-          return g + " is already served by plugin " + claimed.get(g);
-        }
+  /** Closes a plugin class loader, ignoring errors. @param cl the loader or null */
+  static void closeQuietly(PluginClassLoader cl) {
+    if (cl != null) {
+      try {
+        cl.close();
+      } catch (IOException e) {
+        // nothing more to release
       }
     }
-    return null;
   }
 
   /** @param s a source @return every GVR it serves */

@@ -1,0 +1,245 @@
+package io.mvproxy.node.plugin;
+
+import io.mvproxy.api.Addresses;
+import io.mvproxy.api.ApiSource;
+import io.mvproxy.api.ApiSourceContext;
+import io.mvproxy.api.Gvr;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.json.jackson.DatabindCodec;
+import java.io.IOException;
+import java.nio.file.ClosedWatchServiceException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardWatchEventKinds;
+import java.nio.file.WatchKey;
+import java.nio.file.WatchService;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.logging.Logger;
+
+/**
+ * Hot plugin loading: watches the plugin folder (file-system events as hints, plus a rescan every
+ * {@link #RESCAN_MS} as the fallback for bind mounts and network folders), and without restart loads new jars,
+ * unloads removed ones and swaps replaced ones. A replacement that fails keeps the previous version serving (last
+ * known good) and reports the failure; a jar claiming a GVR another ACTIVE plugin serves is refused. After each
+ * change it publishes {@link Addresses#LOCAL_APIS_CHANGED}. Unloaded sources are closed after {@link #DRAIN_MS} so
+ * requests in flight finish; their class loaders are closed and Jackson's caches flushed so they can be collected.
+ */
+public final class PluginVerticle extends VerticleBase {
+  /** Fallback rescan interval, ms. */
+  static final long RESCAN_MS = 2000;
+  /** Debounce of file-system events, ms: a copy produces several events. */
+  static final long DEBOUNCE_MS = 30;
+  /** Delay before an unloaded plugin's sources are closed, ms: lets in-flight requests finish. */
+  static final long DRAIN_MS = 2000;
+  private static final Logger LOG = Logger.getLogger(PluginVerticle.class.getName());
+
+  private final Path dir;
+  private final PluginLoader loader;
+  private final ApiSourceContext sourceContext;
+  private final PluginRegistry registry;
+  private WatchService watcher;
+  private Thread watchThread;
+  private boolean scanning;
+  private boolean rescan;
+  private long debounce = -1;
+
+  /**
+   * @param dir           the plugin folder (created when missing)
+   * @param loader        reads jars
+   * @param sourceContext node services for the sources
+   * @param registry      where the current plugins are published
+   */
+  public PluginVerticle(Path dir, PluginLoader loader, ApiSourceContext sourceContext, PluginRegistry registry) {
+    this.dir = dir;
+    this.loader = loader;
+    this.sourceContext = sourceContext;
+    this.registry = registry;
+  }
+
+  @Override
+  public Future<?> start() {
+    return vertx.executeBlocking(() -> {
+      Files.createDirectories(dir);
+      watcher = FileSystems.getDefault().newWatchService();
+      dir.register(watcher, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_DELETE,
+          StandardWatchEventKinds.ENTRY_MODIFY);
+      return null;
+    }).compose(v -> scan()).onSuccess(v -> {
+      watchThread = new Thread(this::watch, "mvproxy-plugin-watch");
+      watchThread.setDaemon(true);
+      watchThread.start();
+      vertx.setPeriodic(RESCAN_MS, t -> scanSoon(0));
+    });
+  }
+
+  @Override
+  public Future<?> stop() {
+    try {
+      if (watcher != null) {
+        watcher.close();
+      }
+    } catch (IOException e) {
+      LOG.fine("watch service close: " + e);
+    }
+    List<Future<Void>> closing = registry.sources().stream().map(ApiSource::close).toList();
+    return Future.join(closing);
+  }
+
+  private void watch() {
+    try {
+      while (true) {
+        WatchKey key = watcher.take();
+        key.pollEvents();
+        key.reset();
+        context.runOnContext(v -> scanSoon(DEBOUNCE_MS));
+      }
+    } catch (InterruptedException | ClosedWatchServiceException e) {
+      // stopping
+    }
+  }
+
+  private void scanSoon(long delayMs) {
+    if (scanning) {
+      rescan = true;
+    } else if (delayMs == 0) {
+      scan();
+    } else if (debounce < 0) {
+      debounce = vertx.setTimer(delayMs, t -> {
+        debounce = -1;
+        scan();
+      });
+    }
+  }
+
+  /** Lists the folder and applies every difference, one jar at a time. */
+  private Future<Void> scan() {
+    if (scanning) {
+      rescan = true;
+      return Future.succeededFuture();
+    }
+    scanning = true;
+    return vertx.executeBlocking(this::listJars).compose(this::applyAll).eventually(() -> {
+      scanning = false;
+      if (rescan) {
+        rescan = false;
+        scanSoon(0);
+      }
+      return Future.succeededFuture();
+    });
+  }
+
+  private Map<String, String> listJars() throws IOException {
+    Map<String, String> out = new TreeMap<>();
+    try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "*.jar")) {
+      for (Path p : ds) {
+        String fp = PluginLoader.fingerprint(p);
+        if (fp != null) {
+          out.put(p.getFileName().toString(), fp);
+        }
+      }
+    }
+    return out;
+  }
+
+  private Future<Void> applyAll(Map<String, String> onDisk) {
+    Map<String, Plugin> current = registry.current();
+    Future<Void> chain = Future.succeededFuture();
+    boolean removed = false;
+    Map<String, Plugin> next = new TreeMap<>(current);
+    for (String gone : current.keySet()) {
+      if (!onDisk.containsKey(gone)) {
+        unload(next.remove(gone), "removed from " + dir);
+        removed = true;
+      }
+    }
+    if (removed || !registry.loaded()) {
+      publish(next);
+    }
+    for (Map.Entry<String, String> e : onDisk.entrySet()) {
+      Plugin old = current.get(e.getKey());
+      if (old == null || !e.getValue().equals(old.fingerprint())) {
+        Path jar = dir.resolve(e.getKey());
+        chain = chain.compose(v -> vertx.executeBlocking(() -> loader.load(jar, e.getValue(), sourceContext))
+            .map(p -> {
+              install(p);
+              return null;
+            }));
+      }
+    }
+    return chain;
+  }
+
+  /** Installs a freshly read plugin (on the verticle's context). */
+  private void install(Plugin loaded) {
+    Map<String, Plugin> next = new TreeMap<>(registry.current());
+    String file = loaded.fileName();
+    Plugin old = next.get(file);
+    Plugin p = loaded.state() == PluginState.ACTIVE ? refuseConflicts(loaded, next) : loaded;
+    if (p.state() == PluginState.FAILED && old != null && old.state() == PluginState.ACTIVE) {
+      LOG.warning("plugin " + file + " replacement FAILED, previous version keeps serving: " + p.error());
+      next.put(file, new Plugin(old.name(), old.version(), old.jar(), p.fingerprint(), PluginState.ACTIVE,
+          "replacement failed, previous version still serving: " + p.error(), old.sources(), old.classLoader()));
+      publish(next);
+      return;
+    }
+    next.put(file, p);
+    if (old != null) {
+      unload(old, "replaced");
+    }
+    if (p.state() == PluginState.ACTIVE) {
+      LOG.info("plugin " + p.name() + " " + p.version() + " ACTIVE from " + file + ": "
+          + p.sources().stream().map(ApiSource::name).toList());
+    } else {
+      LOG.warning("plugin " + file + " FAILED: " + p.error());
+    }
+    publish(next);
+  }
+
+  private Plugin refuseConflicts(Plugin p, Map<String, Plugin> others) {
+    Map<Gvr, String> claimed = new HashMap<>();
+    others.values().stream().filter(o -> o.state() == PluginState.ACTIVE && !o.fileName().equals(p.fileName()))
+        .forEach(o -> o.sources().forEach(s -> PluginLoader.gvrs(s).forEach(g -> claimed.put(g, o.fileName()))));
+    for (ApiSource s : p.sources()) {
+      for (Gvr g : PluginLoader.gvrs(s)) {
+        if (claimed.containsKey(g)) {
+          closeLater(p, 0);
+          return p.failed(g + " is already served by plugin " + claimed.get(g));
+        }
+      }
+    }
+    return p;
+  }
+
+  private void unload(Plugin p, String why) {
+    LOG.info("plugin " + p.fileName() + " UNLOADED (" + why + ")");
+    closeLater(p, DRAIN_MS);
+  }
+
+  private void closeLater(Plugin p, long delayMs) {
+    Runnable close = () -> Future.join(p.sources().stream().map(ApiSource::close).toList()).onComplete(ar -> {
+      PluginLoader.closeQuietly(p.classLoader());
+      if (p.classLoader() != null) {
+        // Vert.x's shared Jackson mapper caches serializers per class: flush so the loader can be collected
+        DatabindCodec.mapper().getTypeFactory().clearCache();
+        ((com.fasterxml.jackson.databind.ser.DefaultSerializerProvider) DatabindCodec.mapper()
+            .getSerializerProvider()).flushCachedSerializers();
+      }
+    });
+    if (delayMs == 0) {
+      close.run();
+    } else {
+      vertx.setTimer(delayMs, t -> close.run());
+    }
+  }
+
+  private void publish(Map<String, Plugin> next) {
+    registry.set(next);
+    vertx.eventBus().publish(Addresses.LOCAL_APIS_CHANGED, null);
+  }
+}
