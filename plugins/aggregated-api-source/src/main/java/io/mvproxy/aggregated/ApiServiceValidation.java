@@ -149,7 +149,7 @@ public final class ApiServiceValidation {
     }
     String pem;
     try {
-      pem = new String(Base64.getMimeDecoder().decode(s), StandardCharsets.US_ASCII);
+      pem = new String(Base64.getDecoder().decode(s.replaceAll("\\s", "")), StandardCharsets.US_ASCII);
     } catch (IllegalArgumentException e) {
       causes.add(invalid("spec.caBundle", s.length() + " bytes", "must be base64: " + e.getMessage()));
       return null;
