@@ -24,7 +24,7 @@ import java.util.concurrent.TimeUnit;
 final class TestNode implements AutoCloseable {
   final Vertx vertx;
   final HazelcastInstance hz;
-  final List<CrdApiSource> sources = new ArrayList<>();
+  final List<CrdApiSource> sources = new java.util.concurrent.CopyOnWriteArrayList<>();
   final CrdApiSourceFactory factory;
   final HttpServer server;
   final int port;
@@ -35,6 +35,11 @@ final class TestNode implements AutoCloseable {
     this.factory = new CrdApiSourceFactory(options);
     Router router = Router.router(vertx);
     router.route().handler(ctx -> {
+      JsonObject disc = LegacyDiscoveryForTests.document(ctx.request().path(), sources);
+      if (disc != null) {
+        ctx.response().putHeader("Content-Type", "application/json").end(disc.encode());
+        return;
+      }
       RequestInfo info = RequestInfo.parse(ctx.request().method().name(), ctx.request().path(),
           ctx.request().getParam("watch"));
       UserInfo user = new UserInfo("tester", "", List.of("system:masters"), Map.of());
