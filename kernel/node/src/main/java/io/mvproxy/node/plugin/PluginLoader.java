@@ -109,7 +109,7 @@ public final class PluginLoader {
     } catch (IOException | RuntimeException | LinkageError | java.util.ServiceConfigurationError e) {
       sources.forEach(ApiSource::close);
       closeQuietly(cl);
-      String msg = e.getMessage() == null ? e.toString() : e.getMessage();
+      String msg = describe(e);
       return plugin.failed(e instanceof IOException ? "cannot read jar: " + msg : msg);
     }
   }
@@ -167,6 +167,18 @@ public final class PluginLoader {
       }
     }
     throw new IllegalArgumentException(entry + ": no API source supports " + apiVersion + " " + kind);
+  }
+
+  /** @return the messages of {@code t} and its causes, joined with ": " */
+  static String describe(Throwable t) {
+    StringBuilder b = new StringBuilder();
+    for (Throwable c = t; c != null && b.length() < 2000; c = c.getCause() == c ? null : c.getCause()) {
+      String m = c.getMessage() == null ? c.getClass().getSimpleName() : c.getMessage();
+      if (b.indexOf(m) < 0) {
+        b.append(b.length() == 0 ? "" : ": ").append(m);
+      }
+    }
+    return b.toString();
   }
 
   /** Closes a plugin class loader, ignoring errors. @param cl the loader or null */
