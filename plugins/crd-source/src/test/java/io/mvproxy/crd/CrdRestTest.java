@@ -313,4 +313,30 @@ class CrdRestTest {
     assertEquals(404, http.get("/apis/example.com/v1/gadgets/g1/status").code());
     assertEquals(200, http.delete(g + "/g1").code());
   }
+
+  @Test
+  void fabric8RequestSequenceFromCapture() throws Exception {
+    String f8 = "/apis/example.com/v1/namespaces/f8/widgets";
+    String json = "application/json; charset=utf-8";
+    assertEquals(200, http.send("GET", f8, null, null, null).code());
+    Http.Res c = http.send("POST", f8, json, "{\"apiVersion\":\"example.com/v1\",\"kind\":\"Widget\","
+        + "\"metadata\":{\"name\":\"f8-w\",\"namespace\":\"f8\"},\"spec\":{\"replicas\":1}}", null);
+    assertEquals(201, c.code(), c.body());
+    String rv = c.json().getJsonObject("metadata").getString("resourceVersion");
+    Http.Res ssa = http.send("PATCH", f8 + "/f8-w2?fieldManager=fabric8&force=true",
+        "application/apply-patch+yaml; charset=utf-8", "{\"apiVersion\":\"example.com/v1\",\"kind\":\"Widget\","
+        + "\"metadata\":{\"name\":\"f8-w2\",\"namespace\":\"f8\"}}", null);
+    assertEquals(201, ssa.code(), ssa.body());
+    Http.Res edit = http.send("PATCH", f8 + "/f8-w", "application/json-patch+json; charset=utf-8",
+        "[{\"op\":\"add\",\"path\":\"/metadata/labels\",\"value\":{\"a\":\"b\"}},"
+        + "{\"op\":\"add\",\"path\":\"/metadata/resourceVersion\",\"value\":\"" + rv + "\"}]", null);
+    assertEquals(200, edit.code(), edit.body());
+    Http.Res del = http.send("DELETE", f8 + "/f8-w", json,
+        "{\"apiVersion\":\"v1\",\"kind\":\"DeleteOptions\",\"propagationPolicy\":\"Background\"}", null);
+    assertEquals(200, del.code(), del.body());
+    assertEquals(404, http.send("GET", f8 + "/nope", null, null, null).code());
+    Http.Res dup = http.send("POST", f8, json, "{\"apiVersion\":\"example.com/v1\",\"kind\":\"Widget\","
+        + "\"metadata\":{\"name\":\"f8-w2\",\"namespace\":\"f8\"}}", null);
+    assertEquals(409, dup.code());
+  }
 }
