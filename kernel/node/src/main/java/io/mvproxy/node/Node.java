@@ -14,6 +14,8 @@ import io.mvproxy.node.ingress.HealthHandler;
 import io.mvproxy.node.ingress.IngressVerticle;
 import io.mvproxy.node.membership.MembershipVerticle;
 import io.mvproxy.node.metrics.NodeMetrics;
+import io.mvproxy.node.nodeapi.FleetObjects;
+import io.mvproxy.node.nodeapi.NodeApiSource;
 import io.mvproxy.node.plugin.Plugin;
 import io.mvproxy.node.plugin.PluginLoader;
 import io.mvproxy.node.plugin.PluginRegistry;
@@ -123,7 +125,7 @@ public final class Node {
     String advertise = config.peerHost();
     FleetViewRef view = new FleetViewRef(new FleetView(RoutingSnapshot.EMPTY,
         DiscoveryDocuments.empty(config.serverId(), advertise + ":" + config.securePort()),
-        OpenApiDocuments.empty()));
+        OpenApiDocuments.empty(), Map.of()));
     Map<String, BooleanSupplier> ready = new LinkedHashMap<>();
     ready.put("cluster", () -> mgr.isActive());
     ready.put("plugins", plugins::loaded);
@@ -138,11 +140,20 @@ public final class Node {
       String address = advertise + ":" + port;
       PeerDiscoveryClient client = peerOptions == null ? null
           : new PeerDiscoveryClient(vertx.createHttpClient(peerOptions, TlsOptions.peerPool()));
-      DiscoveryVerticle discovery = new DiscoveryVerticle(config.serverId(), address, plugins::sources, client, view,
+      FleetObjects objects = new FleetObjects(config.serverId(), MvproxyVersion.VERSION,
+          advertise + ":" + config.peerPort(port), plugins::plugins, view::get);
+      NodeApiSource builtin = new NodeApiSource(objects::plugins, objects::nodes);
+      java.util.function.Supplier<List<io.mvproxy.api.ApiSource>> sources = () -> {
+        List<io.mvproxy.api.ApiSource> all = new java.util.ArrayList<>();
+        all.add(builtin);
+        all.addAll(plugins.sources());
+        return all;
+      };
+      DiscoveryVerticle discovery = new DiscoveryVerticle(config.serverId(), address, sources, client, view,
           metrics);
       return vertx.deployVerticle(discovery).compose(d -> {
         MembershipVerticle membership = new MembershipVerticle(config.serverId(), advertise,
-            config.peerPort(port), MvproxyVersion.VERSION);
+            config.peerPort(port), MvproxyVersion.VERSION, objects::pluginSummaries);
         return vertx.deployVerticle(membership);
       }).map(mid -> new Node(config, vertx, plugins, view, port, mid));
     });

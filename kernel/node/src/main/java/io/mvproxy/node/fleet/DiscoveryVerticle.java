@@ -133,7 +133,7 @@ public final class DiscoveryVerticle extends VerticleBase {
     PeerState s = peers.get(body.getString("serverId", ""));
     if (s != null && !Objects.equals(body.getString("etag"), s.fetchedEtag)) {
       s.info = new PeerInfo(s.info.serverId(), s.info.host(), s.info.port(), s.info.nodeId(),
-          body.getString("etag"), s.info.version());
+          body.getString("etag"), s.info.version(), s.info.plugins());
       fetch(s);
     }
   }
@@ -211,7 +211,9 @@ public final class DiscoveryVerticle extends VerticleBase {
     local.forEach(s -> served.addAll(s.groupVersions()));
     DiscoveryDocuments dd = new DiscoveryDocuments(served, docs, serverId, serverAddress);
     RoutingSnapshot rs = new RoutingSnapshot(RoutingSnapshot.index(local), localCaps(dd), entries, gone, ready);
-    view.set(new FleetView(rs, dd, openapi));
+    Map<String, PeerInfo> members = new TreeMap<>();
+    peers.values().forEach(p -> members.put(p.info.serverId(), p.info));
+    view.set(new FleetView(rs, dd, openapi, members));
     refreshOpenApi(dd, local);
     if (!dd.localEtag().equals(lastEtag)) {
       lastEtag = dd.localEtag();
@@ -237,7 +239,7 @@ public final class DiscoveryVerticle extends VerticleBase {
       if (fleet.equals(openapiFleet)) {
         openapi = docs;
         FleetView cur = view.get();
-        view.set(new FleetView(cur.routing(), cur.discovery(), docs));
+        view.set(new FleetView(cur.routing(), cur.discovery(), docs, cur.members()));
       }
     }).onFailure(e -> LOG.warning("OpenAPI documents could not be built: " + e));
   }

@@ -40,6 +40,7 @@ public final class MembershipVerticle extends VerticleBase {
   private final String host;
   private final int port;
   private final String version;
+  private final java.util.function.Supplier<List<String>> plugins;
   private ServiceDiscovery discovery;
   private Record record;
   private List<PeerInfo> peers;
@@ -51,8 +52,11 @@ public final class MembershipVerticle extends VerticleBase {
    * @param host     advertised peer IP
    * @param port     advertised peer port
    * @param version  mvproxy version
+   * @param plugins  this node's plugins as {@code name@version:STATE}, published in the record
    */
-  public MembershipVerticle(String serverId, String host, int port, String version) {
+  public MembershipVerticle(String serverId, String host, int port, String version,
+                            java.util.function.Supplier<List<String>> plugins) {
+    this.plugins = plugins;
     this.serverId = serverId;
     this.host = host;
     this.port = port;
@@ -78,10 +82,12 @@ public final class MembershipVerticle extends VerticleBase {
       }).toString();
     }
     record = HttpEndpoint.createRecord(RECORD_NAME, true, host, port, "/",
-        new JsonObject().put("serverId", serverId).put("nodeId", nodeId).put("etag", "").put("version", version));
+        new JsonObject().put("serverId", serverId).put("nodeId", nodeId).put("etag", "").put("version", version)
+            .put("plugins", new JsonArray(plugins.get())));
     vertx.eventBus().<JsonObject>consumer(Addresses.DISCOVERY_CHANGED, m -> rescan());
     vertx.eventBus().<String>localConsumer(Addresses.LOCAL_ETAG_CHANGED, m -> updateEtag(m.body()));
     vertx.eventBus().consumer(Addresses.SERVICE_DISCOVERY_ANNOUNCE, m -> rescan());
+    vertx.eventBus().localConsumer(Addresses.LOCAL_APIS_CHANGED, m -> updatePlugins());
     return removeStaleSelf(nodeId).compose(v -> discovery.publish(record)).onSuccess(r -> {
       record = r;
       timer = vertx.setPeriodic(RESCAN_MS, t -> rescan());
@@ -131,6 +137,17 @@ public final class MembershipVerticle extends VerticleBase {
     vertx.eventBus().publish(Addresses.DISCOVERY_CHANGED, new JsonObject().put("serverId", serverId).put("etag", etag));
   }
 
+  private void updatePlugins() {
+    JsonArray now = new JsonArray(plugins.get());
+    if (record == null || now.equals(record.getMetadata().getJsonArray("plugins"))) {
+      return;
+    }
+    record.getMetadata().put("plugins", now);
+    if (record.getRegistration() != null) {
+      discovery.update(record).onFailure(e -> LOG.warning("record update failed: " + e));
+    }
+  }
+
   private void removeDeparted(String departedNodeId) {
     discovery.getRecords(r -> RECORD_NAME.equals(r.getName())
             && departedNodeId.equals(r.getMetadata().getString("nodeId")), true)
@@ -151,7 +168,7 @@ public final class MembershipVerticle extends VerticleBase {
         }
         JsonObject loc = r.getLocation();
         next.add(new PeerInfo(id, loc.getString("host"), loc.getInteger("port"), md.getString("nodeId"),
-            md.getString("etag", ""), md.getString("version", "")));
+            md.getString("etag", ""), md.getString("version", ""), PeerInfo.strings(md.getJsonArray("plugins"))));
       }
       next.sort(Comparator.comparing(PeerInfo::serverId));
       if (!Objects.equals(next, peers)) {

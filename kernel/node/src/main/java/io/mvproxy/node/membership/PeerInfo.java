@@ -11,8 +11,15 @@ import io.vertx.core.json.JsonObject;
  * @param nodeId   the Vert.x/Hazelcast member ID (records of departed members are removed by it)
  * @param etag     the peer's current local (nopeer) discovery ETag, {@code ""} when not yet known
  * @param version  the peer's mvproxy version
+ * @param plugins  the peer's plugins as {@code name@version:STATE}
  */
-public record PeerInfo(String serverId, String host, int port, String nodeId, String etag, String version) {
+public record PeerInfo(String serverId, String host, int port, String nodeId, String etag, String version,
+                       java.util.List<String> plugins) {
+  /** Copies the list. */
+  public PeerInfo {
+    plugins = java.util.List.copyOf(plugins);
+  }
+
 
   /** @return {@code https://host:port} */
   public String baseUrl() {
@@ -22,12 +29,21 @@ public record PeerInfo(String serverId, String host, int port, String nodeId, St
   /** @return JSON form used on the event bus */
   public JsonObject toJson() {
     return new JsonObject().put("serverId", serverId).put("host", host).put("port", port).put("nodeId", nodeId)
-        .put("etag", etag).put("version", version);
+        .put("etag", etag).put("version", version).put("plugins", new io.vertx.core.json.JsonArray(plugins));
   }
 
   /** @param j JSON from {@link #toJson()} @return the peer */
   public static PeerInfo fromJson(JsonObject j) {
     return new PeerInfo(j.getString("serverId"), j.getString("host"), j.getInteger("port"), j.getString("nodeId"),
-        j.getString("etag", ""), j.getString("version", ""));
+        j.getString("etag", ""), j.getString("version", ""), strings(j.getJsonArray("plugins")));
+  }
+
+  /** @param a a JSON array or null @return its elements as strings */
+  static java.util.List<String> strings(io.vertx.core.json.JsonArray a) {
+    java.util.List<String> out = new java.util.ArrayList<>();
+    if (a != null) {
+      a.forEach(o -> out.add(String.valueOf(o)));
+    }
+    return out;
   }
 }

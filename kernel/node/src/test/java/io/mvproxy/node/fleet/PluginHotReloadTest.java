@@ -1,0 +1,267 @@
+package io.mvproxy.node.fleet;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.mvproxy.node.plugin.CodePluginJar;
+import io.mvproxy.node.plugin.PluginPacker;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.json.JsonObject;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * Hot plugin loading in a running 3-node fleet (separate processes): a jar dropped into node-a's folder is served
+ * through node-c within a second; replacement and removal converge the same way; broken jars are FAILED and reported
+ * through the mvproxy.io API while everything else keeps serving; a plugin swapped under a steady stream of requests
+ * causes no 5xx.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class PluginHotReloadTest {
+  static final String V2 = FleetTest.V2;
+  static final String SPROCKETS = "/apis/sprockets.mvproxy.io/%s/namespaces/default/sprockets";
+  FleetHarness fleet;
+  HttpsClient admin;
+  Path tmp;
+
+  @BeforeAll
+  void start() throws Exception {
+    tmp = Files.createTempDirectory("mvproxy-hot-reload-test");
+    List<Path> newSet;
+    try (Stream<Path> s = Files.list(TestData.example("widgets-new"))) {
+      newSet = s.sorted().toList();
+    }
+    Map<String, Map<String, List<Path>>> plugins = new LinkedHashMap<>();
+    plugins.put("node-a", Map.of("widgets-old", List.of(TestData.example("widgets-old").resolve("widgets.yaml"))));
+    plugins.put("node-b", Map.of("widgets-new", newSet));
+    plugins.put("node-c", Map.of("widgets-new", newSet));
+    fleet = new FleetHarness(tmp.resolve("fleet"), plugins);
+    admin = new HttpsClient(fleet.pki().caCert(), fleet.pki().adminCert(), fleet.pki().adminKey());
+    for (FleetHarness.NodeProc n : fleet.nodes()) {
+      fleet.start(n.name);
+    }
+    for (FleetHarness.NodeProc n : fleet.nodes()) {
+      fleet.awaitStarted(n.name, 60_000);
+      FleetTest.await(n.name + " ready", 30_000, () -> admin.get(n.url(), "/readyz").status() == 200);
+    }
+  }
+
+  @AfterAll
+  void stop() {
+    if (admin != null) {
+      admin.close();
+    }
+    if (fleet != null) {
+      fleet.close();
+    }
+  }
+
+  Path pluginDir(String node) {
+    return fleet.dir().resolve("plugins-" + node);
+  }
+
+  /** Writes a CRD for sprockets serving the given versions (first one is storage). */
+  Path sprocketsJar(String name, String... versions) throws Exception {
+    StringBuilder v = new StringBuilder();
+    for (int i = 0; i < versions.length; i++) {
+      v.append("""
+            - name: %s
+              served: true
+              storage: %s
+              schema:
+                openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+          """.formatted(versions[i], i == 0));
+    }
+    Path yaml = tmp.resolve(name + ".yaml");
+    Files.writeString(yaml, """
+        apiVersion: apiextensions.k8s.io/v1
+        kind: CustomResourceDefinition
+        metadata:
+          name: sprockets.sprockets.mvproxy.io
+        spec:
+          group: sprockets.mvproxy.io
+          scope: Namespaced
+          names: {plural: sprockets, singular: sprocket, kind: Sprocket}
+          versions:
+        """ + v);
+    Path jar = tmp.resolve(name + ".jar");
+    new PluginPacker().pack(jar, "sprockets", name, List.of(yaml));
+    return jar;
+  }
+
+  boolean lists(FleetHarness.NodeProc n, String gv) throws Exception {
+    HttpsClient.Resp r = admin.send(HttpMethod.GET, n.url(), "/apis", Map.of("Accept", V2), null);
+    for (Object g : r.json().getJsonArray("items")) {
+      JsonObject group = (JsonObject) g;
+      for (Object ver : group.getJsonArray("versions")) {
+        String name = group.getJsonObject("metadata").getString("name") + "/" + ((JsonObject) ver).getString("version");
+        if (name.equals(gv) && !"Stale".equals(((JsonObject) ver).getString("freshness"))) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  long waitMs(long t0, String what, FleetTest.Check check) throws Exception {
+    FleetTest.await(what, 10_000, check);
+    return (System.nanoTime() - t0) / 1_000_000;
+  }
+
+  @Test
+  @Order(1)
+  void droppedJarIsUsableThroughEveryNodeWithinASecond() throws Exception {
+    Path jar = sprocketsJar("sprockets-1", "v1");
+    FleetHarness.NodeProc b = fleet.node("node-b");
+    FleetHarness.NodeProc c = fleet.node("node-c");
+    long t0 = System.nanoTime();
+    Files.move(jar, pluginDir("node-a").resolve("sprockets.jar"), StandardCopyOption.ATOMIC_MOVE);
+    long onB = waitMs(t0, "node-b lists sprockets v1", () -> lists(b, "sprockets.mvproxy.io/v1"));
+    long onC = waitMs(t0, "node-c lists sprockets v1", () -> lists(c, "sprockets.mvproxy.io/v1"));
+    long proxied = waitMs(t0, "request through node-c proxied to node-a",
+        () -> admin.get(c.url(), SPROCKETS.formatted("v1")).status() == 200);
+    System.out.printf("FIGURE drop: node-b discovery %d ms, node-c discovery %d ms, proxied request via node-c %d ms%n",
+        onB, onC, proxied);
+    JsonObject s = new JsonObject().put("apiVersion", "sprockets.mvproxy.io/v1").put("kind", "Sprocket")
+        .put("metadata", new JsonObject().put("name", "s1")).put("teeth", 12);
+    assertEquals(201, admin.send(HttpMethod.POST, c.url(), SPROCKETS.formatted("v1"),
+        Map.of("Content-Type", "application/json"), s.encode()).status());
+  }
+
+  @Test
+  @Order(2)
+  void replacedJarConverges() throws Exception {
+    Path jar = sprocketsJar("sprockets-2", "v1", "v2");
+    FleetHarness.NodeProc c = fleet.node("node-c");
+    long t0 = System.nanoTime();
+    Files.move(jar, pluginDir("node-a").resolve("sprockets.jar"), StandardCopyOption.ATOMIC_MOVE,
+        StandardCopyOption.REPLACE_EXISTING);
+    long onC = waitMs(t0, "node-c lists sprockets v2", () -> lists(c, "sprockets.mvproxy.io/v2"));
+    long proxied = waitMs(t0, "v2 through node-c", () -> admin.get(c.url(), SPROCKETS.formatted("v2")).status() == 200);
+    System.out.printf("FIGURE replace: node-c discovery %d ms, proxied request via node-c %d ms%n", onC, proxied);
+    JsonObject list = admin.get(c.url(), SPROCKETS.formatted("v2")).json();
+    assertEquals("s1", list.getJsonArray("items").getJsonObject(0).getJsonObject("metadata").getString("name"),
+        "objects stored before the swap are still there");
+  }
+
+  @Test
+  @Order(3)
+  void removedJarConvergesAndTheApiIsGone() throws Exception {
+    FleetHarness.NodeProc c = fleet.node("node-c");
+    long t0 = System.nanoTime();
+    Files.delete(pluginDir("node-a").resolve("sprockets.jar"));
+    long onC = waitMs(t0, "node-c drops sprockets", () -> !lists(c, "sprockets.mvproxy.io/v1"));
+    long gone = waitMs(t0, "404 through node-c", () -> admin.get(c.url(), SPROCKETS.formatted("v1")).status() == 404);
+    System.out.printf("FIGURE remove: node-c discovery %d ms, 404 via node-c %d ms%n", onC, gone);
+  }
+
+  @Test
+  @Order(4)
+  void brokenJarsAreFailedAndReportedWhileTheNodeKeepsServing() throws Exception {
+    FleetHarness.NodeProc b = fleet.node("node-b");
+    Path dir = pluginDir("node-b");
+    Files.write(dir.resolve("corrupt.jar"), "not a zip".getBytes());
+    Path invalid = tmp.resolve("invalid.yaml");
+    Files.writeString(invalid, """
+        apiVersion: apiextensions.k8s.io/v1
+        kind: CustomResourceDefinition
+        metadata: {name: wrong-name}
+        spec:
+          group: bad.mvproxy.io
+          scope: Sideways
+          names: {plural: bads, kind: Bad}
+          versions: [{name: v1, served: true, storage: true}]
+        """);
+    new PluginPacker().pack(tmp.resolve("invalid.jar"), "invalid", "1", List.of(invalid));
+    Files.move(tmp.resolve("invalid.jar"), dir.resolve("invalid.jar"));
+    new PluginPacker().pack(tmp.resolve("dup.jar"), "dup", "1",
+        List.of(TestData.example("widgets-new").resolve("widgets.yaml")));
+    Files.move(tmp.resolve("dup.jar"), dir.resolve("zz-duplicate-widgets.jar"));
+    CodePluginJar.build(tmp.resolve("throws.jar"), tmp.resolve("throws-src"), "demo.t.GreetingProvider",
+        CodePluginJar.greetingPlugin("demo.t", "throws.mvproxy.io", true));
+    Files.move(tmp.resolve("throws.jar"), dir.resolve("throws.jar"));
+    FleetTest.await("four FAILED plugins on node-b", 10_000, () -> failed(b).size() == 4);
+    Map<String, String> failed = failed(b);
+    assertTrue(failed.get("corrupt").contains("cannot read jar"), failed.toString());
+    assertTrue(failed.get("invalid").contains("Invalid") || failed.get("invalid").contains("invalid"), failed.toString());
+    assertTrue(failed.get("zz-duplicate-widgets").contains("already served"), failed.toString());
+    assertTrue(failed.get("throws").contains("refuses to start"), failed.toString());
+    assertEquals(200, admin.get(b.url(), "/readyz").status());
+    assertEquals(200, admin.get(b.url(), FleetTest.WIDGETS_V2).status());
+    assertEquals(200, admin.get(fleet.node("node-a").url(), FleetTest.WIDGETS_V2).status());
+    JsonObject nodes = admin.get(b.url(), "/apis/mvproxy.io/v1alpha1/apiservernodes").json();
+    assertEquals(3, nodes.getJsonArray("items").size(), nodes.encodePrettily());
+  }
+
+  Map<String, String> failed(FleetHarness.NodeProc n) throws Exception {
+    Map<String, String> out = new LinkedHashMap<>();
+    HttpsClient.Resp r = admin.get(n.url(), "/apis/mvproxy.io/v1alpha1/plugins");
+    for (Object o : r.json().getJsonArray("items")) {
+      JsonObject p = (JsonObject) o;
+      if ("FAILED".equals(p.getJsonObject("status").getString("state"))) {
+        out.put(p.getJsonObject("metadata").getString("name"), p.getJsonObject("status").getString("error"));
+      }
+    }
+    return out;
+  }
+
+  @Test
+  @Order(5)
+  void swapUnderSteadyTrafficCausesNo5xx() throws Exception {
+    FleetHarness.NodeProc a = fleet.node("node-a");
+    AtomicBoolean run = new AtomicBoolean(true);
+    AtomicInteger ok = new AtomicInteger();
+    List<String> bad = new java.util.concurrent.CopyOnWriteArrayList<>();
+    Thread load = new Thread(() -> {
+      long end = System.currentTimeMillis() + 30_000;
+      while (run.get() && System.currentTimeMillis() < end) {
+        try {
+          HttpsClient.Resp r = admin.get(a.url(), FleetTest.WIDGETS_V2);
+          if (r.status() >= 500 || r.status() == 404) {
+            bad.add(r.status() + " " + r.text());
+          } else {
+            ok.incrementAndGet();
+          }
+        } catch (Exception e) {
+          bad.add(e.toString());
+        }
+      }
+    });
+    load.start();
+    List<Path> newSet;
+    try (Stream<Path> s = Files.list(TestData.example("widgets-new"))) {
+      newSet = s.sorted().toList();
+    }
+    for (int i = 0; i < 3; i++) {
+      for (String node : List.of("node-b", "node-c")) {
+        Path jar = tmp.resolve("swap-" + node + i + ".jar");
+        new PluginPacker().pack(jar, "widgets-new", "swap-" + i, newSet);
+        Files.move(jar, pluginDir(node).resolve("widgets-new.jar"), StandardCopyOption.REPLACE_EXISTING,
+            StandardCopyOption.ATOMIC_MOVE);
+        Thread.sleep(700);
+      }
+    }
+    Thread.sleep(1000);
+    run.set(false);
+    load.join();
+    System.out.printf("FIGURE swap under traffic: %d requests ok, %d bad%n", ok.get(), bad.size());
+    assertTrue(ok.get() > 20, "too few requests: " + ok.get());
+    assertEquals(new ArrayList<String>(), bad);
+  }
+}
