@@ -1,5 +1,6 @@
 package io.mvproxy.example.wardle;
 
+import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.net.TrustOptions;
 import java.io.IOException;
@@ -18,6 +19,13 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.security.KeyStore;
+import java.security.cert.CertificateException;
+import java.util.function.Function;
+import javax.net.ssl.ManagerFactoryParameters;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.TrustManagerFactory;
+import javax.net.ssl.TrustManagerFactorySpi;
 import javax.net.ssl.X509TrustManager;
 
 /**
@@ -124,22 +132,55 @@ public final class RequestHeaderAuthenticator {
    */
   public TrustOptions tlsTrust() {
     X509Certificate[] issuers = cas.toArray(new X509Certificate[0]);
-    return TrustOptions.wrap(new X509TrustManager() {
+    X509TrustManager tm = new X509TrustManager() {
       @Override
       public void checkClientTrusted(X509Certificate[] chain, String authType) {
         // decided per request by verify()
       }
 
       @Override
-      public void checkServerTrusted(X509Certificate[] chain, String authType)
-          throws java.security.cert.CertificateException {
-        throw new java.security.cert.CertificateException("server-side trust manager only");
+      public void checkServerTrusted(X509Certificate[] chain, String authType) throws CertificateException {
+        throw new CertificateException("server-side trust manager only");
       }
 
       @Override
       public X509Certificate[] getAcceptedIssuers() {
         return issuers.clone();
       }
-    });
+    };
+    return new ClientTrust(tm);
+  }
+
+  /** Trust options handing Vert.x a factory of one trust manager (no Netty/slf4j helpers involved). */
+  private record ClientTrust(X509TrustManager manager) implements TrustOptions {
+    @Override
+    public TrustOptions copy() {
+      return this;
+    }
+
+    @Override
+    public TrustManagerFactory getTrustManagerFactory(Vertx vertx) {
+      TrustManager[] managers = {manager};
+      return new TrustManagerFactory(new TrustManagerFactorySpi() {
+        @Override
+        protected void engineInit(KeyStore ks) {
+        }
+
+        @Override
+        protected void engineInit(ManagerFactoryParameters spec) {
+        }
+
+        @Override
+        protected TrustManager[] engineGetTrustManagers() {
+          return managers.clone();
+        }
+      }, null, "wardle-request-header") {
+      };
+    }
+
+    @Override
+    public Function<String, TrustManager[]> trustManagerMapper(Vertx vertx) {
+      return null;
+    }
   }
 }
