@@ -108,6 +108,7 @@ public final class BackendProxy {
       out.putHeader("Content-Length", len);
     } else {
       out.setChunked(true);
+      out.writeHead(); // a watch's head reaches the client before its first event
     }
     out.closeHandler(v -> resp.request().reset());
     resp.handler(buf -> {
