@@ -26,8 +26,9 @@ import java.util.logging.Logger;
 /**
  * The API source of one {@code apiregistration.k8s.io/v1 APIService}: serves its group-version by forwarding to the
  * backend (kube-aggregator {@code pkg/apiserver/handler_proxy.go}), with the resources learned from the backend's
- * discovery ({@code handler_discovery.go}) at start, every {@link AggregatedOptions#refreshIntervalMs()} and on
- * {@link #refresh()}, and an {@code Available} condition like {@code available_controller.go}.
+ * discovery ({@code handler_discovery.go}) at start, every {@link AggregatedOptions#refreshIntervalMs()}, once more
+ * {@link #RETRY_MS} after a failed check, and on {@link #refresh()}; and an {@code Available} condition like
+ * {@code available_controller.go}.
  *
  * <p>State is an immutable snapshot replaced only on the source's Vert.x context; readers on any thread see a
  * consistent view. After each change of the resources or the freshness, every {@link #onChange(Runnable)} listener
@@ -35,6 +36,8 @@ import java.util.logging.Logger;
  */
 public final class ApiServiceSource implements ApiSource {
   private static final Logger LOG = Logger.getLogger(ApiServiceSource.class.getName());
+  /** Delay of the extra check after a failed one, in milliseconds (the backend may just be starting). */
+  public static final long RETRY_MS = 5_000;
 
   /**
    * What the source knows, replaced as a whole.
@@ -60,6 +63,7 @@ public final class ApiServiceSource implements ApiSource {
   private volatile State state;
   private Promise<Void> inFlight;
   private long timerId = -1;
+  private long retryTimerId = -1;
   private boolean closed;
 
   /**
@@ -194,7 +198,19 @@ public final class ApiServiceSource implements ApiSource {
       LOG.fine(() -> name() + ": " + ar.cause().getMessage());
       update(state.resources(), Freshness.Stale, state.etag(), false, AvailableCondition.FAILED_DISCOVERY_CHECK,
           ar.cause().getMessage());
+      scheduleRetry();
       return Future.failedFuture(ar.cause());
+    });
+  }
+
+  /** After a failed check, checks again after {@link #RETRY_MS} (or the refresh interval when shorter). */
+  private void scheduleRetry() {
+    if (closed || retryTimerId >= 0 || options.refreshIntervalMs() <= RETRY_MS) {
+      return;
+    }
+    retryTimerId = vertx.setTimer(RETRY_MS, t -> {
+      retryTimerId = -1;
+      refresh();
     });
   }
 
@@ -254,6 +270,10 @@ public final class ApiServiceSource implements ApiSource {
       if (timerId >= 0) {
         vertx.cancelTimer(timerId);
         timerId = -1;
+      }
+      if (retryTimerId >= 0) {
+        vertx.cancelTimer(retryTimerId);
+        retryTimerId = -1;
       }
       client.close().onComplete(p);
     });
