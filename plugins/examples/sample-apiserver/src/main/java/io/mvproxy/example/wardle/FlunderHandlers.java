@@ -165,11 +165,14 @@ public final class FlunderHandlers {
         .put("creationTimestamp", Instant.now().truncatedTo(ChronoUnit.SECONDS).toString())
         .put("annotations", annotations);
     meta.remove("resourceVersion");
-    obj.put("apiVersion", WardleApi.GROUP_VERSION).put("kind", WardleApi.KIND).put("metadata", meta);
-    if (!(obj.getValue("spec") instanceof JsonObject)) {
-      obj.put("spec", new JsonObject());
-    }
-    JsonObject stored = store.create(obj);
+    JsonObject full = new JsonObject().put("apiVersion", WardleApi.GROUP_VERSION).put("kind", WardleApi.KIND)
+        .put("metadata", meta).put("spec", obj.getValue("spec") instanceof JsonObject sp ? sp : new JsonObject());
+    obj.forEach(e -> {
+      if (!full.containsKey(e.getKey())) {
+        full.put(e.getKey(), e.getValue());
+      }
+    });
+    JsonObject stored = store.create(full);
     if (stored == null) {
       Statuses.send(ctx.response(), Statuses.failure(409, "AlreadyExists", WardleApi.RESOURCE + "." + WardleApi.GROUP
           + " \"" + name + "\" already exists", Statuses.flunderDetails(name)));

@@ -70,6 +70,10 @@ public record SampleApiServerOptions(int securePort, String bindAddress, String 
         legacy = value == null || Boolean.parseBoolean(value);
         continue;
       }
+      if (!List.of("--secure-port", "--bind-address", "--tls-cert-file", "--tls-private-key-file",
+          "--requestheader-client-ca-file").contains(name)) {
+        throw new IllegalArgumentException("unknown flag " + name);
+      }
       if (value == null) {
         if (i + 1 >= a.size()) {
           throw new IllegalArgumentException(name + " needs a value");
