@@ -1,7 +1,7 @@
 package io.mvproxy.node;
 
+import io.mvproxy.api.ApiSource;
 import io.mvproxy.discovery.DiscoveryDocuments;
-import io.mvproxy.openapi.OpenApiDocuments;
 import io.mvproxy.node.cluster.HazelcastConfigFactory;
 import io.mvproxy.node.config.ConfigException;
 import io.mvproxy.node.config.ConfigKey;
@@ -19,12 +19,15 @@ import io.mvproxy.node.nodeapi.NodeApiSource;
 import io.mvproxy.node.plugin.Plugin;
 import io.mvproxy.node.plugin.PluginLoader;
 import io.mvproxy.node.plugin.PluginRegistry;
+import io.mvproxy.node.plugin.PluginState;
 import io.mvproxy.node.plugin.PluginVerticle;
 import io.mvproxy.node.proxy.PeerProxy;
 import io.mvproxy.node.routing.RoutingSnapshot;
+import io.mvproxy.openapi.OpenApiDocuments;
 import io.mvproxy.security.Authenticator;
 import io.mvproxy.security.TlsOptions;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.eventbus.EventBusOptions;
@@ -32,34 +35,50 @@ import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.spi.cluster.hazelcast.HazelcastClusterManager;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import java.util.logging.Logger;
 
 /**
- * One mvproxy node: joins the Hazelcast cluster (clustered Vert.x), loads its plugins, and deploys the ingress,
+ * One mvproxy node: joins the Hazelcast cluster (clustered Vert.x), then deploys, in order, the plugin, ingress,
  * discovery-aggregation and membership verticles. {@link #start(NodeConfig)} fails fast on bad TLS material;
- * {@link #stop()} leaves the fleet gracefully.
+ * {@link #stop()} leaves the fleet gracefully (readiness off, record withdrawn, requests drained, sources closed).
  */
 public final class Node {
+  /**
+   * After the record is withdrawn, how long peers get to stop routing here before the server stops accepting, ms
+   * (like kube-apiserver's --shutdown-delay-duration; membership changes propagate in well under a second).
+   */
+  static final long SHUTDOWN_DELAY_MS = 1000;
   private static final Logger LOG = Logger.getLogger(Node.class.getName());
+
   private final NodeConfig config;
   private final Vertx vertx;
   private final PluginRegistry plugins;
   private final FleetViewRef view;
+  private final NodeLifecycle lifecycle;
+  private final IngressVerticle ingress;
+  private final Deployments deployments;
   private final int port;
-  private final String membershipDeployment;
 
-  private Node(NodeConfig config, Vertx vertx, PluginRegistry plugins, FleetViewRef view, int port,
-               String membershipDeployment) {
-    this.config = config;
-    this.vertx = vertx;
-    this.plugins = plugins;
-    this.view = view;
-    this.port = port;
-    this.membershipDeployment = membershipDeployment;
+  /** Deployment IDs of the verticles, undeployed in reverse order on stop. */
+  private record Deployments(String plugins, String membership) {
+  }
+
+  private Node(Boot b, Deployments deployments) {
+    this.config = b.config;
+    this.vertx = b.vertx;
+    this.plugins = b.plugins;
+    this.view = b.view;
+    this.lifecycle = b.lifecycle;
+    this.ingress = b.ingress;
+    this.port = b.ingress.actualPort();
+    this.deployments = deployments;
   }
 
   /**
@@ -96,67 +115,106 @@ public final class Node {
     HttpClientOptions peerClientOptions = peerOptions;
     long t0 = System.nanoTime();
     return Vertx.builder().with(vo).withClusterManager(mgr).buildClustered()
-        .compose(vertx -> boot(config, vertx, mgr, serverOptions, authenticator, peerClientOptions)
+        .compose(vertx -> new Boot(config, vertx, mgr, serverOptions, authenticator, peerClientOptions).run()
             .onFailure(e -> vertx.close()))
-        .onSuccess(n -> LOG.info("node " + config.serverId() + " serving on https://" + config.bindAddress() + ":"
-            + n.port + " in " + (System.nanoTime() - t0) / 1_000_000 + " ms"));
+        .onSuccess(n -> n.logSummary((System.nanoTime() - t0) / 1_000_000));
   }
 
-  private static Future<Node> boot(NodeConfig config, Vertx vertx, HazelcastClusterManager mgr,
-                                   HttpServerOptions serverOptions, Authenticator authenticator,
-                                   HttpClientOptions peerOptions) {
-    NodeMetrics metrics = new NodeMetrics();
-    Path privateDir = Path.of(System.getProperty("java.io.tmpdir"), "mvproxy-" + config.serverId() + "-"
-        + ProcessHandle.current().pid(), "plugins");
-    NodeSourceContext ctx = new NodeSourceContext(vertx, mgr.getHazelcastInstance(), config.serverId(),
-        config.serviceResolution(), config.proxyClientCertFile() == null ? null
-        : TlsOptions.keyCert(str(config.proxyClientCertFile()), "--proxy-client-cert-file",
-            str(config.proxyClientKeyFile()), "--proxy-client-key-file"));
-    PluginRegistry registry = new PluginRegistry();
-    PluginVerticle pluginVerticle = new PluginVerticle(config.pluginDir(),
-        new PluginLoader(privateDir, PluginLoader.discoverFactories()), ctx, registry);
-    return vertx.deployVerticle(pluginVerticle)
-        .compose(pid -> deploy(config, vertx, mgr, serverOptions, authenticator, peerOptions, metrics, registry));
-  }
+  /** Everything assembled during start-up, in one place. */
+  private static final class Boot {
+    final NodeConfig config;
+    final Vertx vertx;
+    final HazelcastClusterManager mgr;
+    final HttpServerOptions serverOptions;
+    final Authenticator authenticator;
+    final HttpClientOptions peerOptions;
+    final NodeMetrics metrics = new NodeMetrics();
+    final PluginRegistry plugins = new PluginRegistry();
+    final NodeLifecycle lifecycle = new NodeLifecycle();
+    final FleetViewRef view;
+    IngressVerticle ingress;
 
-  private static Future<Node> deploy(NodeConfig config, Vertx vertx, HazelcastClusterManager mgr,
-                                     HttpServerOptions serverOptions, Authenticator authenticator,
-                                     HttpClientOptions peerOptions, NodeMetrics metrics, PluginRegistry plugins) {
-    String advertise = config.peerHost();
-    FleetViewRef view = new FleetViewRef(new FleetView(RoutingSnapshot.EMPTY,
-        DiscoveryDocuments.empty(config.serverId(), advertise + ":" + config.securePort()),
-        OpenApiDocuments.empty(), Map.of()));
-    Map<String, BooleanSupplier> ready = new LinkedHashMap<>();
-    ready.put("cluster", () -> mgr.isActive());
-    ready.put("plugins", plugins::loaded);
-    ready.put("peer-discovery", () -> view.get().routing().ready());
-    HealthHandler health = new HealthHandler(MvproxyVersion.VERSION, ready);
-    IngressVerticle ingress = new IngressVerticle(serverOptions, authenticator, health, view, metrics,
-        peerOptions == null ? null
-            : v -> new PeerProxy(v.createHttpClient(peerOptions, TlsOptions.peerPool()), metrics),
-        config.peersEnabled());
-    return vertx.deployVerticle(ingress).compose(id -> {
+    Boot(NodeConfig config, Vertx vertx, HazelcastClusterManager mgr, HttpServerOptions serverOptions,
+         Authenticator authenticator, HttpClientOptions peerOptions) {
+      this.config = config;
+      this.vertx = vertx;
+      this.mgr = mgr;
+      this.serverOptions = serverOptions;
+      this.authenticator = authenticator;
+      this.peerOptions = peerOptions;
+      this.view = new FleetViewRef(new FleetView(RoutingSnapshot.EMPTY,
+          DiscoveryDocuments.empty(config.serverId(), config.peerHost() + ":" + config.securePort()),
+          OpenApiDocuments.empty(), Map.of()));
+    }
+
+    Future<Node> run() {
+      Path privateDir = Path.of(System.getProperty("java.io.tmpdir"), "mvproxy-" + config.serverId() + "-"
+          + ProcessHandle.current().pid(), "plugins");
+      NodeSourceContext ctx = new NodeSourceContext(vertx, mgr.getHazelcastInstance(), config.serverId(),
+          config.serviceResolution(), config.proxyClientCertFile() == null ? null
+          : TlsOptions.keyCert(str(config.proxyClientCertFile()), "--proxy-client-cert-file",
+              str(config.proxyClientKeyFile()), "--proxy-client-key-file"));
+      PluginVerticle pluginVerticle = new PluginVerticle(config.pluginDir(),
+          new PluginLoader(privateDir, PluginLoader.discoverFactories()), ctx, plugins);
+      registerGauges();
+      return vertx.deployVerticle(pluginVerticle).compose(pid -> deployIngress().compose(v -> deployFleet(pid)));
+    }
+
+    private Future<String> deployIngress() {
+      Map<String, BooleanSupplier> ready = new LinkedHashMap<>();
+      ready.put("cluster", mgr::isActive);
+      ready.put("plugins", plugins::loaded);
+      ready.put("peer-discovery", () -> view.get().routing().ready());
+      ready.put("shutdown", () -> !lifecycle.shuttingDown());
+      HealthHandler health = new HealthHandler(MvproxyVersion.VERSION, ready);
+      ingress = new IngressVerticle(serverOptions, authenticator, health, view, metrics,
+          peerOptions == null ? null
+              : v -> new PeerProxy(v.createHttpClient(peerOptions, TlsOptions.peerPool()), metrics),
+          config.peersEnabled(), lifecycle);
+      return vertx.deployVerticle(ingress);
+    }
+
+    private Future<Node> deployFleet(String pluginDeployment) {
       int port = ingress.actualPort();
-      String address = advertise + ":" + port;
+      String advertise = config.peerHost();
       PeerDiscoveryClient client = peerOptions == null ? null
           : new PeerDiscoveryClient(vertx.createHttpClient(peerOptions, TlsOptions.peerPool()));
       FleetObjects objects = new FleetObjects(config.serverId(), MvproxyVersion.VERSION,
           advertise + ":" + config.peerPort(port), plugins::plugins, view::get);
       NodeApiSource builtin = new NodeApiSource(objects::plugins, objects::nodes);
-      java.util.function.Supplier<List<io.mvproxy.api.ApiSource>> sources = () -> {
-        List<io.mvproxy.api.ApiSource> all = new java.util.ArrayList<>();
+      Supplier<List<ApiSource>> sources = () -> {
+        List<ApiSource> all = new ArrayList<>();
         all.add(builtin);
         all.addAll(plugins.sources());
         return all;
       };
-      DiscoveryVerticle discovery = new DiscoveryVerticle(config.serverId(), address, sources, client, view,
-          metrics);
-      return vertx.deployVerticle(discovery).compose(d -> {
-        MembershipVerticle membership = new MembershipVerticle(config.serverId(), advertise,
-            config.peerPort(port), MvproxyVersion.VERSION, objects::pluginSummaries);
-        return vertx.deployVerticle(membership);
-      }).map(mid -> new Node(config, vertx, plugins, view, port, mid));
-    });
+      DiscoveryVerticle discovery = new DiscoveryVerticle(config.serverId(), advertise + ":" + port, sources,
+          client, view, metrics);
+      MembershipVerticle membership = new MembershipVerticle(config.serverId(), advertise, config.peerPort(port),
+          MvproxyVersion.VERSION, objects::pluginSummaries);
+      return vertx.deployVerticle(discovery).compose(d -> vertx.deployVerticle(membership))
+          .map(mid -> new Node(this, new Deployments(pluginDeployment, mid)));
+    }
+
+    private void registerGauges() {
+      metrics.gauge("mvproxy_peers", "Peers of this node by state", "state", "live",
+          () -> view.get().routing().peers().size());
+      metrics.gauge("mvproxy_peers", "Peers of this node by state", "state", "departed",
+          () -> view.get().routing().departed().size());
+      for (PluginState s : PluginState.values()) {
+        metrics.gauge("mvproxy_plugins", "Plugins of this node by state", "state", s.name(),
+            () -> plugins.plugins().stream().filter(p -> p.state() == s).count());
+      }
+    }
+  }
+
+  private void logSummary(long startMs) {
+    List<String> ps = plugins.plugins().stream().map(FleetObjects::summary).toList();
+    LOG.info(String.format("mvproxy %s node %s started in %d ms: https://%s:%d (peer address %s:%d), cluster %s on "
+            + "%s:%d, peers %s, plugins %s, peer proxy %s", MvproxyVersion.VERSION, config.serverId(), startMs,
+        config.bindAddress(), port, config.peerHost(), config.peerPort(port), config.clusterName(),
+        config.clusterHost(), config.clusterPort(), view.get().members().keySet(), ps,
+        config.peersEnabled() ? "on" : "off (" + (config.peerProxyEnabled() ? "no --peer-ca-file" : "gate off") + ")"));
   }
 
   private static String str(Path p) {
@@ -184,13 +242,61 @@ public final class Node {
   }
 
   /**
-   * Leaves the fleet: removes this node's record first (peers stop routing here), waits for in-flight work up to
-   * the grace period, then closes Vert.x (leaving the Hazelcast cluster).
+   * Leaves the fleet gracefully: {@code /readyz} turns false and the membership record is withdrawn (peers stop
+   * routing here); after {@link #SHUTDOWN_DELAY_MS} the server stops accepting connections and requests in flight
+   * get up to the grace period to finish; then the API sources close (ending watches, whose clients reconnect
+   * elsewhere) and Vert.x closes, leaving the Hazelcast cluster.
    *
    * @return completes when stopped
    */
   public Future<Void> stop() {
-    return vertx.undeploy(membershipDeployment).recover(e -> Future.succeededFuture())
-        .compose(v -> vertx.close());
+    if (!lifecycle.beginShutdown()) {
+      return Future.succeededFuture();
+    }
+    Duration grace = config.shutdownGracePeriod();
+    long t0 = System.nanoTime();
+    LOG.info("shutting down: leaving the fleet, draining " + lifecycle.inFlight() + " request(s) for up to "
+        + grace.toSeconds() + " s");
+    return step("leave the fleet", vertx.undeploy(deployments.membership()), 3000)
+        .compose(v -> delay(Math.min(SHUTDOWN_DELAY_MS, grace.toMillis())))
+        .compose(v -> {
+          ingress.shutdown(grace).onFailure(e -> LOG.fine("server shutdown: " + e));
+          return drained(System.currentTimeMillis() + grace.toMillis());
+        })
+        .compose(v -> step("close API sources", vertx.undeploy(deployments.plugins()), 5000))
+        .compose(v -> step("leave the cluster", vertx.close(), 10_000))
+        .onComplete(ar -> System.err.println("mvproxy: node " + config.serverId() + " stopped in "
+            + (System.nanoTime() - t0) / 1_000_000 + " ms"));
+  }
+
+  /** Runs one shutdown step with a time limit; a failure or time-out is logged and shutdown goes on. */
+  private Future<Void> step(String what, Future<?> f, long timeoutMs) {
+    Promise<Void> p = Promise.promise();
+    long timer = vertx.setTimer(timeoutMs, t -> {
+      if (p.tryComplete()) {
+        LOG.warning("shutdown step '" + what + "' did not finish within " + timeoutMs + " ms");
+      }
+    });
+    f.onComplete(ar -> {
+      vertx.cancelTimer(timer);
+      if (ar.failed()) {
+        LOG.warning("shutdown step '" + what + "' failed: " + ar.cause());
+      }
+      p.tryComplete();
+    });
+    return p.future();
+  }
+
+  private Future<Void> delay(long ms) {
+    Promise<Void> p = Promise.promise();
+    vertx.setTimer(Math.max(1, ms), t -> p.complete());
+    return p.future();
+  }
+
+  private Future<Void> drained(long deadline) {
+    if (lifecycle.inFlight() <= 0 || System.currentTimeMillis() >= deadline) {
+      return Future.succeededFuture();
+    }
+    return delay(50).compose(v -> drained(deadline));
   }
 }

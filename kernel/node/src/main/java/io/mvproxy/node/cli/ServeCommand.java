@@ -50,6 +50,11 @@ public final class ServeCommand implements Callable<Integer> {
       System.err.println("mvproxy: invalid configuration: " + e.getMessage());
       return 2;
     }
+    if ("json".equals(cfg.loggingFormat())) {
+      for (java.util.logging.Handler h : java.util.logging.Logger.getLogger("").getHandlers()) {
+        h.setFormatter(new io.mvproxy.node.logging.JsonLogFormatter());
+      }
+    }
     Node node;
     try {
       node = Node.start(cfg).toCompletionStage().toCompletableFuture().get(120, TimeUnit.SECONDS);
@@ -63,7 +68,7 @@ public final class ServeCommand implements Callable<Integer> {
       return 1;
     }
     CompletableFuture<Void> stopped = new CompletableFuture<>();
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+    Runnable stop = () -> {
       try {
         node.stop().toCompletionStage().toCompletableFuture()
             .get(cfg.shutdownGracePeriod().toSeconds() + 10, TimeUnit.SECONDS);
@@ -71,7 +76,19 @@ public final class ServeCommand implements Callable<Integer> {
         System.err.println("mvproxy: unclean shutdown: " + e);
       }
       stopped.complete(null);
-    }, "mvproxy-shutdown"));
+    };
+    // SIGTERM / SIGINT: graceful stop, then exit 0 (a JVM killed through its shutdown hooks would exit 143)
+    for (String sig : new String[] {"TERM", "INT"}) {
+      sun.misc.Signal.handle(new sun.misc.Signal(sig), s -> new Thread(() -> {
+        stop.run();
+        System.exit(0);
+      }, "mvproxy-shutdown").start());
+    }
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      if (!stopped.isDone()) {
+        stop.run();
+      }
+    }, "mvproxy-shutdown-hook"));
     System.out.println("mvproxy node " + cfg.serverId() + " ready on https://" + cfg.bindAddress() + ":"
         + node.port());
     stopped.join();

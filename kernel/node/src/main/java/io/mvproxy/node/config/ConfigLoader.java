@@ -141,7 +141,7 @@ public final class ConfigLoader {
         v.file(ConfigKey.REQUESTHEADER_CLIENT_CA_FILE), v.list(ConfigKey.REQUESTHEADER_ALLOWED_NAMES), gate,
         v.dir(ConfigKey.PLUGIN_DIR), v.string(ConfigKey.CLUSTER_NAME), v.ip(ConfigKey.CLUSTER_HOST),
         v.port(ConfigKey.CLUSTER_PORT), members, Duration.ofSeconds(v.integer(ConfigKey.SHUTDOWN_GRACE_PERIOD_SECONDS)),
-        v.map(ConfigKey.SERVICE_RESOLUTION));
+        v.map(ConfigKey.SERVICE_RESOLUTION), v.oneOf(ConfigKey.LOGGING_FORMAT, "text", "json"));
   }
 
   private static boolean gates(Object raw) {
@@ -267,6 +267,16 @@ public final class ConfigLoader {
         throw new ConfigException(k, "not a directory: " + p);
       }
       return p;
+    }
+
+    String oneOf(ConfigKey k, String... allowed) {
+      String s = string(k);
+      for (String a : allowed) {
+        if (a.equals(s)) {
+          return s;
+        }
+      }
+      throw new ConfigException(k, "\"" + s + "\" is not one of " + String.join(", ", allowed));
     }
 
     Map<String, String> map(ConfigKey k) {

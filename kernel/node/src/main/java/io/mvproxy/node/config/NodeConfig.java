@@ -31,6 +31,7 @@ import java.util.List;
  * @param clusterMembers            host:port members to join
  * @param shutdownGracePeriod       drain time on shutdown
  * @param serviceResolution         {@code namespace/name:port} to backend base URL, for APIService sources
+ * @param loggingFormat             {@code text} or {@code json}
  */
 public record NodeConfig(String serverId, String bindAddress, int securePort, String advertiseAddress,
                          String peerAdvertiseIp, Integer peerAdvertisePort, Path tlsCertFile,
@@ -38,7 +39,8 @@ public record NodeConfig(String serverId, String bindAddress, int securePort, St
                          Path proxyClientCertFile, Path proxyClientKeyFile, Path requestheaderClientCaFile,
                          List<String> requestheaderAllowedNames, boolean peerProxyEnabled, Path pluginDir,
                          String clusterName, String clusterHost, int clusterPort, List<String> clusterMembers,
-                         Duration shutdownGracePeriod, java.util.Map<String, String> serviceResolution) {
+                         Duration shutdownGracePeriod, java.util.Map<String, String> serviceResolution,
+                         String loggingFormat) {
 
   /** Copies the map. */
   public NodeConfig {

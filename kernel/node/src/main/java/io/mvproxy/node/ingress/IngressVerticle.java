@@ -41,6 +41,7 @@ public final class IngressVerticle extends VerticleBase {
   private final NodeMetrics metrics;
   private final Function<io.vertx.core.Vertx, PeerProxy> proxyFactory;
   private final boolean peersEnabled;
+  private final io.mvproxy.node.NodeLifecycle lifecycle;
   private HttpServer server;
 
   /**
@@ -51,10 +52,12 @@ public final class IngressVerticle extends VerticleBase {
    * @param metrics       node metrics (served at /metrics)
    * @param proxyFactory  builds the peer proxy on this verticle's Vert.x (null when peers are disabled)
    * @param peersEnabled  gate on and {@code --peer-ca-file} set
+   * @param lifecycle     shutdown state and in-flight counter
    */
   public IngressVerticle(HttpServerOptions options, Authenticator authenticator, HealthHandler health,
                          FleetViewRef view, NodeMetrics metrics, Function<io.vertx.core.Vertx, PeerProxy> proxyFactory,
-                         boolean peersEnabled) {
+                         boolean peersEnabled, io.mvproxy.node.NodeLifecycle lifecycle) {
+    this.lifecycle = lifecycle;
     this.options = options;
     this.authenticator = authenticator;
     this.health = health;
@@ -80,8 +83,10 @@ public final class IngressVerticle extends VerticleBase {
     router.get("/metrics").handler(ctx -> ctx.response()
         .putHeader("Content-Type", "text/plain; version=0.0.4; charset=utf-8").end(metrics.scrape()));
     router.route().handler(ctx -> {
-      ctx.put(ResourceHandler.INFO_KEY, RequestInfo.parse(ctx.request().method().name(), ctx.request().path(),
-          ctx.request().getParam("watch")));
+      RequestInfo info = RequestInfo.parse(ctx.request().method().name(), ctx.request().path(),
+          ctx.request().getParam("watch"));
+      ctx.put(ResourceHandler.INFO_KEY, info);
+      track(ctx, info);
       ctx.put(ResourceHandler.PEER_PROXIED_KEY, Boolean.TRUE.equals(ctx.get(Authenticator.PEER_PROXIED_KEY)));
       ctx.next();
     });
@@ -114,6 +119,33 @@ public final class IngressVerticle extends VerticleBase {
     return vertx.createHttpServer(options).requestHandler(router).listen().onSuccess(s -> server = s);
   }
 
+  /** Counts the request in flight (not watches) and records its metrics when it ends. */
+  private void track(RoutingContext ctx, RequestInfo info) {
+    long start = System.nanoTime();
+    boolean watch = "watch".equals(info.verb());
+    if (!watch) {
+      lifecycle.requestStarted();
+    }
+    ctx.addEndHandler(ar -> {
+      if (!watch) {
+        lifecycle.requestEnded();
+      }
+      metrics.requests().record(info, ctx.response().getStatusCode(), ctx.get(ResourceHandler.SERVED_KEY, "none"),
+          java.time.Duration.ofNanos(System.nanoTime() - start));
+    });
+  }
+
+  /**
+   * Graceful stop of the HTTPS server: no new connections; requests in flight may finish within {@code grace}.
+   *
+   * @param grace the longest wait
+   * @return completes when the server is closed
+   */
+  public Future<Void> shutdown(java.time.Duration grace) {
+    return server == null ? Future.succeededFuture()
+        : server.shutdown(grace.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+  }
+
   private static boolean isDiscovery(RequestInfo info) {
     return !info.apiPrefix().isEmpty();
   }
@@ -126,6 +158,7 @@ public final class IngressVerticle extends VerticleBase {
       StatusResponses.send(ctx, StatusException.resourceNotFound());
       return;
     }
+    ctx.put(ResourceHandler.SERVED_KEY, "proxied");
     proxy.forward(ctx, ctx.get(UserInfo.CONTEXT_KEY), null, targets);
   }
 

@@ -20,6 +20,9 @@ public final class ResourceHandler implements Handler<RoutingContext> {
   /** Routing-context key set by the authenticator when an authenticated peer hop marked the request proxied. */
   public static final String PEER_PROXIED_KEY = "mvproxy.peerProxied";
 
+  /** Routing-context key: where the request was served ({@code local}, {@code proxied}), for metrics. */
+  public static final String SERVED_KEY = "mvproxy.served";
+
   private final FleetViewRef view;
   private final PeerProxy proxy;
   private final boolean peersEnabled;
@@ -42,6 +45,7 @@ public final class ResourceHandler implements Handler<RoutingContext> {
     boolean proxied = Boolean.TRUE.equals(ctx.get(PEER_PROXIED_KEY));
     Decision d = view.get().routing().decide(info, proxied, peersEnabled);
     if (d instanceof Decision.Local l) {
+      ctx.put(SERVED_KEY, "local");
       try {
         l.source().handle(ctx, info, user);
       } catch (StatusException e) {
@@ -50,6 +54,7 @@ public final class ResourceHandler implements Handler<RoutingContext> {
         ctx.fail(e);
       }
     } else if (d instanceof Decision.Proxy p) {
+      ctx.put(SERVED_KEY, "proxied");
       proxy.forward(ctx, user, info.gvr(), p.targets());
     } else if (d instanceof Decision.Unavailable u) {
       StatusResponses.send(ctx, StatusException.unavailable(u.message(), PeerProxy.RETRY_AFTER_SECONDS));

@@ -14,6 +14,35 @@ import java.time.Duration;
  */
 public final class NodeMetrics {
   private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final RequestMetrics requests = new RequestMetrics(registry);
+
+  /** Registers the JVM metrics (memory, GC, threads, class loading, CPU, uptime). */
+  public NodeMetrics() {
+    new io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics().bindTo(registry);
+    new io.micrometer.core.instrument.binder.jvm.JvmGcMetrics().bindTo(registry);
+    new io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics().bindTo(registry);
+    new io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics().bindTo(registry);
+    new io.micrometer.core.instrument.binder.system.ProcessorMetrics().bindTo(registry);
+    new io.micrometer.core.instrument.binder.system.UptimeMetrics().bindTo(registry);
+  }
+
+  /** @return per-request counters and latency histograms */
+  public RequestMetrics requests() {
+    return requests;
+  }
+
+  /**
+   * Registers a gauge, e.g. {@code mvproxy_peers{state="live"}} or {@code mvproxy_plugins{state="FAILED"}}.
+   *
+   * @param name  metric name
+   * @param help  description
+   * @param tag   label name
+   * @param value label value
+   * @param f     the current value
+   */
+  public void gauge(String name, String help, String tag, String value, java.util.function.Supplier<Number> f) {
+    io.micrometer.core.instrument.Gauge.builder(name, f).description(help).tag(tag, value).register(registry);
+  }
 
   /** @return the registry (for more meters) */
   public PrometheusMeterRegistry registry() {
