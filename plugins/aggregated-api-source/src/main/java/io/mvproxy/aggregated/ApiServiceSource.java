@@ -82,7 +82,7 @@ public final class ApiServiceSource implements ApiSource {
     this.client = vertx.createHttpClient(BackendClients.options(spec, sources.proxyClientKeyCert(), options),
         BackendClients.pool(options));
     this.discovery = new BackendDiscovery(client, spec.groupVersion(), options.discoveryTimeoutMs());
-    this.proxy = new BackendProxy(client, options.retryAfterSeconds());
+    this.proxy = new BackendProxy(client, options.retryAfterSeconds(), options.connectTimeoutMs());
     this.state = new State(List.of(), Freshness.Stale, null, AvailableCondition.pending(Instant.now()));
   }
 

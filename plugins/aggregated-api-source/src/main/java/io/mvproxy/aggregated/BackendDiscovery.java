@@ -26,8 +26,8 @@ import java.util.concurrent.TimeUnit;
  * ({@code fetchFreshDiscoveryForService}): {@code GET /apis} asking for aggregated v2 then v2beta1 then legacy JSON,
  * with {@code If-None-Match}, as {@code system:kube-aggregator} in {@code system:masters}; only the APIService's own
  * group-version is kept. A non-aggregated answer (legacy JSON, 404, 406) or an aggregated one lacking the
- * group-version falls back to legacy {@code GET /apis/<g>/<v>}. The whole check has a deadline. Stateless apart from
- * its configuration; not thread-safe only in that the client must be used from Vert.x.
+ * group-version falls back to legacy {@code GET /apis/<g>/<v>}. The whole check has a deadline. Immutable; the
+ * ETag to revalidate is passed in by the caller.
  */
 public final class BackendDiscovery {
   /** The {@code Accept} header of the discovery request. */

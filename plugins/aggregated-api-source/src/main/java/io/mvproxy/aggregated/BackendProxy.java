@@ -33,14 +33,17 @@ public final class BackendProxy {
 
   private final HttpClient client;
   private final int retryAfterSeconds;
+  private final long connectTimeoutMs;
 
   /**
    * @param client            client with the backend TLS options ({@link BackendClients})
    * @param retryAfterSeconds {@code Retry-After} of the 503 answers
+   * @param connectTimeoutMs  longest wait for a connection (new or pooled), in milliseconds; then 503
    */
-  public BackendProxy(HttpClient client, int retryAfterSeconds) {
+  public BackendProxy(HttpClient client, int retryAfterSeconds, long connectTimeoutMs) {
     this.client = client;
     this.retryAfterSeconds = retryAfterSeconds;
+    this.connectTimeoutMs = connectTimeoutMs;
   }
 
   /**
@@ -65,7 +68,8 @@ public final class BackendProxy {
       headers.set("Content-Length", in.getHeader("Content-Length"));
     }
     RequestOptions opts = new RequestOptions().setMethod(in.method()).setHost(endpoint.host())
-        .setPort(endpoint.port()).setSsl(endpoint.ssl()).setURI(endpoint.basePath() + in.uri()).setHeaders(headers);
+        .setPort(endpoint.port()).setSsl(endpoint.ssl()).setURI(endpoint.basePath() + in.uri()).setHeaders(headers)
+        .setConnectTimeout(connectTimeoutMs);
     client.request(opts).onComplete(ar -> {
       if (ar.failed()) {
         if (stream) {
