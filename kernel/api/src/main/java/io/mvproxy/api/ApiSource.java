@@ -51,6 +51,24 @@ public interface ApiSource {
     return null;
   }
 
+  /**
+   * Registers a listener to call, on the node's Vert.x context, whenever {@link #groupVersions()} changes (for
+   * example an aggregated API whose backend's discovery changed or became Stale). Sources whose API set is fixed
+   * may ignore it.
+   *
+   * @param listener called after each change
+   */
+  default void onChange(Runnable listener) {
+  }
+
+  /**
+   * @return a Kubernetes-style status of this source for operators (e.g. an APIService's {@code conditions}), or
+   *     null when it has none; shown in the node's {@code plugins} API
+   */
+  default JsonObject status() {
+    return null;
+  }
+
   /** Releases resources (listeners, timers). @return completes when stopped */
   default Future<Void> close() {
     return Future.succeededFuture();

@@ -60,7 +60,9 @@ public final class FleetObjects {
       Set<String> gvs = new TreeSet<>();
       JsonArray sources = new JsonArray();
       for (ApiSource s : p.sources()) {
-        sources.add(s.name());
+        JsonObject st = s.status();
+        sources.add(st == null ? new JsonObject().put("name", s.name())
+            : new JsonObject().put("name", s.name()).put("status", st));
         for (ServedGroupVersion gv : s.groupVersions()) {
           gvs.add(gv.groupVersion().apiVersion());
         }

@@ -193,6 +193,12 @@ public final class PluginVerticle extends VerticleBase {
       unload(old, "replaced");
     }
     if (p.state() == PluginState.ACTIVE) {
+      // a source whose API set changes later (aggregated APIs) re-triggers discovery, while it is installed
+      p.sources().forEach(s -> s.onChange(() -> {
+        if (registry.current().get(file) == p) {
+          vertx.eventBus().publish(Addresses.LOCAL_APIS_CHANGED, null);
+        }
+      }));
       LOG.info("plugin " + p.name() + " " + p.version() + " ACTIVE from " + file + ": "
           + p.sources().stream().map(ApiSource::name).toList());
     } else {
