@@ -5,6 +5,7 @@ import io.mvproxy.security.DevPki;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -55,6 +56,13 @@ public final class DemoCommand implements Callable<Integer> {
         packer.pack(dir.resolve(n.getValue() + ".jar"), n.getValue(), "demo", s.sorted().toList());
       }
     }
+    // the example code plugin (built by Maven) goes to node-c only: an API served by one node of the fleet
+    Path clock = root.resolve("plugins/examples/clock-plugin/target/mvproxy-clock-plugin.jar");
+    if (Files.exists(clock)) {
+      Files.copy(clock, run.resolve("plugins/node-c/clock-plugin.jar"), StandardCopyOption.REPLACE_EXISTING);
+    } else {
+      System.err.println("mvproxy demo: " + clock + " not built; node-c runs without the code plugin");
+    }
     Files.createDirectories(run.resolve("logs"));
     List<Process> children = new ArrayList<>();
     Runtime.getRuntime().addShutdownHook(new Thread(() -> stopAll(children), "mvproxy-demo-stop"));
@@ -85,7 +93,7 @@ public final class DemoCommand implements Callable<Integer> {
         mvproxy demo fleet is up (logs in %s):
           node-a  https://127.0.0.1:6443  plugins: widgets-old (demo.mvproxy.io/v1 widgets)
           node-b  https://127.0.0.1:6444  plugins: widgets-new (widgets v2+v1, gadgets v1)
-          node-c  https://127.0.0.1:6445  plugins: widgets-new
+          node-c  https://127.0.0.1:6445  plugins: widgets-new, clock-plugin (code: time.example.com/v1 clocks)
 
         kubeconfig: %s   (contexts node-a, node-b, node-c)
         Try:
@@ -93,8 +101,10 @@ public final class DemoCommand implements Callable<Integer> {
           kubectl --kubeconfig %s --context node-a get widgets.v2.demo.mvproxy.io    # node-a lacks v2: proxied
           kubectl --kubeconfig %s --context node-a api-resources                     # the fleet's union
           kubectl --kubeconfig %s --context node-a get --raw /apis                   # legacy, peer-aware
+          kubectl --kubeconfig %s --context node-a get clocks                        # code plugin on node-c only
+          kubectl --kubeconfig %s --context node-a get apiservernodes,plugins        # the fleet's state
         Ctrl-C stops every node.
-        """.formatted(run.resolve("logs"), kc, kc, root.resolve("plugins/examples/widget-sample.yaml"), kc, kc, kc));
+        """.formatted(run.resolve("logs"), kc, kc, root.resolve("plugins/examples/widget-sample.yaml"), kc, kc, kc, kc, kc));
     for (Process p : children) {
       p.waitFor();
     }
