@@ -234,9 +234,8 @@ class ApiServiceSourceTest {
     ApiServiceSource s = start(Manifests.wardle());
     FrontServer front = new FrontServer(vertx, s);
     CompletableFuture<String> firstChunk = new CompletableFuture<>();
-    HttpClientResponse resp = http.request(HttpMethod.GET, front.port, "127.0.0.1",
-        "/apis/wardle.example.com/v1alpha1/namespaces/ns1/flunders?watch=true").compose(r -> r.send())
-        .onSuccess(r -> r.handler(b -> firstChunk.complete(b.toString()))).await();
+    HttpClientResponse resp = Streams.open(vertx, http, front.port,
+        "/apis/wardle.example.com/v1alpha1/namespaces/ns1/flunders?watch=true", b -> firstChunk.complete(b.toString()));
     assertEquals(200, resp.statusCode());
     assertEquals("chunked", resp.getHeader("Transfer-Encoding"));
     assertTrue(firstChunk.get(5, TimeUnit.SECONDS).startsWith("{\"type\":\"ADDED\""));

@@ -118,8 +118,7 @@ class SampleBackendTest {
     ApiServiceSource s = source(Manifests.wardle());
     FrontServer front = new FrontServer(vertx, s);
     LinkedBlockingQueue<String> chunks = new LinkedBlockingQueue<>();
-    var resp = http.request(HttpMethod.GET, front.port, "127.0.0.1", FLUNDERS + "?watch=true")
-        .compose(r -> r.send()).onSuccess(r -> r.handler(b -> chunks.add(b.toString()))).await(10, TimeUnit.SECONDS);
+    var resp = Streams.open(vertx, http, front.port, FLUNDERS + "?watch=true", b -> chunks.add(b.toString()));
     assertEquals(200, resp.statusCode());
     call(front, HttpMethod.POST, FLUNDERS, "{\"metadata\":{\"name\":\"w1\"}}");
     String chunk = chunks.poll(5, TimeUnit.SECONDS);

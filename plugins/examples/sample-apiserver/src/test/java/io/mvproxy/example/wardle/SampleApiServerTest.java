@@ -211,14 +211,19 @@ class SampleApiServerTest {
     StringBuilder pending = new StringBuilder();
     RequestOptions o = new RequestOptions().setHost("127.0.0.1").setPort(port).setURI(FLUNDERS + "?watch=true")
         .putHeader("X-Remote-User", "alice");
-    var resp = proxyClient.request(o).compose(r -> r.send()).onSuccess(r -> r.handler(b -> {
-      pending.append(b.toString());
-      int nl;
-      while ((nl = pending.indexOf("\n")) >= 0) {
-        events.add(new JsonObject(pending.substring(0, nl)));
-        pending.delete(0, nl + 1);
-      }
-    })).await(10, TimeUnit.SECONDS);
+    io.vertx.core.Promise<io.vertx.core.http.HttpClientResponse> head = io.vertx.core.Promise.promise();
+    vertx.getOrCreateContext().runOnContext(v -> proxyClient.request(o).onSuccess(req -> {
+      req.response().onSuccess(r -> r.handler(b -> {
+        pending.append(b.toString());
+        int nl;
+        while ((nl = pending.indexOf("\n")) >= 0) {
+          events.add(new JsonObject(pending.substring(0, nl)));
+          pending.delete(0, nl + 1);
+        }
+      })).onComplete(head);
+      req.end();
+    }).onFailure(head::fail));
+    var resp = head.future().await(10, TimeUnit.SECONDS);
     assertEquals(200, resp.statusCode());
     assertEquals("chunked", resp.getHeader("Transfer-Encoding"));
     JsonObject first = events.poll(5, TimeUnit.SECONDS);
