@@ -155,11 +155,16 @@ public final class ApiServiceSource implements ApiSource {
    * Runs a discovery check now (coalesced with one already running) and updates the resources, freshness and
    * Available condition.
    *
-   * @return succeeds when the backend answered; fails with the reason (also in {@link #available()}) otherwise
+   * @return succeeds when the backend answered; fails with the reason (also in {@link #available()}) otherwise, or
+   *     when the source is closed
    */
   public Future<Void> refresh() {
     Promise<Void> p = Promise.promise();
     context.runOnContext(v -> {
+      if (closed) {
+        p.fail(new IllegalStateException(name() + " is closed"));
+        return;
+      }
       if (inFlight != null) {
         inFlight.future().onComplete(p);
         return;

@@ -268,6 +268,8 @@ class ApiServiceSourceTest {
     ApiServiceSource s = start(Manifests.wardle());
     s.close().await(5, TimeUnit.SECONDS);
     assertEquals("apiservice/v1alpha1.wardle.example.com", s.name());
+    assertTrue(s.refresh().transform(ar -> io.vertx.core.Future.succeededFuture(ar.failed()))
+        .await(5, TimeUnit.SECONDS), "a closed source does not refresh");
     assertEquals(Freshness.Current, only(s).freshness());
   }
 
