@@ -137,16 +137,19 @@ public final class ApiServiceSource implements ApiSource {
   }
 
   /** @return the APIService {@code status} object: {@code {"conditions": [<Available>]}} */
+  @Override
   public JsonObject status() {
     return new JsonObject().put("conditions", new JsonArray().add(available().toJson()));
   }
 
   /**
    * Registers a listener told about every change of the resources or the freshness of {@link #groupVersions()}.
-   * It runs on the source's Vert.x context, after the new state is visible.
+   * It runs on the source's Vert.x context (the context current when the source was built, else a new event-loop
+   * context), after the new state is visible.
    *
    * @param listener the callback; exceptions it throws are logged and ignored
    */
+  @Override
   public void onChange(Runnable listener) {
     listeners.add(Objects.requireNonNull(listener, "listener"));
   }

@@ -40,7 +40,7 @@ final class FakeBackend {
             .setKeyPath(pki.resolve("backend.key").toString()))
         .setTrustOptions(new PemTrustOptions().addCertPath(pki.resolve("front-proxy-ca.crt").toString()))
         .setClientAuth(ClientAuth.REQUEST);
-    server = vertx.createHttpServer(o).requestHandler(this::handle).listen().await(10, TimeUnit.SECONDS);
+    server = vertx.createHttpServer(o).requestHandler(this::handle).listen().await(30, TimeUnit.SECONDS);
     port = server.actualPort();
   }
 

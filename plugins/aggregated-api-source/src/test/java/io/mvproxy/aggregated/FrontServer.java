@@ -33,7 +33,7 @@ final class FrontServer {
       }
     }).handler(ctx -> source.handle(ctx, RequestInfo.parse(ctx.request().method().name(), ctx.request().path(),
         ctx.request().getParam("watch")), ALICE));
-    server = vertx.createHttpServer().requestHandler(router).listen(0, "127.0.0.1").await(10, TimeUnit.SECONDS);
+    server = vertx.createHttpServer().requestHandler(router).listen(0, "127.0.0.1").await(30, TimeUnit.SECONDS);
     port = server.actualPort();
   }
 }

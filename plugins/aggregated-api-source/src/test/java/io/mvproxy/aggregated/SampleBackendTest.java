@@ -36,7 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @ExtendWith(VertxExtension.class)
 class SampleBackendTest {
-  private static final AggregatedOptions FAST = new AggregatedOptions(5_000, 60_000, 5_000, 8, 64, 1);
+  private static final AggregatedOptions FAST = new AggregatedOptions(15_000, 60_000, 15_000, 8, 64, 1);
   private static final String FLUNDERS = "/apis/wardle.example.com/v1alpha1/namespaces/demo/flunders";
 
   @TempDir
@@ -66,14 +66,14 @@ class SampleBackendTest {
   private HttpServer sample(boolean legacyOnly) throws Exception {
     HttpServer s = SampleApiServer.start(vertx, new SampleApiServerOptions(0, "127.0.0.1",
         pki.resolve("backend.crt").toString(), pki.resolve("backend.key").toString(),
-        pki.resolve("front-proxy-ca.crt").toString(), legacyOnly)).await(10, TimeUnit.SECONDS);
+        pki.resolve("front-proxy-ca.crt").toString(), legacyOnly)).await(30, TimeUnit.SECONDS);
     context.services.put("wardle/api:443", "https://127.0.0.1:" + s.actualPort());
     return s;
   }
 
   private ApiServiceSource source(JsonObject manifest) throws Exception {
     ApiServiceSource s = new ApiServiceSourceFactory(FAST).create(manifest, context);
-    s.refresh().otherwiseEmpty().await(10, TimeUnit.SECONDS);
+    s.refresh().otherwiseEmpty().await(30, TimeUnit.SECONDS);
     return s;
   }
 
@@ -81,7 +81,7 @@ class SampleBackendTest {
     RequestOptions o = new RequestOptions().setMethod(m).setHost("127.0.0.1").setPort(front.port).setURI(uri)
         .putHeader("Content-Type", "application/json");
     return http.request(o).compose(r -> body == null ? r.send() : r.send(body))
-        .compose(r -> r.body().map(b -> new Resp(r.statusCode(), r.headers(), b))).await(10, TimeUnit.SECONDS);
+        .compose(r -> r.body().map(b -> new Resp(r.statusCode(), r.headers(), b))).await(30, TimeUnit.SECONDS);
   }
 
   @Test
@@ -121,7 +121,7 @@ class SampleBackendTest {
     var resp = Streams.open(vertx, http, front.port, FLUNDERS + "?watch=true", b -> chunks.add(b.toString()));
     assertEquals(200, resp.statusCode());
     call(front, HttpMethod.POST, FLUNDERS, "{\"metadata\":{\"name\":\"w1\"}}");
-    String chunk = chunks.poll(5, TimeUnit.SECONDS);
+    String chunk = chunks.poll(30, TimeUnit.SECONDS);
     assertTrue(chunk != null && chunk.contains("\"ADDED\"") && chunk.contains("\"w1\""), String.valueOf(chunk));
     resp.request().reset();
     s.close().await();
@@ -143,8 +143,8 @@ class SampleBackendTest {
     ApiServiceSource s = source(Manifests.wardle());
     assertEquals(Freshness.Current, s.freshness());
     List<DiscoveryResource> known = s.groupVersions().get(0).resources();
-    server.close().await(5, TimeUnit.SECONDS);
-    s.refresh().otherwiseEmpty().await(10, TimeUnit.SECONDS);
+    server.close().await(30, TimeUnit.SECONDS);
+    s.refresh().otherwiseEmpty().await(30, TimeUnit.SECONDS);
     assertEquals(Freshness.Stale, s.freshness());
     assertEquals(known, s.groupVersions().get(0).resources());
     assertEquals("False", s.available().status());

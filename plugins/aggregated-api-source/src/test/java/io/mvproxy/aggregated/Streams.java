@@ -22,6 +22,6 @@ final class Streams {
           req.response().onSuccess(r -> r.handler(chunks)).onComplete(head);
           req.end();
         }).onFailure(head::fail));
-    return head.future().await(10, TimeUnit.SECONDS);
+    return head.future().await(30, TimeUnit.SECONDS);
   }
 }

@@ -66,7 +66,7 @@ class SampleApiServerTest {
   private HttpServer start(boolean legacyOnly) throws Exception {
     return SampleApiServer.start(vertx, new SampleApiServerOptions(0, "127.0.0.1",
         pki.resolve("backend.crt").toString(), pki.resolve("backend.key").toString(),
-        pki.resolve("front-proxy-ca.crt").toString(), legacyOnly)).await(10, TimeUnit.SECONDS);
+        pki.resolve("front-proxy-ca.crt").toString(), legacyOnly)).await(30, TimeUnit.SECONDS);
   }
 
   private HttpClient client(String name) {
@@ -80,7 +80,7 @@ class SampleApiServerTest {
     RequestOptions o = new RequestOptions().setMethod(m).setHost("127.0.0.1").setPort(port).setURI(uri);
     headers.forEach(o::putHeader);
     return c.request(o).compose(r -> body == null ? r.send() : r.send(body))
-        .compose(r -> r.body().map(b -> new Resp(r.statusCode(), r.headers(), b))).await(10, TimeUnit.SECONDS);
+        .compose(r -> r.body().map(b -> new Resp(r.statusCode(), r.headers(), b))).await(30, TimeUnit.SECONDS);
   }
 
   private Resp apis(String accept) throws Exception {
@@ -223,17 +223,17 @@ class SampleApiServerTest {
       })).onComplete(head);
       req.end();
     }).onFailure(head::fail));
-    var resp = head.future().await(10, TimeUnit.SECONDS);
+    var resp = head.future().await(30, TimeUnit.SECONDS);
     assertEquals(200, resp.statusCode());
     assertEquals("chunked", resp.getHeader("Transfer-Encoding"));
-    JsonObject first = events.poll(5, TimeUnit.SECONDS);
+    JsonObject first = events.poll(30, TimeUnit.SECONDS);
     assertEquals("ADDED", first.getString("type"));
     assertEquals("before", first.getJsonObject("object").getJsonObject("metadata").getString("name"));
     call(proxyClient, HttpMethod.POST, FLUNDERS, as, "{\"metadata\":{\"name\":\"after\"}}");
-    JsonObject added = events.poll(5, TimeUnit.SECONDS);
+    JsonObject added = events.poll(30, TimeUnit.SECONDS);
     assertEquals("after", added.getJsonObject("object").getJsonObject("metadata").getString("name"));
     call(proxyClient, HttpMethod.DELETE, FLUNDERS + "/after", as, null);
-    assertEquals("DELETED", events.poll(5, TimeUnit.SECONDS).getString("type"));
+    assertEquals("DELETED", events.poll(30, TimeUnit.SECONDS).getString("type"));
     assertNull(events.poll(200, TimeUnit.MILLISECONDS));
     resp.request().reset();
   }
