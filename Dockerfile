@@ -47,7 +47,8 @@ RUN set -eu; \
     for p in widgets-old widgets-new; do \
       java -cp '/opt/mvproxy/mvproxy-node.jar:/opt/mvproxy/lib/*' io.mvproxy.node.cli.Main plugin pack \
         --out "/opt/mvproxy/plugins/$p/$p.jar" --name "$p" --version demo /opt/mvproxy/plugins/examples/$p/*.yaml; \
-    done
+    done; \
+    chmod -R a+rX /opt/mvproxy
 
 USER ${MVPROXY_UID}:${MVPROXY_GID}
 WORKDIR /var/lib/mvproxy
