@@ -52,6 +52,15 @@ public interface ApiSource {
   }
 
   /**
+   * @return true when the source answers for its whole group-version, whatever the resource (an aggregated API:
+   *     kube-aggregator proxies every path under {@code /apis/<g>/<v>}), so requests reach it even before its
+   *     resource list is known; false (the default) routes by resource
+   */
+  default boolean servesWholeGroupVersion() {
+    return false;
+  }
+
+  /**
    * Registers a listener to call, on the node's Vert.x context, whenever {@link #groupVersions()} changes (for
    * example an aggregated API whose backend's discovery changed or became Stale). Sources whose API set is fixed
    * may ignore it.

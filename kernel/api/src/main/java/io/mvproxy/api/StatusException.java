@@ -64,6 +64,27 @@ public class StatusException extends RuntimeException {
     return s.put("code", reason.code());
   }
 
+  /**
+   * Ends the response with this Status (and {@code Retry-After} when set); resets the stream instead when the
+   * response head was already written (a failure in the middle of a streamed answer); does nothing once ended.
+   *
+   * @param ctx the request
+   */
+  public void respond(io.vertx.ext.web.RoutingContext ctx) {
+    io.vertx.core.http.HttpServerResponse r = ctx.response();
+    if (r.ended() || r.closed()) {
+      return;
+    }
+    if (r.headWritten()) {
+      r.reset();
+      return;
+    }
+    if (retryAfterSeconds > 0) {
+      r.putHeader("Retry-After", String.valueOf(retryAfterSeconds));
+    }
+    r.setStatusCode(code()).putHeader("Content-Type", "application/json").end(toStatus().encode());
+  }
+
   /** 404 for a path or resource no node serves: "the server could not find the requested resource". */
   public static StatusException resourceNotFound() {
     return new StatusException(StatusReason.NotFound, "the server could not find the requested resource",

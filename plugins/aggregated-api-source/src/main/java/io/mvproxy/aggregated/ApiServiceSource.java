@@ -104,6 +104,12 @@ public final class ApiServiceSource implements ApiSource {
   }
 
   /** @return {@code apiservice/<name>}, e.g. {@code apiservice/v1alpha1.wardle.example.com} */
+  /** @return true: like kube-aggregator, every path under the APIService's group-version goes to the backend */
+  @Override
+  public boolean servesWholeGroupVersion() {
+    return true;
+  }
+
   @Override
   public String name() {
     return "apiservice/" + spec.name();

@@ -11,29 +11,23 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
  * {@code mvproxy demo}: the embedded default fleet. Creates the dev PKI in {@code conf/pki} when missing, packs the
- * example plugins ({@code plugins/examples/widgets-old} for node-a, {@code widgets-new} for node-b and node-c),
- * starts the three nodes of {@code conf/node-{a,b,c}.json} as child processes (logs in {@code run/logs}), prints
- * the kubeconfig and a few kubectl commands, and stops every node on Ctrl-C.
+ * example plugins (node-a "old": {@code widgets-old}; node-b and node-c "new": {@code widgets-new}; node-b also the
+ * wardle APIService, backed by the sample extension API server on 127.0.0.1:8443; node-c also the clock code
+ * plugin), starts the three nodes of {@code conf/node-{a,b,c}.json} and the backend as child processes (logs in
+ * {@code run/logs}), prints the kubeconfig and a few kubectl commands, and stops everything on Ctrl-C / SIGTERM.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
     description = "Start a local 3-node mixed-version fleet on 127.0.0.1:6443-6445.")
 public final class DemoCommand implements Callable<Integer> {
-  /** The demo nodes and their plugin sets: node-a is "old", node-b and node-c are "new". */
-  static final Map<String, String> NODES = orderedNodes();
-
-  private static Map<String, String> orderedNodes() {
-    Map<String, String> m = new LinkedHashMap<>();
-    m.put("node-a", "widgets-old");
-    m.put("node-b", "widgets-new");
-    m.put("node-c", "widgets-new");
-    return java.util.Collections.unmodifiableMap(m);
-  }
+  /** Port of the sample extension API server behind the wardle APIService (conf/node-b.json serviceResolution). */
+  static final int WARDLE_PORT = 8443;
 
   @Option(names = "--home", description = "mvproxy checkout (default: the mvproxy.home property or the current folder).")
   Path home;
@@ -46,82 +40,100 @@ public final class DemoCommand implements Callable<Integer> {
     Path root = (home != null ? home : Path.of(System.getProperty("mvproxy.home", "."))).toAbsolutePath().normalize();
     Path conf = root.resolve("conf");
     Path run = root.resolve("run");
+    Path examples = root.resolve("plugins/examples");
     DevPki pki = new DevPki(conf.resolve("pki"));
-    pki.generate(new ArrayList<>(NODES.keySet()), List.of(), Map.of());
-    PluginPacker packer = new PluginPacker();
-    for (Map.Entry<String, String> n : NODES.entrySet()) {
-      Path dir = run.resolve("plugins").resolve(n.getKey());
-      Files.createDirectories(dir);
-      try (Stream<Path> s = Files.list(root.resolve("plugins/examples").resolve(n.getValue()))) {
-        packer.pack(dir.resolve(n.getValue() + ".jar"), n.getValue(), "demo", s.sorted().toList());
-      }
-    }
-    // the example code plugin (built by Maven) goes to node-c only: an API served by one node of the fleet
-    Path clock = root.resolve("plugins/examples/clock-plugin/target/mvproxy-clock-plugin.jar");
+    pki.generate(List.of("node-a", "node-b", "node-c"), List.of(), Map.of());
+    Map<String, List<Path>> jars = new LinkedHashMap<>();
+    jars.put("node-a", List.of(pack(run, "node-a", examples.resolve("widgets-old"))));
+    jars.put("node-b", List.of(pack(run, "node-b", examples.resolve("widgets-new")),
+        pack(run, "node-b", examples.resolve("wardle"))));
+    jars.put("node-c", List.of(pack(run, "node-c", examples.resolve("widgets-new"))));
+    Path clock = examples.resolve("clock-plugin/target/mvproxy-clock-plugin.jar");
     if (Files.exists(clock)) {
       Files.copy(clock, run.resolve("plugins/node-c/clock-plugin.jar"), StandardCopyOption.REPLACE_EXISTING);
     } else {
       System.err.println("mvproxy demo: " + clock + " not built; node-c runs without the code plugin");
     }
-    Files.createDirectories(run.resolve("logs"));
+    Path logs = Files.createDirectories(run.resolve("logs"));
     List<Process> children = new ArrayList<>();
     Runtime.getRuntime().addShutdownHook(new Thread(() -> stopAll(children), "mvproxy-demo-stop"));
-    for (String n : NODES.keySet()) {
-      children.add(spawn(conf.resolve(n + ".json"), run.resolve("logs").resolve(n + ".log")));
+    Path wardle = examples.resolve("sample-apiserver/target/mvproxy-sample-apiserver-0.1.0-SNAPSHOT.jar");
+    if (Files.exists(wardle)) {
+      children.add(java(List.of("-jar", wardle.toString(), "--secure-port", String.valueOf(WARDLE_PORT),
+          "--bind-address", "127.0.0.1", "--tls-cert-file", pki.servingCert("node-b").toString(),
+          "--tls-private-key-file", pki.servingKey("node-b").toString(),
+          "--requestheader-client-ca-file", pki.frontProxyCaCert().toString()), logs.resolve("wardle.log")));
+    }
+    for (String n : jars.keySet()) {
+      List<String> args = new ArrayList<>(JvmFlags.HAZELCAST);
+      args.addAll(List.of("-Xmx512m", "-cp", System.getProperty("java.class.path"), Main.class.getName(), "serve",
+          "--config", conf.resolve(n + ".json").toString()));
+      children.add(java(args, logs.resolve(n + ".log")));
     }
     long deadline = System.currentTimeMillis() + readyTimeout * 1000L;
-    for (String n : NODES.keySet()) {
-      Path log = run.resolve("logs").resolve(n + ".log");
+    for (String n : jars.keySet()) {
+      Path log = logs.resolve(n + ".log");
       while (!Files.readString(log).contains("ready on https://")) {
-        int idx = new ArrayList<>(NODES.keySet()).indexOf(n);
-        if (!children.get(idx).isAlive()) {
-          System.err.println(n + " exited; see " + log + ":\n" + Files.readString(log));
-          stopAll(children);
-          return 1;
-        }
-        if (System.currentTimeMillis() > deadline) {
-          System.err.println(n + " not ready after " + readyTimeout + " s; see " + log);
+        if (children.stream().anyMatch(p -> !p.isAlive()) || System.currentTimeMillis() > deadline) {
+          System.err.println(n + " did not start; see " + log + ":\n" + Files.readString(log));
           stopAll(children);
           return 1;
         }
         Thread.sleep(200);
       }
     }
+    try (FleetProbe probe = new FleetProbe(pki.caCert(), pki.adminCert(), pki.adminKey())) {
+      List<String> urls = List.of("https://127.0.0.1:6443", "https://127.0.0.1:6444", "https://127.0.0.1:6445");
+      while (!probe.converged(urls, 3)) {
+        if (System.currentTimeMillis() > deadline) {
+          System.err.println("mvproxy demo: the nodes started but did not all see each other within "
+              + readyTimeout + " s; see " + logs);
+          break;
+        }
+        Thread.sleep(250);
+      }
+    }
     String kc = pki.kubeconfig().toString();
+    String k = "kubectl --kubeconfig " + kc + " --context ";
     System.out.println("""
 
         mvproxy demo fleet is up (logs in %s):
-          node-a  https://127.0.0.1:6443  plugins: widgets-old (demo.mvproxy.io/v1 widgets)
-          node-b  https://127.0.0.1:6444  plugins: widgets-new (widgets v2+v1, gadgets v1)
-          node-c  https://127.0.0.1:6445  plugins: widgets-new, clock-plugin (code: time.example.com/v1 clocks)
+          node-a  https://127.0.0.1:6443  widgets-old (demo.mvproxy.io/v1 widgets)                       "old"
+          node-b  https://127.0.0.1:6444  widgets-new (widgets v2+v1, gadgets), wardle APIService          "new"
+          node-c  https://127.0.0.1:6445  widgets-new, clock-plugin (code plugin: time.example.com clocks) "new"
+          wardle backend (sample extension API server) https://127.0.0.1:%d
 
         kubeconfig: %s   (contexts node-a, node-b, node-c)
         Try:
-          kubectl --kubeconfig %s --context node-b apply -f %s
-          kubectl --kubeconfig %s --context node-a get widgets.v2.demo.mvproxy.io    # node-a lacks v2: proxied
-          kubectl --kubeconfig %s --context node-a api-resources                     # the fleet's union
-          kubectl --kubeconfig %s --context node-a get --raw /apis                   # legacy, peer-aware
-          kubectl --kubeconfig %s --context node-a get clocks                        # code plugin on node-c only
-          kubectl --kubeconfig %s --context node-a get apiservernodes,plugins        # the fleet's state
-        Ctrl-C stops every node.
-        """.formatted(run.resolve("logs"), kc, kc, root.resolve("plugins/examples/widget-sample.yaml"), kc, kc, kc, kc, kc));
+          %snode-b apply -f %s
+          %snode-a get widgets.v2.demo.mvproxy.io   # node-a lacks v2: proxied to node-b or node-c
+          %snode-a api-resources                    # the fleet's union, through any node
+          %snode-a get --raw /apis                  # legacy discovery, peer-aware
+          %snode-a get clocks                       # a code plugin only node-c has
+          %snode-a get flunders -A                  # an aggregated API (node-b -> wardle backend)
+          %snode-a get apiservernodes,plugins       # the fleet's mixed-version state
+        Ctrl-C stops everything.
+        """.formatted(logs, WARDLE_PORT, kc, k, examples.resolve("widget-sample.yaml"), k, k, k, k, k, k));
     for (Process p : children) {
       p.waitFor();
     }
     return 0;
   }
 
-  private static Process spawn(Path config, Path log) throws IOException {
+  private static Path pack(Path run, String node, Path pluginFolder) throws IOException {
+    Path dir = Files.createDirectories(run.resolve("plugins").resolve(node));
+    Path jar = dir.resolve(pluginFolder.getFileName() + ".jar");
+    try (Stream<Path> s = Files.list(pluginFolder)) {
+      new PluginPacker().pack(jar, pluginFolder.getFileName().toString(), "demo",
+          s.filter(p -> p.toString().endsWith(".yaml")).sorted().toList());
+    }
+    return jar;
+  }
+
+  private static Process java(List<String> args, Path log) throws IOException {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.addAll(JvmFlags.HAZELCAST);
-    cmd.add("-Xmx512m");
-    cmd.add("-cp");
-    cmd.add(System.getProperty("java.class.path"));
-    cmd.add(Main.class.getName());
-    cmd.add("serve");
-    cmd.add("--config");
-    cmd.add(config.toString());
+    cmd.addAll(args);
     return new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
   }
 
@@ -129,7 +141,7 @@ public final class DemoCommand implements Callable<Integer> {
     children.forEach(Process::destroy);
     for (Process p : children) {
       try {
-        if (!p.waitFor(20, java.util.concurrent.TimeUnit.SECONDS)) {
+        if (!p.waitFor(20, TimeUnit.SECONDS)) {
           p.destroyForcibly();
         }
       } catch (InterruptedException e) {
@@ -137,5 +149,4 @@ public final class DemoCommand implements Callable<Integer> {
       }
     }
   }
-
 }

@@ -210,7 +210,8 @@ public final class DiscoveryVerticle extends VerticleBase {
     List<ServedGroupVersion> served = new ArrayList<>();
     local.forEach(s -> served.addAll(s.groupVersions()));
     DiscoveryDocuments dd = new DiscoveryDocuments(served, docs, serverId, serverAddress);
-    RoutingSnapshot rs = new RoutingSnapshot(RoutingSnapshot.index(local), localCaps(dd), entries, gone, ready);
+    RoutingSnapshot rs = new RoutingSnapshot(RoutingSnapshot.index(local), localCaps(dd), entries, gone, ready,
+        RoutingSnapshot.wholeGroupVersions(local));
     Map<String, PeerInfo> members = new TreeMap<>();
     peers.values().forEach(p -> members.put(p.info.serverId(), p.info));
     view.set(new FleetView(rs, dd, openapi, members));

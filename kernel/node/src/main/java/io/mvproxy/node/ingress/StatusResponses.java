@@ -2,7 +2,6 @@ package io.mvproxy.node.ingress;
 
 import io.mvproxy.api.StatusException;
 import io.mvproxy.api.StatusReason;
-import io.vertx.core.http.HttpServerResponse;
 import io.vertx.ext.web.RoutingContext;
 
 /** Writes Kubernetes {@code Status} error responses (api-surface.md "Errors"). */
@@ -18,18 +17,7 @@ public final class StatusResponses {
    * @param e   the error
    */
   public static void send(RoutingContext ctx, StatusException e) {
-    HttpServerResponse r = ctx.response();
-    if (r.ended()) {
-      return;
-    }
-    if (r.headWritten()) {
-      r.reset();
-      return;
-    }
-    if (e.retryAfterSeconds() > 0) {
-      r.putHeader("Retry-After", String.valueOf(e.retryAfterSeconds()));
-    }
-    r.setStatusCode(e.code()).putHeader("Content-Type", "application/json").end(e.toStatus().encode());
+    e.respond(ctx);
   }
 
   /**

@@ -3,7 +3,6 @@ package io.mvproxy.node.plugin;
 import io.mvproxy.api.Addresses;
 import io.mvproxy.api.ApiSource;
 import io.mvproxy.api.ApiSourceContext;
-import io.mvproxy.api.Gvr;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.json.jackson.DatabindCodec;
@@ -208,18 +207,38 @@ public final class PluginVerticle extends VerticleBase {
   }
 
   private Plugin refuseConflicts(Plugin p, Map<String, Plugin> others) {
-    Map<Gvr, String> claimed = new HashMap<>();
+    Map<String, String> claimed = new HashMap<>();
     others.values().stream().filter(o -> o.state() == PluginState.ACTIVE && !o.fileName().equals(p.fileName()))
-        .forEach(o -> o.sources().forEach(s -> PluginLoader.gvrs(s).forEach(g -> claimed.put(g, o.fileName()))));
+        .forEach(o -> o.sources().forEach(s -> claims(s).forEach(c -> claimed.put(c, o.fileName()))));
     for (ApiSource s : p.sources()) {
-      for (Gvr g : PluginLoader.gvrs(s)) {
-        if (claimed.containsKey(g)) {
+      for (String c : claims(s)) {
+        String owner = claimed.get(c);
+        if (owner == null && c.startsWith("gv ")) {
+          owner = claimed.entrySet().stream().filter(e -> e.getKey().startsWith(c.substring(3) + "/"))
+              .map(Map.Entry::getValue).findFirst().orElse(null);
+        }
+        if (owner == null && c.contains("/")) {
+          owner = claimed.get("gv " + c.substring(0, c.lastIndexOf('/')));
+        }
+        if (owner != null) {
           closeLater(p, 0);
-          return p.failed(g + " is already served by plugin " + claimed.get(g));
+          return p.failed(c.replaceFirst("^gv ", "") + " is already served by plugin " + owner);
         }
       }
     }
     return p;
+  }
+
+  /**
+   * What a source claims: {@code gv <group>/<version>} for whole-group-version sources, else
+   * {@code <group>/<version>/<resource>} per resource.
+   */
+  private static List<String> claims(ApiSource s) {
+    if (s.servesWholeGroupVersion()) {
+      return s.groupVersions().stream().map(gv -> "gv " + gv.groupVersion().group() + "/"
+          + gv.groupVersion().version()).toList();
+    }
+    return PluginLoader.gvrs(s).stream().map(g -> g.group() + "/" + g.version() + "/" + g.resource()).toList();
   }
 
   private void unload(Plugin p, String why) {

@@ -163,14 +163,6 @@ public final class PeerProxy {
   }
 
   private static void fail(RoutingContext ctx, StatusException e) {
-    HttpServerResponse r = ctx.response();
-    if (r.headWritten()) {
-      r.reset();
-      return;
-    }
-    if (e.retryAfterSeconds() > 0) {
-      r.putHeader("Retry-After", String.valueOf(e.retryAfterSeconds()));
-    }
-    r.setStatusCode(e.code()).putHeader("Content-Type", "application/json").end(e.toStatus().encode());
+    e.respond(ctx);
   }
 }

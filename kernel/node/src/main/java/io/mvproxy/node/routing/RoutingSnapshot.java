@@ -23,9 +23,11 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param peers      live peers' capabilities and targets, by server ID
  * @param departed   capabilities of peers that left or whose data could not be refreshed, by server ID
  * @param ready      false until every live peer's discovery has been fetched once
+ * @param localWhole group-versions a local source answers for as a whole (aggregated APIs)
  */
 public record RoutingSnapshot(Map<Gvr, ApiSource> local, Capabilities localCaps,
-                              Map<String, PeerEntry> peers, Map<String, Capabilities> departed, boolean ready) {
+                              Map<String, PeerEntry> peers, Map<String, Capabilities> departed, boolean ready,
+                              Map<GroupVersion, ApiSource> localWhole) {
 
   /**
    * A live peer.
@@ -42,10 +44,12 @@ public record RoutingSnapshot(Map<Gvr, ApiSource> local, Capabilities localCaps,
     local = Map.copyOf(local);
     peers = Map.copyOf(peers);
     departed = Map.copyOf(departed);
+    localWhole = Map.copyOf(localWhole);
   }
 
   /** A node with nothing loaded yet: everything is 503 until the first real snapshot. */
-  public static final RoutingSnapshot EMPTY = new RoutingSnapshot(Map.of(), Capabilities.NONE, Map.of(), Map.of(), false);
+  public static final RoutingSnapshot EMPTY = new RoutingSnapshot(Map.of(), Capabilities.NONE, Map.of(), Map.of(), false,
+      Map.of());
 
   /**
    * @param sources the local API sources
@@ -58,6 +62,20 @@ public record RoutingSnapshot(Map<Gvr, ApiSource> local, Capabilities localCaps,
         for (DiscoveryResource r : gv.resources()) {
           map.putIfAbsent(new Gvr(gv.groupVersion().group(), gv.groupVersion().version(), r.resource()), s);
         }
+      }
+    }
+    return map;
+  }
+
+  /**
+   * @param sources the local API sources
+   * @return group-version to the source that answers for all of it ({@link ApiSource#servesWholeGroupVersion()})
+   */
+  public static Map<GroupVersion, ApiSource> wholeGroupVersions(List<ApiSource> sources) {
+    Map<GroupVersion, ApiSource> map = new HashMap<>();
+    for (ApiSource s : sources) {
+      if (s.servesWholeGroupVersion()) {
+        s.groupVersions().forEach(gv -> map.putIfAbsent(gv.groupVersion(), s));
       }
     }
     return map;
@@ -77,6 +95,10 @@ public record RoutingSnapshot(Map<Gvr, ApiSource> local, Capabilities localCaps,
     ApiSource mine = local.get(gvr);
     if (mine != null && (sub.isEmpty() || localCaps.serves(gvr, sub) || peerProxied || !peersEnabled)) {
       return new Decision.Local(mine);
+    }
+    ApiSource whole = localWhole.get(info.groupVersion());
+    if (whole != null) {
+      return new Decision.Local(whole);
     }
     if (peerProxied || !peersEnabled) {
       return mine != null ? new Decision.Local(mine) : new Decision.NotFound();

@@ -190,6 +190,36 @@ public final class FleetHarness implements AutoCloseable {
     }
   }
 
+  /**
+   * Starts every node at once, then waits for each to log that it started and to answer {@code /readyz} 200.
+   *
+   * @param client    an admin client
+   * @param timeoutMs per-node limit
+   */
+  public void startAllAndAwaitReady(HttpsClient client, long timeoutMs) throws Exception {
+    for (NodeProc n : nodes.values()) {
+      start(n.name);
+    }
+    for (NodeProc n : nodes.values()) {
+      awaitStarted(n.name, timeoutMs);
+      FleetTest.await(n.name + " ready", timeoutMs, () -> client.get(n.url(), "/readyz").status() == 200);
+    }
+  }
+
+  /**
+   * The usual mixed-version layout: node-a on the "old" widgets plugin, node-b and node-c on the "new" one.
+   *
+   * @return node name to plugin jars (jar name to manifests)
+   */
+  public static Map<String, Map<String, List<Path>>> oldNewNew() throws IOException {
+    Map<String, Map<String, List<Path>>> plugins = new LinkedHashMap<>();
+    plugins.put("node-a", new LinkedHashMap<>(Map.of("widgets-old",
+        List.of(TestData.example("widgets-old").resolve("widgets.yaml")))));
+    plugins.put("node-b", new LinkedHashMap<>(Map.of("widgets-new", TestData.newWidgets())));
+    plugins.put("node-c", new LinkedHashMap<>(Map.of("widgets-new", TestData.newWidgets())));
+    return plugins;
+  }
+
   /** @return the scratch folder */
   public Path dir() {
     return dir;

@@ -16,12 +16,10 @@ import io.vertx.core.net.PemTrustOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -67,14 +65,8 @@ class FleetTest {
               schema:
                 openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
         """);
-    List<Path> newSet;
-    try (Stream<Path> s = Files.list(TestData.example("widgets-new"))) {
-      newSet = s.sorted().toList();
-    }
-    Map<String, Map<String, List<Path>>> plugins = new LinkedHashMap<>();
-    plugins.put("node-a", Map.of("widgets-old", List.of(TestData.example("widgets-old").resolve("widgets.yaml"))));
-    plugins.put("node-b", Map.of("widgets-new", newSet));
-    plugins.put("node-c", Map.of("widgets-new", newSet, "things", List.of(things)));
+    Map<String, Map<String, List<Path>>> plugins = FleetHarness.oldNewNew();
+    plugins.get("node-c").put("things", List.of(things));
     fleet = new FleetHarness(tmp.resolve("fleet"), plugins);
     admin = new HttpsClient(fleet.pki().caCert(), fleet.pki().adminCert(), fleet.pki().adminKey());
     long t0 = System.nanoTime();

@@ -8,7 +8,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -38,12 +37,8 @@ class KubectlFleetTest {
     kubectl = which("kubectl");
     Assumptions.assumeTrue(kubectl != null, "kubectl is not on PATH: real-client tests skipped");
     tmp = Files.createTempDirectory("mvproxy-kubectl-test");
-    List<Path> newSet;
-    try (Stream<Path> s = Files.list(TestData.example("widgets-new"))) {
-      newSet = s.sorted().toList();
-    }
-    Map<String, List<Path>> bPlugins = new LinkedHashMap<>();
-    bPlugins.put("widgets-new", newSet);
+    Map<String, Map<String, List<Path>>> plugins = FleetHarness.oldNewNew();
+    Map<String, List<Path>> bPlugins = plugins.get("node-b");
     TestData.shared().ifPresent(shared -> {
       try (Stream<Path> s = Files.list(shared.resolve("testdata/crds"))) {
         s.sorted().forEach(crd -> bPlugins.put(crd.getFileName().toString().replace(".yaml", ""), List.of(crd)));
@@ -51,10 +46,6 @@ class KubectlFleetTest {
         throw new IllegalStateException(e);
       }
     });
-    Map<String, Map<String, List<Path>>> plugins = new LinkedHashMap<>();
-    plugins.put("node-a", Map.of("widgets-old", List.of(TestData.example("widgets-old").resolve("widgets.yaml"))));
-    plugins.put("node-b", bPlugins);
-    plugins.put("node-c", Map.of("widgets-new", newSet));
     fleet = new FleetHarness(tmp.resolve("fleet"), plugins);
     for (FleetHarness.NodeProc n : fleet.nodes()) {
       fleet.start(n.name);

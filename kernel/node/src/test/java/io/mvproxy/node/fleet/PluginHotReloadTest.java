@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -43,23 +42,9 @@ class PluginHotReloadTest {
   @BeforeAll
   void start() throws Exception {
     tmp = Files.createTempDirectory("mvproxy-hot-reload-test");
-    List<Path> newSet;
-    try (Stream<Path> s = Files.list(TestData.example("widgets-new"))) {
-      newSet = s.sorted().toList();
-    }
-    Map<String, Map<String, List<Path>>> plugins = new LinkedHashMap<>();
-    plugins.put("node-a", Map.of("widgets-old", List.of(TestData.example("widgets-old").resolve("widgets.yaml"))));
-    plugins.put("node-b", Map.of("widgets-new", newSet));
-    plugins.put("node-c", Map.of("widgets-new", newSet));
-    fleet = new FleetHarness(tmp.resolve("fleet"), plugins);
+    fleet = new FleetHarness(tmp.resolve("fleet"), FleetHarness.oldNewNew());
     admin = new HttpsClient(fleet.pki().caCert(), fleet.pki().adminCert(), fleet.pki().adminKey());
-    for (FleetHarness.NodeProc n : fleet.nodes()) {
-      fleet.start(n.name);
-    }
-    for (FleetHarness.NodeProc n : fleet.nodes()) {
-      fleet.awaitStarted(n.name, 60_000);
-      FleetTest.await(n.name + " ready", 30_000, () -> admin.get(n.url(), "/readyz").status() == 200);
-    }
+    fleet.startAllAndAwaitReady(admin, 60_000);
   }
 
   @AfterAll
@@ -244,10 +229,7 @@ class PluginHotReloadTest {
       }
     });
     load.start();
-    List<Path> newSet;
-    try (Stream<Path> s = Files.list(TestData.example("widgets-new"))) {
-      newSet = s.sorted().toList();
-    }
+    List<Path> newSet = TestData.newWidgets();
     for (int i = 0; i < 3; i++) {
       for (String node : List.of("node-b", "node-c")) {
         Path jar = tmp.resolve("swap-" + node + i + ".jar");

@@ -7,14 +7,12 @@ import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -33,23 +31,9 @@ class RollingRestartTest {
   @BeforeAll
   void start() throws Exception {
     Path tmp = Files.createTempDirectory("mvproxy-rolling-test");
-    List<Path> newSet;
-    try (Stream<Path> s = Files.list(TestData.example("widgets-new"))) {
-      newSet = s.sorted().toList();
-    }
-    Map<String, Map<String, List<Path>>> plugins = new LinkedHashMap<>();
-    plugins.put("node-a", Map.of("widgets-old", List.of(TestData.example("widgets-old").resolve("widgets.yaml"))));
-    plugins.put("node-b", Map.of("widgets-new", newSet));
-    plugins.put("node-c", Map.of("widgets-new", newSet));
-    fleet = new FleetHarness(tmp.resolve("fleet"), plugins);
+    fleet = new FleetHarness(tmp.resolve("fleet"), FleetHarness.oldNewNew());
     admin = new HttpsClient(fleet.pki().caCert(), fleet.pki().adminCert(), fleet.pki().adminKey());
-    for (FleetHarness.NodeProc n : fleet.nodes()) {
-      fleet.start(n.name);
-    }
-    for (FleetHarness.NodeProc n : fleet.nodes()) {
-      fleet.awaitStarted(n.name, 60_000);
-      FleetTest.await(n.name + " ready", 30_000, () -> admin.get(n.url(), "/readyz").status() == 200);
-    }
+    fleet.startAllAndAwaitReady(admin, 60_000);
   }
 
   @AfterAll

@@ -26,6 +26,13 @@ public final class TestData {
     return repoRoot().resolve("plugins/examples").resolve(name);
   }
 
+  /** @return the manifests of the "new" widgets plugin, sorted */
+  public static java.util.List<Path> newWidgets() throws java.io.IOException {
+    try (java.util.stream.Stream<Path> s = Files.list(example("widgets-new"))) {
+      return s.sorted().toList();
+    }
+  }
+
   /** @return the {@code shared} folder beside the checkout (or above it), when present */
   public static Optional<Path> shared() {
     Path p = repoRoot();
