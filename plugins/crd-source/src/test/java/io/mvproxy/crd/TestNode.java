@@ -35,6 +35,11 @@ final class TestNode implements AutoCloseable {
     this.factory = new CrdApiSourceFactory(options);
     Router router = Router.router(vertx);
     router.route().handler(ctx -> {
+      if (Boolean.getBoolean("crd.test.trace")) {
+        System.err.println("TRACE " + ctx.request().method() + " " + ctx.request().uri() + " "
+            + ctx.request().headers().entries());
+        ctx.addEndHandler(v -> System.err.println("TRACE -> " + ctx.response().getStatusCode()));
+      }
       JsonObject disc = LegacyDiscoveryForTests.document(ctx.request().path(), sources);
       if (disc != null) {
         ctx.response().putHeader("Content-Type", "application/json").end(disc.encode());

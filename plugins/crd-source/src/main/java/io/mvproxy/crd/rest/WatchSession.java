@@ -7,7 +7,6 @@ import io.mvproxy.crd.store.TooOldException;
 import io.mvproxy.crd.store.WatchEvent;
 import io.vertx.core.Context;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -36,7 +35,7 @@ final class WatchSession {
   private final ListFilter filter;
   private final boolean bookmarks;
   private final Context context;
-  private final HttpServerResponse resp;
+  private final WatchOutput out;
   private final Map<String, Long> listed = new HashMap<>();
   private final List<WatchEvent> buffered = new ArrayList<>();
   private boolean buffering;
@@ -47,14 +46,14 @@ final class WatchSession {
   private long timeoutTimer = -1;
   private long bookmarkTimer = -1;
 
-  WatchSession(CrdRuntime rt, CrdRequest req, MediaView view, ListFilter filter, boolean bookmarks) {
+  WatchSession(CrdRuntime rt, CrdRequest req, MediaView view, ListFilter filter, boolean bookmarks, WatchOutput out) {
     this.rt = rt;
     this.req = req;
     this.view = view;
     this.filter = filter;
     this.bookmarks = bookmarks;
     this.context = rt.vertx().getOrCreateContext();
-    this.resp = req.ctx().response();
+    this.out = out;
   }
 
   /**
@@ -72,16 +71,14 @@ final class WatchSession {
       JsonObject status = new JsonObject().put("kind", "Status").put("apiVersion", "v1")
           .put("metadata", new JsonObject()).put("status", "Failure").put("message", e.getMessage())
           .put("reason", StatusReason.Expired.name()).put("code", StatusReason.Expired.code());
-      resp.setStatusCode(200).putHeader("Content-Type", Responses.JSON).setChunked(true);
-      resp.end(line("ERROR", status));
+      out.open();
+      out.write(line("ERROR", status));
+      out.end();
       return;
     }
     cancel = sub.cancel();
-    resp.setWriteQueueMaxSize(MAX_QUEUED_BYTES);
-    resp.setStatusCode(200).putHeader("Content-Type", Responses.JSON).setChunked(true);
-    resp.closeHandler(v -> close(false));
-    resp.exceptionHandler(t -> close(false));
-    resp.writeHead();
+    out.onClose(() -> close(false));
+    out.open();
     timeoutTimer = rt.vertx().setTimer(timeoutS * 1000, id -> close(true));
     if (bookmarks) {
       bookmarkTimer = rt.vertx().setPeriodic(rt.options().bookmarkIntervalMs(), id -> {
@@ -173,15 +170,15 @@ final class WatchSession {
   }
 
   private void write(Buffer b) {
-    if (closed || resp.ended() || resp.closed()) {
+    if (closed || out.closed()) {
       close(false);
       return;
     }
-    if (resp.writeQueueFull()) {
+    if (out.full()) {
       close(true);
       return;
     }
-    resp.write(b);
+    out.write(b);
   }
 
   private static Buffer line(String type, JsonObject object) {
@@ -198,8 +195,8 @@ final class WatchSession {
     if (bookmarkTimer >= 0) {
       rt.vertx().cancelTimer(bookmarkTimer);
     }
-    if (end && !resp.ended() && !resp.closed()) {
-      resp.end();
+    if (end) {
+      out.end();
     }
   }
 }

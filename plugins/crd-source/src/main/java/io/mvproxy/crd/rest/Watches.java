@@ -6,7 +6,8 @@ import io.mvproxy.api.StatusException;
  * Watch requests (apiserver {@code pkg/endpoints/handlers/watch.go}): parses {@code resourceVersion},
  * {@code timeoutSeconds}, {@code allowWatchBookmarks}, {@code sendInitialEvents} (KEP-3157 watch-list: current
  * objects, then a BOOKMARK annotated {@code k8s.io/initial-events-end}) and the selectors, then runs a
- * {@link WatchSession}.
+ * {@link WatchSession} on a chunked response, or on a WebSocket when the request asks for an upgrade (as
+ * kube-apiserver does; fabric8 tries that first).
  */
 public final class Watches {
   private final CrdRuntime rt;
@@ -43,8 +44,20 @@ public final class Watches {
       return;
     }
     boolean bookmarks = "true".equals(req.param("allowWatchBookmarks"));
-    new WatchSession(rt, req, MediaView.of(req.ctx().request().getHeader("Accept")), filter, bookmarks)
-        .start(initial, from, timeoutS);
+    MediaView view = MediaView.of(req.ctx().request().getHeader("Accept"));
+    boolean init = initial;
+    long start = from;
+    long timeout = timeoutS;
+    if ("websocket".equalsIgnoreCase(req.ctx().request().getHeader("Upgrade"))) {
+      req.ctx().request().toWebSocket()
+          .onSuccess(ws -> new WatchSession(rt, req, view, filter, bookmarks,
+              WatchOutput.webSocket(ws, WatchSession.MAX_QUEUED_BYTES)).start(init, start, timeout))
+          .onFailure(t -> new WatchSession(rt, req, view, filter, bookmarks,
+              WatchOutput.http(req.ctx().response(), WatchSession.MAX_QUEUED_BYTES)).start(init, start, timeout));
+      return;
+    }
+    new WatchSession(rt, req, view, filter, bookmarks,
+        WatchOutput.http(req.ctx().response(), WatchSession.MAX_QUEUED_BYTES)).start(initial, from, timeoutS);
   }
 
   private static long parseLong(String s, String what) {
