@@ -109,6 +109,17 @@ public final class FleetHarness implements AutoCloseable {
     }
   }
 
+  /**
+   * Adds keys to a node's JSON config before it starts.
+   *
+   * @param name  the node
+   * @param extra keys to merge in
+   */
+  public void configure(String name, JsonObject extra) throws IOException {
+    Path config = nodes.get(name).config;
+    Files.writeString(config, new JsonObject(Files.readString(config)).mergeIn(extra).encodePrettily());
+  }
+
   /** @return the PKI (admin cert, CA, kubeconfig) */
   public DevPki pki() {
     return pki;

@@ -31,6 +31,8 @@ class KubectlFleetTest {
   FleetHarness fleet;
   Path tmp;
   String kubectl;
+  io.vertx.core.Vertx vertx;
+  io.vertx.core.http.HttpServer backend;
 
   @BeforeAll
   void start() throws Exception {
@@ -46,7 +48,17 @@ class KubectlFleetTest {
         throw new IllegalStateException(e);
       }
     });
+    bPlugins.put("wardle", List.of(TestData.example("wardle").resolve("apiservice.yaml")));
     fleet = new FleetHarness(tmp.resolve("fleet"), plugins);
+    // the wardle APIService on node-b points at the sample extension API server, started here
+    vertx = io.vertx.core.Vertx.vertx();
+    var pki = fleet.pki();
+    backend = io.mvproxy.example.wardle.SampleApiServer.start(vertx, new io.mvproxy.example.wardle.SampleApiServerOptions(
+            0, "127.0.0.1", pki.servingCert("node-b").toString(), pki.servingKey("node-b").toString(),
+            pki.frontProxyCaCert().toString(), false))
+        .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    fleet.configure("node-b", new io.vertx.core.json.JsonObject().put("serviceResolution",
+        new io.vertx.core.json.JsonObject().put("wardle/api:443", "https://127.0.0.1:" + backend.actualPort())));
     for (FleetHarness.NodeProc n : fleet.nodes()) {
       fleet.start(n.name);
     }
@@ -54,7 +66,7 @@ class KubectlFleetTest {
       fleet.awaitStarted(n.name, 60_000);
     }
     long end = System.currentTimeMillis() + 30_000;
-    while (!kubectl("get", "--raw", "/readyz").out.contains("ok") || !kubectl("api-resources").out.contains("widgets")) {
+    while (!kubectl("get", "--raw", "/readyz").out.contains("ok") || !kubectl("api-resources").out.contains("flunders")) {
       assertTrue(System.currentTimeMillis() < end, "fleet not ready");
       Thread.sleep(200);
     }
@@ -64,6 +76,9 @@ class KubectlFleetTest {
   void stop() {
     if (fleet != null) {
       fleet.close();
+    }
+    if (vertx != null) {
+      vertx.close();
     }
   }
 
@@ -140,6 +155,29 @@ class KubectlFleetTest {
 
   @Test
   @Order(4)
+  void aggregatedApiThroughANodeLackingIt() throws Exception {
+    Path f = tmp.resolve("flunder.yaml");
+    Files.writeString(f, """
+        apiVersion: wardle.example.com/v1alpha1
+        kind: Flunder
+        metadata:
+          name: my-flunder
+          namespace: default
+        spec:
+          reference: hello
+        """);
+    Result created = kubectl("create", "-f", f.toString());
+    assertEquals(0, created.code, created.all());
+    Result yaml = kubectl("get", "flunders", "my-flunder", "-o", "yaml");
+    assertEquals(0, yaml.code, yaml.all());
+    assertTrue(yaml.out.contains("created-by: admin"), "identity kept across node-a -> node-b -> backend:\n"
+        + yaml.all());
+    Result plugins = kubectl("--context", "node-b", "get", "plugins", "wardle", "-o", "yaml");
+    assertTrue(plugins.out.contains("type: Available") && plugins.out.contains("reason: Passed"), plugins.all());
+  }
+
+  @Test
+  @Order(5)
   void rawDiscoveryIsPeerAware() throws Exception {
     Result apis = kubectl("get", "--raw", "/apis");
     assertEquals(0, apis.code, apis.all());
@@ -150,7 +188,7 @@ class KubectlFleetTest {
   }
 
   @Test
-  @Order(5)
+  @Order(6)
   void sharedConformanceScriptPasses() throws Exception {
     Assumptions.assumeTrue(TestData.shared().isPresent(), "shared/ not found beside the checkout");
     Path script = TestData.shared().get().resolve("conformance/discovery-check.sh");
