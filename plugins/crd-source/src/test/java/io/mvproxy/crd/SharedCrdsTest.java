@@ -160,4 +160,25 @@ class SharedCrdsTest {
     assertTrue(!patched.json().getJsonObject("spec").containsKey("more"));
     assertEquals(3, patched.json().getJsonObject("spec").getInteger("replicas"));
   }
+
+  @Test
+  void schemaValidationIs422() throws Exception {
+    String base = "/apis/samplecontroller.k8s.io/v1alpha1/namespaces/valid/foos";
+    JsonObject foo = new JsonObject().put("apiVersion", "samplecontroller.k8s.io/v1alpha1").put("kind", "Foo")
+        .put("metadata", new JsonObject().put("name", "v1"))
+        .put("spec", new JsonObject().put("deploymentName", 5).put("replicas", 11));
+    Http.Res r = http.post(base, foo);
+    assertEquals(422, r.code(), r.body());
+    assertEquals("Invalid", r.json().getString("reason"));
+    JsonArray causes = r.json().getJsonObject("details").getJsonArray("causes");
+    assertEquals(2, causes.size(), causes.encode());
+    assertTrue(r.json().getString("message").contains("spec.replicas in body should be less than or equal to 10"),
+        r.json().getString("message"));
+    assertTrue(r.json().getString("message").contains("spec.deploymentName in body must be of type string"),
+        r.json().getString("message"));
+    foo.getJsonObject("spec").put("deploymentName", "d").put("replicas", 3);
+    assertEquals(201, http.post(base, foo).code());
+    assertEquals(422, http.patch(base + "/v1", "application/merge-patch+json", "{\"spec\":{\"replicas\":0}}")
+        .code());
+  }
 }

@@ -9,7 +9,7 @@ import io.vertx.core.json.JsonObject;
 /**
  * Create (POST, 201) and update (PUT, 200) of the main resource and of its {@code status} and {@code scale}
  * subresources (apiserver {@code pkg/endpoints/handlers/create.go}, {@code update.go}); unknown fields are pruned
- * per the version schema ({@link FieldPruner}).
+ * ({@link FieldPruner}) and the result validated ({@link SchemaValidator}) per the version schema.
  */
 public final class Writes {
   private final CrdRuntime rt;
@@ -36,6 +36,7 @@ public final class Writes {
   Future<JsonObject> create(CrdRequest req, JsonObject o, boolean nameFromPath) {
     rt.rules().checkIdentity(req, o, nameFromPath);
     JsonObject prepared = FieldPruner.apply(req, rt.rules().prepareCreate(req, o));
+    SchemaValidator.validate(req, prepared);
     if (req.dryRun()) {
       return Future.succeededFuture(prepared);
     }
@@ -81,15 +82,18 @@ public final class Writes {
    * @return the next stored object for the request's subresource ({@code ""} or {@code status})
    */
   JsonObject next(CrdRequest req, StoredObject cur, JsonObject incoming) {
-    if ("status".equals(req.info().subresource())) {
-      return FieldPruner.apply(req, rt.rules().prepareStatusUpdate(cur.object(), incoming));
-    }
-    return FieldPruner.apply(req, rt.rules().prepareUpdate(req, cur.object(), incoming));
+    JsonObject next = "status".equals(req.info().subresource())
+        ? FieldPruner.apply(req, rt.rules().prepareStatusUpdate(cur.object(), incoming))
+        : FieldPruner.apply(req, rt.rules().prepareUpdate(req, cur.object(), incoming));
+    SchemaValidator.validate(req, next);
+    return next;
   }
 
   /** @return the next stored object after setting the replicas of {@code scale} */
   JsonObject scaleTo(CrdRequest req, StoredObject cur, JsonObject scale) {
     JsonObject applied = ScaleCodec.applyScale(req, cur.object(), scale, req.version().scale());
-    return rt.rules().prepareUpdate(req, cur.object(), applied);
+    JsonObject next = rt.rules().prepareUpdate(req, cur.object(), applied);
+    SchemaValidator.validate(req, next);
+    return next;
   }
 }
