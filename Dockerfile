@@ -19,6 +19,7 @@
 ARG BASE_IMAGE=eclipse-temurin:17-jre
 FROM ${BASE_IMAGE}
 
+LABEL io.mvproxy.image=node
 ARG MVPROXY_UID=10001
 ARG MVPROXY_GID=10001
 
