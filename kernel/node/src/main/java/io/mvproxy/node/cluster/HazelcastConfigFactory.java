@@ -49,9 +49,26 @@ public final class HazelcastConfigFactory {
     if (config.clusterMembers().isEmpty()) {
       join.getTcpIpConfig().addMember(config.clusterHost());
     } else {
-      config.clusterMembers().forEach(m -> join.getTcpIpConfig().addMember(m));
+      config.clusterMembers().forEach(m -> join.getTcpIpConfig().addMember(resolved(m)));
     }
     join.getTcpIpConfig().setConnectionTimeoutSeconds(2);
     return hz;
+  }
+
+  /**
+   * Resolves the host of a {@code host:port} member once, at start-up (with host names, as in a compose network,
+   * Hazelcast's TCP-IP join was seen not to form one cluster); an unresolvable name is kept as given.
+   *
+   * @param member {@code host:port}
+   * @return {@code ip:port}
+   */
+  static String resolved(String member) {
+    int c = member.lastIndexOf(':');
+    String host = c > 0 ? member.substring(0, c) : member;
+    try {
+      return java.net.InetAddress.getByName(host).getHostAddress() + (c > 0 ? member.substring(c) : "");
+    } catch (java.net.UnknownHostException e) {
+      return member;
+    }
   }
 }
