@@ -339,4 +339,26 @@ class CrdRestTest {
         + "\"metadata\":{\"name\":\"f8-w2\",\"namespace\":\"f8\"}}", null);
     assertEquals(409, dup.code());
   }
+
+  @Test
+  void serverSideApplyRemovesFieldsTheManagerDropped() throws Exception {
+    String path = W + "/w-ssa?fieldManager=kubectl&force=false";
+    String v1 = "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w-ssa\n  labels:\n    x: y\n"
+        + "spec:\n  replicas: 2\n  color: red\n";
+    assertEquals(201, http.patch(path, "application/apply-patch+yaml", v1).code());
+    Http.Res other = http.patch(W + "/w-ssa", "application/merge-patch+json", "{\"spec\":{\"size\":9}}");
+    assertEquals(200, other.code());
+    String v2 = "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w-ssa\nspec:\n  replicas: 3\n";
+    Http.Res r = http.patch(path, "application/apply-patch+yaml", v2);
+    assertEquals(200, r.code(), r.body());
+    JsonObject spec = r.json().getJsonObject("spec");
+    assertEquals(3, spec.getInteger("replicas"));
+    assertFalse(spec.containsKey("color"), "dropped by its manager");
+    assertEquals(9, spec.getInteger("size"), "set by another writer: kept");
+    assertNull(r.json().getJsonObject("metadata").getJsonObject("labels"));
+    JsonArray mf = r.json().getJsonObject("metadata").getJsonArray("managedFields");
+    assertEquals("kubectl", mf.getJsonObject(0).getString("manager"));
+    assertEquals("Apply", mf.getJsonObject(0).getString("operation"));
+    assertTrue(mf.getJsonObject(0).getJsonObject("fieldsV1").getJsonObject("f:spec").containsKey("f:replicas"));
+  }
 }

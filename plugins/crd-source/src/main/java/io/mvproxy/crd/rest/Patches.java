@@ -11,8 +11,8 @@ import io.vertx.core.json.JsonObject;
  * PATCH of the main resource, {@code /status} and {@code /scale} (apiserver {@code pkg/endpoints/handlers/patch.go}):
  * the patch is applied to the current object as the client sees it (its version, or the Scale), then stored like an
  * update. A {@code metadata.resourceVersion} set by the patch is a precondition (409 when stale); otherwise lost
- * races are retried. Server-side apply creates an absent object (201); field ownership ({@code managedFields}) is
- * not tracked: an apply is merged like a merge patch.
+ * races are retried. Server-side apply creates an absent object (201) and otherwise merges the configuration,
+ * removing fields the same manager applied before and dropped since ({@link ApplyFields}).
  */
 public final class Patches {
   private final CrdRuntime rt;
@@ -57,11 +57,18 @@ public final class Patches {
       if (cur != null) {
         return patchExisting(req, PatchApplier.Type.APPLY, body).map(o -> new Result(200, o));
       }
-      return writes.create(req, config.copy(), true).map(o -> new Result(201, req.view(o)))
+      JsonObject created = config.copy();
+      ApplyFields.record(created, manager(req), ApplyFields.fieldSet(config), req.apiVersion());
+      return writes.create(req, created, true).map(o -> new Result(201, req.view(o)))
           .recover(t -> t instanceof StatusException se && se.reason() == StatusReason.AlreadyExists
               ? patchExisting(req, PatchApplier.Type.APPLY, body).map(o -> new Result(200, o))
               : Future.failedFuture(t));
     });
+  }
+
+  private static String manager(CrdRequest req) {
+    String m = req.param("fieldManager");
+    return m == null || m.isEmpty() ? "unknown" : m;
   }
 
   private Future<JsonObject> patchExisting(CrdRequest req, PatchApplier.Type type, Buffer body) {
@@ -73,7 +80,9 @@ public final class Patches {
   private JsonObject next(CrdRequest req, PatchApplier.Type type, Buffer body, StoredObject cur, boolean scale) {
     String curRv = Long.toString(cur.resourceVersion());
     JsonObject base = scale ? ScaleCodec.toScale(cur.object(), req.version().scale()) : req.view(cur.object());
-    JsonObject patched = applier.apply(type, base, body);
+    JsonObject patched = type == PatchApplier.Type.APPLY && !scale
+        ? ApplyFields.apply(base, applier.applyConfiguration(body), manager(req), req.apiVersion())
+        : applier.apply(type, base, body);
     JsonObject meta = ObjectRules.metadata(patched);
     String rv = meta.getValue("resourceVersion") instanceof String s ? s : "";
     GuaranteedUpdate.checkResourceVersion(req, rv, cur);
