@@ -145,6 +145,24 @@ class TwoMemberTest {
   }
 
   @Test
+  void reloadOfTheSourceKeepsDataAndWatches() throws Exception {
+    httpA.post(V1, CrdRestTest.widget("reload"));
+    CrdApiSource old = a.sources.remove(0);
+    old.close().await(10, TimeUnit.SECONDS);
+    assertEquals(404, httpA.get(V1 + "/reload").code(), "unloaded");
+    JsonObject v1Only = old.manifest();
+    a.add(v1Only);
+    assertEquals(200, httpA.get(V1 + "/reload").code());
+    String rv = httpA.get(V1).json().getJsonObject("metadata").getString("resourceVersion");
+    try (Http.Watch w = httpA.watch(V1 + "?watch=true&resourceVersion=" + rv)) {
+      httpB.patch(V2 + "/reload", "application/merge-patch+json", "{\"spec\":{\"color\":\"after\"}}");
+      JsonObject e = w.next(10);
+      assertEquals("MODIFIED", e.getString("type"));
+      assertEquals("after", e.getJsonObject("object").getJsonObject("spec").getString("color"));
+    }
+  }
+
+  @Test
   void zKilledMemberLosesNoObject() throws Exception {
     String ns = "/apis/example.com/v1/namespaces/kill/widgets";
     for (int i = 0; i < 30; i++) {
