@@ -60,6 +60,12 @@ public final class PeerProxy {
    * @param targets capable peers in the order to try
    */
   public void forward(RoutingContext ctx, UserInfo user, Gvr gvr, List<PeerTarget> targets) {
+    if ("websocket".equalsIgnoreCase(ctx.request().getHeader("Upgrade"))) {
+      // WebSocket watches are not tunnelled between peers: clients such as fabric8 fall back to an HTTP watch on 503
+      fail(ctx, StatusException.unavailable("WebSocket upgrades are not proxied to peers; use an HTTP watch",
+          RETRY_AFTER_SECONDS));
+      return;
+    }
     long start = System.nanoTime();
     attempt(ctx, user, gvr, targets, 0, null, start);
   }
