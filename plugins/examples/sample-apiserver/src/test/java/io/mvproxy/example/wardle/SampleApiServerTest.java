@@ -60,7 +60,7 @@ class SampleApiServerTest {
     port = start(false).actualPort();
     proxyClient = client("backend-proxy-client");
     adminClient = client("admin");
-    anonymous = vertx.createHttpClient(new HttpClientOptions().setSsl(true).setTrustAll(true).setVerifyHost(false));
+    anonymous = vertx.createHttpClient(new HttpClientOptions().setSsl(true).setTrustAll(true).setVerifyHost(false).setKeepAlive(false));
   }
 
   private HttpServer start(boolean legacyOnly) throws Exception {
@@ -70,7 +70,7 @@ class SampleApiServerTest {
   }
 
   private HttpClient client(String name) {
-    return vertx.createHttpClient(new HttpClientOptions().setSsl(true).setTrustAll(true).setVerifyHost(false)
+    return vertx.createHttpClient(new HttpClientOptions().setSsl(true).setTrustAll(true).setVerifyHost(false).setKeepAlive(false)
         .setKeyCertOptions(new PemKeyCertOptions().setCertPath(pki.resolve(name + ".crt").toString())
             .setKeyPath(pki.resolve(name + ".key").toString())));
   }
