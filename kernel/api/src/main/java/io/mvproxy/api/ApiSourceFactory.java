@@ -17,6 +17,15 @@ public interface ApiSourceFactory {
   boolean supports(String apiVersion, String kind);
 
   /**
+   * Validates a manifest without building anything (used by {@code mvproxy plugin pack}).
+   *
+   * @param manifest the manifest as JSON
+   * @throws StatusException (422 Invalid) when the manifest is not valid as Kubernetes would judge it
+   */
+  default void validate(JsonObject manifest) {
+  }
+
+  /**
    * Validates a manifest and builds its source.
    *
    * @param manifest the manifest as JSON (YAML already converted)

@@ -105,6 +105,10 @@ public final class Node {
     } catch (IllegalArgumentException e) {
       return Future.failedFuture(new ConfigException(e.getMessage()));
     }
+    if ((config.peerAdvertiseIp() == null) != (config.peerAdvertisePort() == null)) {
+      LOG.warning(ConfigKey.PEER_ADVERTISE_IP.flag() + " and " + ConfigKey.PEER_ADVERTISE_PORT.flag()
+          + " are used only together (as in kube-apiserver); peers will use " + config.peerHost() + " and the secure port");
+    }
     if (config.clientCaFile() == null && config.tokenAuthFile() == null) {
       LOG.warning("neither " + ConfigKey.CLIENT_CA_FILE.flag() + " nor " + ConfigKey.TOKEN_AUTH_FILE.flag()
           + " is set: every request except health checks will get 401");
@@ -117,6 +121,12 @@ public final class Node {
     return Vertx.builder().with(vo).withClusterManager(mgr).buildClustered()
         .compose(vertx -> new Boot(config, vertx, mgr, serverOptions, authenticator, peerClientOptions).run()
             .onFailure(e -> vertx.close()))
+        .recover(e -> Future.failedFuture(e instanceof java.net.BindException
+            || String.valueOf(e.getMessage()).contains("Address already in use")
+            || String.valueOf(e.getMessage()).contains("Cannot assign requested address")
+            ? new ConfigException(ConfigKey.SECURE_PORT, "cannot listen on " + config.bindAddress() + ":"
+                + config.securePort() + " (" + ConfigKey.BIND_ADDRESS.flag() + "): " + e.getMessage())
+            : e))
         .onSuccess(n -> n.logSummary((System.nanoTime() - t0) / 1_000_000));
   }
 

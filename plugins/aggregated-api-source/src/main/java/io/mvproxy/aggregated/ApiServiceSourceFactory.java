@@ -22,6 +22,12 @@ public final class ApiServiceSourceFactory implements ApiSourceFactory {
   }
 
   /** @return true for {@code apiregistration.k8s.io/v1} {@code APIService} */
+  /** Validates the APIService as kube-aggregator would (422 with causes when invalid). */
+  @Override
+  public void validate(JsonObject manifest) {
+    ApiServiceValidation.parse(manifest);
+  }
+
   @Override
   public boolean supports(String apiVersion, String kind) {
     return "apiregistration.k8s.io/v1".equals(apiVersion) && "APIService".equals(kind);

@@ -43,6 +43,12 @@ public final class CrdApiSourceFactory implements ApiSourceFactory {
     return build(manifest, context).start();
   }
 
+  /** Validates the CRD as kube-apiserver would (422 with causes when invalid). */
+  @Override
+  public void validate(JsonObject manifest) {
+    CrdParser.parse(manifest);
+  }
+
   /** Validates and builds a source without starting its store (422 when invalid). */
   CrdApiSource build(JsonObject manifest, ApiSourceContext context) {
     CrdDefinition crd = CrdParser.parse(manifest);

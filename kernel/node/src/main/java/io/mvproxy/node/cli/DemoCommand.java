@@ -43,6 +43,17 @@ public final class DemoCommand implements Callable<Integer> {
     Path examples = root.resolve("plugins/examples");
     DevPki pki = new DevPki(conf.resolve("pki"));
     pki.generate(List.of("node-a", "node-b", "node-c"), List.of(), Map.of());
+    // the plugin folders are generated: start from the documented sets, not from jars left by an earlier run
+    for (String n : List.of("node-a", "node-b", "node-c")) {
+      Path dir = run.resolve("plugins").resolve(n);
+      if (Files.isDirectory(dir)) {
+        try (Stream<Path> old = Files.list(dir)) {
+          for (Path jar : old.filter(p -> p.toString().endsWith(".jar")).toList()) {
+            Files.delete(jar);
+          }
+        }
+      }
+    }
     Map<String, List<Path>> jars = new LinkedHashMap<>();
     jars.put("node-a", List.of(pack(run, "node-a", examples.resolve("widgets-old"))));
     jars.put("node-b", List.of(pack(run, "node-b", examples.resolve("widgets-new")),

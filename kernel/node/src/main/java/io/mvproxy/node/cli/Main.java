@@ -28,10 +28,18 @@ public final class Main implements Runnable {
     System.setProperty("java.util.logging.SimpleFormatter.format",
         System.getProperty("java.util.logging.SimpleFormatter.format", "%1$tFT%1$tT.%1$tLZ %4$s %3$s: %5$s%6$s%n"));
     HAZELCAST_LOG.fine("logging configured");
-    int code = new CommandLine(new Main()).execute(args);
+    int code = commandLine().execute(args);
     if (code != 0 || args.length == 0 || !"serve".equals(args[0]) && !"demo".equals(args[0])) {
       System.exit(code);
     }
+  }
+
+  /** @return the command line, with the flag reference as the footer of {@code serve --help} */
+  public static CommandLine commandLine() {
+    CommandLine cl = new CommandLine(new Main());
+    cl.getSubcommands().get("serve").getCommandSpec().usageMessage()
+        .footer("", "Flags (JSON key in parentheses); they override the --config file:", ServeCommand.flagReference());
+    return cl;
   }
 
   @Override

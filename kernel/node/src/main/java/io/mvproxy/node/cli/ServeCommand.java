@@ -20,7 +20,7 @@ import picocli.CommandLine.Unmatched;
  * kube-apiserver names and override the JSON file (keys: their camelCase forms, see {@link ConfigKey}).
  * Bad configuration: message naming the key on stderr, exit 2.
  */
-@Command(name = "serve", description = "Run one mvproxy node.", footer = "%nFlags (JSON key in parentheses):%n%s")
+@Command(name = "serve", description = "Run one mvproxy node.")
 public final class ServeCommand implements Callable<Integer> {
   @Option(names = "--config", description = "JSON config file; flags override its keys.")
   Path config;

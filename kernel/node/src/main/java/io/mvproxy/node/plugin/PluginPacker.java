@@ -19,7 +19,8 @@ import java.util.jar.Manifest;
 
 /**
  * Builds a manifest-only plugin jar ({@link PluginJarFormat}): the descriptor plus each manifest file under
- * {@code manifests/}. Every document must parse and be of a kind some {@link ApiSourceFactory} supports. The jar is
+ * {@code manifests/}. Every document must parse, be of a kind some {@link ApiSourceFactory} supports, and pass
+ * that factory's validation (as Kubernetes would validate it). The jar is
  * written to a temporary file and moved into place atomically, so a running node never sees half a jar.
  */
 public final class PluginPacker {
@@ -50,9 +51,14 @@ public final class PluginPacker {
       for (JsonObject d : docs) {
         String av = d.getString("apiVersion", "");
         String kind = d.getString("kind", "");
-        if (factories.stream().noneMatch(f -> f.supports(av, kind))) {
-          throw new IllegalArgumentException(m + ": unsupported manifest " + av + " " + kind
-              + " (expected apiextensions.k8s.io/v1 CustomResourceDefinition or apiregistration.k8s.io/v1 APIService)");
+        ApiSourceFactory factory = factories.stream().filter(f -> f.supports(av, kind)).findFirst()
+            .orElseThrow(() -> new IllegalArgumentException(m + ": unsupported manifest " + av + " " + kind
+                + " (expected apiextensions.k8s.io/v1 CustomResourceDefinition or apiregistration.k8s.io/v1 "
+                + "APIService)"));
+        try {
+          factory.validate(d);
+        } catch (io.mvproxy.api.StatusException e) {
+          throw new IllegalArgumentException(m + ": " + e.getMessage(), e);
         }
       }
       if (!entries.add(m.getFileName().toString())) {
@@ -78,6 +84,12 @@ public final class PluginPacker {
     } catch (IOException | RuntimeException e) {
       Files.deleteIfExists(tmp);
       throw e;
+    }
+    try {
+      // temp files are created 0600; a plugin jar must be readable by the node's user (e.g. in a container)
+      Files.setPosixFilePermissions(tmp, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+    } catch (UnsupportedOperationException e) {
+      // not a POSIX file system: keep the defaults
     }
     Files.move(tmp, out, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
   }

@@ -198,7 +198,7 @@ public final class PluginVerticle extends VerticleBase {
           vertx.eventBus().publish(Addresses.LOCAL_APIS_CHANGED, null);
         }
       }));
-      LOG.info("plugin " + p.name() + " " + p.version() + " ACTIVE from " + file + ": "
+      LOG.info("plugin " + p.name() + (p.version().isEmpty() ? "" : " " + p.version()) + " ACTIVE from " + file + ": "
           + p.sources().stream().map(ApiSource::name).toList());
     } else {
       LOG.warning("plugin " + file + " FAILED: " + p.error());

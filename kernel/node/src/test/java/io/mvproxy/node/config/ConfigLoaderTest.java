@@ -105,13 +105,26 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void serveHelpListsEveryFlag() {
+    java.io.StringWriter out = new java.io.StringWriter();
+    CommandLine cl = Main.commandLine();
+    java.io.PrintWriter pw = new java.io.PrintWriter(out, true);
+    cl.getSubcommands().get("serve").setOut(pw);
+    assertEquals(0, cl.execute("serve", "--help"));
+    pw.flush();
+    for (ConfigKey k : ConfigKey.values()) {
+      assertTrue(out.toString().contains(k.flag() + " (" + k.json() + ")"), k.flag() + " missing:\n" + out);
+    }
+  }
+
+  @Test
   void serveExitsWith2AndNamesTheKey() {
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     PrintStream old = System.err;
     System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
     int code;
     try {
-      code = new CommandLine(new Main()).execute("serve", "--config", file.toString(), "--secure-port=-1");
+      code = Main.commandLine().execute("serve", "--config", file.toString(), "--secure-port=-1");
     } finally {
       System.setErr(old);
     }

@@ -63,9 +63,9 @@ class KubectlFleetTest {
       fleet.start(n.name);
     }
     for (FleetHarness.NodeProc n : fleet.nodes()) {
-      fleet.awaitStarted(n.name, 60_000);
+      fleet.awaitStarted(n.name, 120_000);
     }
-    long end = System.currentTimeMillis() + 30_000;
+    long end = System.currentTimeMillis() + 90_000;
     while (!kubectl("get", "--raw", "/readyz").out.contains("ok") || !kubectl("api-resources").out.contains("flunders")) {
       assertTrue(System.currentTimeMillis() < end, "fleet not ready");
       Thread.sleep(200);

@@ -44,7 +44,7 @@ class PluginHotReloadTest {
     tmp = Files.createTempDirectory("mvproxy-hot-reload-test");
     fleet = new FleetHarness(tmp.resolve("fleet"), FleetHarness.oldNewNew());
     admin = new HttpsClient(fleet.pki().caCert(), fleet.pki().adminCert(), fleet.pki().adminKey());
-    fleet.startAllAndAwaitReady(admin, 60_000);
+    fleet.startAllAndAwaitReady(admin, 120_000);
   }
 
   @AfterAll

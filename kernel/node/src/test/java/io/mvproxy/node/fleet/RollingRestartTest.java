@@ -33,7 +33,7 @@ class RollingRestartTest {
     Path tmp = Files.createTempDirectory("mvproxy-rolling-test");
     fleet = new FleetHarness(tmp.resolve("fleet"), FleetHarness.oldNewNew());
     admin = new HttpsClient(fleet.pki().caCert(), fleet.pki().adminCert(), fleet.pki().adminKey());
-    fleet.startAllAndAwaitReady(admin, 60_000);
+    fleet.startAllAndAwaitReady(admin, 120_000);
   }
 
   @AfterAll
@@ -89,8 +89,8 @@ class RollingRestartTest {
       assertTrue(n.process.waitFor(30, TimeUnit.SECONDS), node + " did not stop on SIGTERM");
       assertEquals(0, n.process.exitValue(), node + " exit code on SIGTERM:\n" + n.log());
       fleet.start(node);
-      fleet.awaitStarted(node, 60_000);
-      FleetTest.await(node + " ready again", 30_000, () -> admin.get(n.url(), "/readyz").status() == 200);
+      fleet.awaitStarted(node, 120_000);
+      FleetTest.await(node + " ready again", 90_000, () -> admin.get(n.url(), "/readyz").status() == 200);
     }
     load.interrupt();
     load.join(20_000);
