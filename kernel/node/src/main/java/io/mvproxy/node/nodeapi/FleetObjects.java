@@ -43,9 +43,14 @@ public final class FleetObjects {
     this.view = view;
   }
 
-  /** @param p a plugin @return its summary {@code name@version:STATE} as published to peers */
+  /**
+   * @param p a plugin
+   * @return its summary {@code <jar name>@version:STATE} as published to peers (the jar name is also the name of
+   *     its Plugin object)
+   */
   public static String summary(Plugin p) {
-    return p.name() + (p.version().isEmpty() ? "" : "@" + p.version()) + ":" + p.state();
+    return p.fileName().replaceFirst("\\.jar$", "") + (p.version().isEmpty() ? "" : "@" + p.version()) + ":"
+        + p.state();
   }
 
   /** @return this node's plugins as summaries */
