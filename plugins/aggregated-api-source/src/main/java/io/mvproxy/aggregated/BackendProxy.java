@@ -2,7 +2,7 @@ package io.mvproxy.aggregated;
 
 import io.mvproxy.api.StatusException;
 import io.mvproxy.api.UserInfo;
-import io.mvproxy.security.FrontProxyHeaders;
+import io.mvproxy.security.ProxyHop;
 import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
 import io.vertx.core.buffer.Buffer;
@@ -10,11 +10,9 @@ import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientRequest;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpServerRequest;
-import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.ext.web.RequestBody;
 import io.vertx.ext.web.RoutingContext;
-import java.util.Set;
 import java.util.logging.Logger;
 
 /**
@@ -27,10 +25,6 @@ import java.util.logging.Logger;
  */
 public final class BackendProxy {
   private static final Logger LOG = Logger.getLogger(BackendProxy.class.getName());
-  private static final Set<String> HOP_BY_HOP = Set.of("connection", "keep-alive", "proxy-authenticate",
-      "proxy-authorization", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade", "host",
-      "authorization", "content-length", "x-kubernetes-peer-proxied");
-
   private final HttpClient client;
   private final int retryAfterSeconds;
   private final long connectTimeoutMs;
@@ -96,63 +90,11 @@ public final class BackendProxy {
   }
 
   private static void relay(RoutingContext ctx, HttpClientResponse resp) {
-    HttpServerResponse out = ctx.response();
-    if (out.closed() || out.ended()) {
-      resp.request().reset();
-      return;
-    }
-    out.setStatusCode(resp.statusCode()).setStatusMessage(resp.statusMessage());
-    resp.headers().forEach((k, v) -> {
-      if (!HOP_BY_HOP.contains(k.toLowerCase())) {
-        out.headers().add(k, v);
-      }
-    });
-    String len = resp.getHeader("Content-Length");
-    if (len != null) {
-      out.putHeader("Content-Length", len);
-    } else {
-      out.setChunked(true);
-      out.writeHead(); // a watch's head reaches the client before its first event
-    }
-    out.closeHandler(v -> resp.request().reset());
-    resp.handler(buf -> {
-      if (out.closed() || out.ended()) {
-        return;
-      }
-      out.write(buf);
-      if (out.writeQueueFull()) {
-        resp.pause();
-        out.drainHandler(v -> resp.resume());
-      }
-    });
-    resp.exceptionHandler(e -> {
-      if (!out.closed() && !out.ended()) {
-        out.reset();
-      }
-    });
-    resp.endHandler(v -> {
-      if (!out.closed() && !out.ended()) {
-        out.end();
-      }
-    });
+    ProxyHop.relay(resp, ctx.response());
   }
 
   private static MultiMap headers(HttpServerRequest in, UserInfo user, BackendEndpoint endpoint) {
-    MultiMap h = MultiMap.caseInsensitiveMultiMap();
-    in.headers().forEach((k, v) -> {
-      if (!HOP_BY_HOP.contains(k.toLowerCase())) {
-        h.add(k, v);
-      }
-    });
-    FrontProxyHeaders.write(user, h);
-    h.set("Host", endpoint.authority());
-    String remote = in.remoteAddress() == null ? "" : in.remoteAddress().hostAddress();
-    String prior = in.getHeader("X-Forwarded-For");
-    h.set("X-Forwarded-For", prior == null || prior.isEmpty() ? remote : prior + ", " + remote);
-    h.set("X-Forwarded-Host", in.authority() == null ? "" : in.authority().toString());
-    h.set("X-Forwarded-Proto", in.isSSL() ? "https" : "http");
-    h.set("X-Forwarded-Uri", in.uri());
-    return h;
+    return ProxyHop.requestHeaders(in, user, endpoint.authority());
   }
 
   /**
@@ -163,17 +105,6 @@ public final class BackendProxy {
    * @param e   the error
    */
   public static void fail(RoutingContext ctx, StatusException e) {
-    HttpServerResponse r = ctx.response();
-    if (r.closed() || r.ended()) {
-      return;
-    }
-    if (r.headWritten()) {
-      r.reset();
-      return;
-    }
-    if (e.retryAfterSeconds() > 0) {
-      r.putHeader("Retry-After", String.valueOf(e.retryAfterSeconds()));
-    }
-    r.setStatusCode(e.code()).putHeader("Content-Type", "application/json").end(e.toStatus().encode());
+    e.respond(ctx);
   }
 }

@@ -5,7 +5,7 @@ import io.mvproxy.api.StatusException;
 import io.mvproxy.api.UserInfo;
 import io.mvproxy.node.metrics.NodeMetrics;
 import io.mvproxy.node.routing.PeerTarget;
-import io.mvproxy.security.FrontProxyHeaders;
+import io.mvproxy.security.ProxyHop;
 import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
 import io.vertx.core.buffer.Buffer;
@@ -13,12 +13,10 @@ import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientRequest;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpServerRequest;
-import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.ext.web.RoutingContext;
 import java.time.Duration;
 import java.util.List;
-import java.util.Set;
 import java.util.logging.Logger;
 
 /**
@@ -35,9 +33,6 @@ public final class PeerProxy {
   /** Seconds a client should wait before retrying when no peer is reachable. */
   public static final int RETRY_AFTER_SECONDS = 1;
   private static final Logger LOG = Logger.getLogger(PeerProxy.class.getName());
-  private static final Set<String> HOP_BY_HOP = Set.of("connection", "keep-alive", "proxy-authenticate",
-      "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade", "host", "authorization",
-      "content-length", "x-kubernetes-peer-proxied");
 
   private final HttpClient client;
   private final NodeMetrics metrics;
@@ -109,62 +104,15 @@ public final class PeerProxy {
   }
 
   private void relay(RoutingContext ctx, HttpClientResponse resp, Gvr gvr, long start) {
-    HttpServerResponse out = ctx.response();
-    out.setStatusCode(resp.statusCode()).setStatusMessage(resp.statusMessage());
-    resp.headers().forEach((k, v) -> {
-      if (!HOP_BY_HOP.contains(k.toLowerCase())) {
-        out.headers().add(k, v);
-      }
-    });
-    String len = resp.getHeader("Content-Length");
-    if (len != null) {
-      out.putHeader("Content-Length", len);
-    } else {
-      out.setChunked(true);
-    }
     if (gvr != null) {
       metrics.rerouted(gvr, resp.statusCode(), Duration.ofNanos(System.nanoTime() - start));
     }
-    // manual relay: a client that goes away (watch closed) resets the upstream request instead of failing writes
-    out.closeHandler(v -> resp.request().reset());
-    resp.handler(buf -> {
-      if (out.closed() || out.ended()) {
-        return;
-      }
-      out.write(buf);
-      if (out.writeQueueFull()) {
-        resp.pause();
-        out.drainHandler(v -> resp.resume());
-      }
-    });
-    resp.exceptionHandler(e -> {
-      if (!out.closed() && !out.ended()) {
-        out.reset();
-      }
-    });
-    resp.endHandler(v -> {
-      if (!out.closed() && !out.ended()) {
-        out.end();
-      }
-    });
+    ProxyHop.relay(resp, ctx.response());
   }
 
   private static MultiMap headers(HttpServerRequest in, UserInfo user, PeerTarget t) {
-    MultiMap h = MultiMap.caseInsensitiveMultiMap();
-    in.headers().forEach((k, v) -> {
-      if (!HOP_BY_HOP.contains(k.toLowerCase())) {
-        h.add(k, v);
-      }
-    });
-    FrontProxyHeaders.write(user, h);
+    MultiMap h = ProxyHop.requestHeaders(in, user, t.host() + ":" + t.port());
     h.set(PEER_PROXIED, "true");
-    h.set("Host", t.host() + ":" + t.port());
-    String remote = in.remoteAddress() == null ? "" : in.remoteAddress().hostAddress();
-    String prior = in.getHeader("X-Forwarded-For");
-    h.set("X-Forwarded-For", prior == null || prior.isEmpty() ? remote : prior + ", " + remote);
-    h.set("X-Forwarded-Host", in.authority() == null ? "" : in.authority().toString());
-    h.set("X-Forwarded-Proto", "https");
-    h.set("X-Forwarded-Uri", in.uri());
     return h;
   }
 

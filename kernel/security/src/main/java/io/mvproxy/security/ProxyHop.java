@@ -1,0 +1,101 @@
+package io.mvproxy.security;
+
+import io.mvproxy.api.UserInfo;
+import io.vertx.core.MultiMap;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import java.util.Set;
+
+/**
+ * One proxy hop, shared by the peer proxy and the aggregated-API proxy: the outgoing request headers (the caller's
+ * headers minus hop-by-hop ones and credentials, the caller's identity as front-proxy {@code X-Remote-*} headers,
+ * {@code X-Forwarded-*}) and the streamed relay of the response (watch included). Follows
+ * {@code staging/src/k8s.io/apiserver/pkg/util/proxy} and {@code kube-aggregator/pkg/apiserver/handler_proxy.go}.
+ */
+public final class ProxyHop {
+  /**
+   * Headers never forwarded in either direction: hop-by-hop headers (RFC 9110 section 7.6.1), the caller's
+   * credentials (the hop authenticates with its own client certificate), lengths (recomputed) and the peer-proxy
+   * marker (set by the peer proxy itself, never copied).
+   */
+  public static final Set<String> HOP_BY_HOP = Set.of("connection", "keep-alive", "proxy-authenticate",
+      "proxy-authorization", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade", "host",
+      "authorization", "content-length", FrontProxyHeaders.PEER_PROXIED.toLowerCase());
+
+  private ProxyHop() {
+  }
+
+  /**
+   * @param in        the caller's request
+   * @param user      the authenticated caller
+   * @param authority {@code host:port} of the next hop, for the {@code Host} header
+   * @return the headers of the outgoing request
+   */
+  public static MultiMap requestHeaders(HttpServerRequest in, UserInfo user, String authority) {
+    MultiMap h = MultiMap.caseInsensitiveMultiMap();
+    in.headers().forEach((k, v) -> {
+      if (!HOP_BY_HOP.contains(k.toLowerCase())) {
+        h.add(k, v);
+      }
+    });
+    FrontProxyHeaders.write(user, h);
+    h.set("Host", authority);
+    String remote = in.remoteAddress() == null ? "" : in.remoteAddress().hostAddress();
+    String prior = in.getHeader("X-Forwarded-For");
+    h.set("X-Forwarded-For", prior == null || prior.isEmpty() ? remote : prior + ", " + remote);
+    h.set("X-Forwarded-Host", in.authority() == null ? "" : in.authority().toString());
+    h.set("X-Forwarded-Proto", in.isSSL() ? "https" : "http");
+    h.set("X-Forwarded-Uri", in.uri());
+    return h;
+  }
+
+  /**
+   * Streams a response back: status, headers minus hop-by-hop ones, body with back-pressure. A response without
+   * a length is chunked and its head sent at once (a watch's head reaches the client before its first event). A
+   * client that goes away resets the upstream request; an upstream failure resets the client's stream.
+   *
+   * @param resp the next hop's response
+   * @param out  the caller's response
+   */
+  public static void relay(HttpClientResponse resp, HttpServerResponse out) {
+    if (out.closed() || out.ended()) {
+      resp.request().reset();
+      return;
+    }
+    out.setStatusCode(resp.statusCode()).setStatusMessage(resp.statusMessage());
+    resp.headers().forEach((k, v) -> {
+      if (!HOP_BY_HOP.contains(k.toLowerCase())) {
+        out.headers().add(k, v);
+      }
+    });
+    String len = resp.getHeader("Content-Length");
+    if (len != null) {
+      out.putHeader("Content-Length", len);
+    } else {
+      out.setChunked(true);
+      out.writeHead();
+    }
+    out.closeHandler(v -> resp.request().reset());
+    resp.handler(buf -> {
+      if (out.closed() || out.ended()) {
+        return;
+      }
+      out.write(buf);
+      if (out.writeQueueFull()) {
+        resp.pause();
+        out.drainHandler(v -> resp.resume());
+      }
+    });
+    resp.exceptionHandler(e -> {
+      if (!out.closed() && !out.ended()) {
+        out.reset();
+      }
+    });
+    resp.endHandler(v -> {
+      if (!out.closed() && !out.ended()) {
+        out.end();
+      }
+    });
+  }
+}
