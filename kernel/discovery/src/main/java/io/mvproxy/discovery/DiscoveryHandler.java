@@ -36,14 +36,27 @@ import java.util.function.Supplier;
 public final class DiscoveryHandler implements Handler<RoutingContext> {
   private final Supplier<DiscoveryDocuments> documents;
   private final BiConsumer<RoutingContext, GroupVersion> fallback;
+  private final java.util.function.Consumer<DiscoveryDocuments.View> served;
 
   /**
    * @param documents supplies the current snapshot (e.g. an {@code AtomicReference::get}); never null results
    * @param fallback  called for legacy group / group-version paths only peers serve; it must answer the request
    */
   public DiscoveryHandler(Supplier<DiscoveryDocuments> documents, BiConsumer<RoutingContext, GroupVersion> fallback) {
+    this(documents, fallback, v -> { });
+  }
+
+  /**
+   * @param documents supplies the current snapshot
+   * @param fallback  called for legacy group / group-version paths only peers serve
+   * @param served    told which view each aggregated answer came from (for the upstream
+   *                  {@code aggregator_discovery_*} metrics)
+   */
+  public DiscoveryHandler(Supplier<DiscoveryDocuments> documents, BiConsumer<RoutingContext, GroupVersion> fallback,
+                          java.util.function.Consumer<DiscoveryDocuments.View> served) {
     this.documents = Objects.requireNonNull(documents, "documents");
     this.fallback = Objects.requireNonNull(fallback, "fallback");
+    this.served = Objects.requireNonNull(served, "served");
   }
 
   /**
@@ -91,6 +104,7 @@ public final class DiscoveryHandler implements Handler<RoutingContext> {
       if (r.format().aggregated()) {
         DiscoveryDocuments.View view = r.nopeer() ? DiscoveryDocuments.View.LOCAL
             : DiscoveryDocuments.View.PEER_AGGREGATED;
+        served.accept(view);
         sendAggregated(ctx, docs.aggregated(view, r.format(), core));
       } else {
         ctx.response().putHeader(HttpHeaders.VARY, "Accept");

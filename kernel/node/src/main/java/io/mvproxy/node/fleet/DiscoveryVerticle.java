@@ -145,13 +145,14 @@ public final class DiscoveryVerticle extends VerticleBase {
     }
     s.fetching = true;
     String etag = s.info.etag();
-    client.fetch(s.info).onComplete(ar -> {
+    client.fetch(s.info, s.fetched).onComplete(ar -> {
       s.fetching = false;
       if (peers.get(s.info.serverId()) != s) {
         return;
       }
       if (ar.succeeded()) {
-        s.groups = ar.result();
+        s.fetched = ar.result();
+        s.groups = ar.result().groups();
         s.fetchedEtag = etag;
         s.loaded = true;
         s.stale = false;
@@ -209,7 +210,11 @@ public final class DiscoveryVerticle extends VerticleBase {
     List<ApiSource> local = sources.get();
     List<ServedGroupVersion> served = new ArrayList<>();
     local.forEach(s -> served.addAll(s.groupVersions()));
-    DiscoveryDocuments dd = new DiscoveryDocuments(served, docs, serverId, serverAddress);
+    DiscoveryDocuments current = view.get().discovery();
+    DiscoveryDocuments dd = current.updated(served, docs, serverId, serverAddress);
+    if (dd != current) {
+      metrics.discoveryMerged();
+    }
     RoutingSnapshot rs = new RoutingSnapshot(RoutingSnapshot.index(local), localCaps(dd), entries, gone, ready,
         RoutingSnapshot.wholeGroupVersions(local));
     Map<String, PeerInfo> members = new TreeMap<>();

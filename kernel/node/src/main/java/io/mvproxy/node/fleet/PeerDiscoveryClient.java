@@ -39,37 +39,66 @@ public final class PeerDiscoveryClient {
   }
 
   /**
-   * @param peer the peer
-   * @return its core and non-core groups, core first; fails on connection errors, non-200 answers or a
-   *     non-aggregated answer
+   * A fetched document pair with the ETags to revalidate it.
+   *
+   * @param groups  core and non-core groups, core first
+   * @param apiEtag ETag of {@code /api}
+   * @param apisEtag ETag of {@code /apis}
    */
-  public Future<List<DiscoveryGroup>> fetch(PeerInfo peer) {
-    return get(peer, "/api").compose(core -> get(peer, "/apis").map(groups -> {
-      List<DiscoveryGroup> all = new ArrayList<>(core);
-      all.addAll(groups);
-      return all;
-    }));
+  public record Fetched(List<DiscoveryGroup> groups, String apiEtag, String apisEtag) {
   }
 
-  private Future<List<DiscoveryGroup>> get(PeerInfo peer, String path) {
+  /**
+   * Fetches a peer's local discovery, revalidating with {@code If-None-Match} against {@code last}.
+   *
+   * @param peer the peer
+   * @param last the previous answer, or null
+   * @return {@code last} itself when both documents answered 304, else the new documents; fails on connection
+   *     errors, non-200/304 answers or a non-aggregated answer
+   */
+  public Future<Fetched> fetch(PeerInfo peer, Fetched last) {
+    return get(peer, "/api", last == null ? null : last.apiEtag()).compose(core ->
+        get(peer, "/apis", last == null ? null : last.apisEtag()).map(apis -> {
+          if (core.groups() == null && apis.groups() == null) {
+            return last;
+          }
+          List<DiscoveryGroup> all = new ArrayList<>(core.groups() != null ? core.groups()
+              : last.groups().stream().filter(g -> g.name().isEmpty()).toList());
+          all.addAll(apis.groups() != null ? apis.groups()
+              : last.groups().stream().filter(g -> !g.name().isEmpty()).toList());
+          return new Fetched(List.copyOf(all), core.etag(), apis.etag());
+        }));
+  }
+
+  /** One document: null groups when 304 Not Modified. */
+  private record Doc(List<DiscoveryGroup> groups, String etag) {
+  }
+
+  private Future<Doc> get(PeerInfo peer, String path, String etag) {
     MultiMap h = MultiMap.caseInsensitiveMultiMap().add("Accept", ACCEPT);
+    if (etag != null && !etag.isEmpty()) {
+      h.add("If-None-Match", etag);
+    }
     FrontProxyHeaders.write(new io.mvproxy.api.UserInfo("system:apiserver", "", List.of("system:masters"),
         java.util.Map.of()), h);
     RequestOptions o = new RequestOptions().setMethod(HttpMethod.GET).setHost(peer.host()).setPort(peer.port())
         .setURI(path).setSsl(true).setHeaders(h).setConnectTimeout(CONNECT_TIMEOUT_MS).setIdleTimeout(TIMEOUT_MS);
-    return client.request(o).compose(req -> req.send()).compose(resp -> body(resp, path));
+    return client.request(o).compose(req -> req.send()).compose(resp -> body(resp, path, etag));
   }
 
-  private static Future<List<DiscoveryGroup>> body(HttpClientResponse resp, String path) {
+  private static Future<Doc> body(HttpClientResponse resp, String path, String etag) {
     return resp.body().compose(b -> {
       String ct = resp.getHeader("Content-Type");
+      if (resp.statusCode() == 304) {
+        return Future.succeededFuture(new Doc(null, etag));
+      }
       if (resp.statusCode() != 200) {
         return Future.failedFuture(path + " answered " + resp.statusCode());
       }
       if (ct == null || !ct.contains("as=APIGroupDiscoveryList")) {
         return Future.failedFuture(path + " answered non-aggregated discovery (" + ct + ")");
       }
-      return Future.succeededFuture(decode(b));
+      return Future.succeededFuture(new Doc(decode(b), resp.getHeader("ETag")));
     });
   }
 

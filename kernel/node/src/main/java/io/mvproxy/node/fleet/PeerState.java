@@ -9,6 +9,8 @@ final class PeerState {
   PeerInfo info;
   /** Last fetched groups (core first); kept on failure (last-known-good). */
   List<DiscoveryGroup> groups = List.of();
+  /** The last answer with its ETags, for If-None-Match revalidation. */
+  PeerDiscoveryClient.Fetched fetched;
   /** The record ETag the groups were fetched for. */
   String fetchedEtag;
   boolean loaded;

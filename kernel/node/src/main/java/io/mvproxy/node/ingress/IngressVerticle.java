@@ -99,7 +99,8 @@ public final class IngressVerticle extends VerticleBase {
       }
     });
     DiscoveryHandler discovery = new DiscoveryHandler(() -> view.get().discovery(),
-        (ctx, gv) -> toPeer(ctx, gv, proxy));
+        (ctx, gv) -> toPeer(ctx, gv, proxy),
+        v -> metrics.discoveryServed(v == io.mvproxy.discovery.DiscoveryDocuments.View.LOCAL));
     OpenApiHandler openApi = new OpenApiHandler(() -> view.get().openapi(), (ctx, gv) -> toPeer(ctx, gv, proxy));
     ResourceHandler resources = new ResourceHandler(view, proxy, peersEnabled);
     router.route().handler(ctx -> {

@@ -91,6 +91,27 @@ public final class NodeMetrics {
         .tag("type", type).register(registry).increment();
   }
 
+  /**
+   * Counts aggregated discovery answers like upstream: {@code aggregator_discovery_nopeer_requests_total} for the
+   * local view, {@code aggregator_discovery_peer_aggregated_cache_hits_total} for the merged view (always served
+   * from the precomputed document).
+   *
+   * @param nopeer true for a {@code profile=nopeer} answer
+   */
+  public void discoveryServed(boolean nopeer) {
+    Counter.builder(nopeer ? "aggregator_discovery_nopeer_requests" : "aggregator_discovery_peer_aggregated_cache_hits")
+        .description(nopeer ? "Number of requests for the local (nopeer) discovery view"
+            : "Number of peer-aggregated discovery requests served from the cached merged document")
+        .register(registry).increment();
+  }
+
+  /** Counts a recomputation of the merged discovery: {@code aggregator_discovery_peer_aggregated_cache_misses_total}. */
+  public void discoveryMerged() {
+    Counter.builder("aggregator_discovery_peer_aggregated_cache_misses")
+        .description("Number of times the peer-aggregated discovery document had to be recomputed")
+        .register(registry).increment();
+  }
+
   /** @return the Prometheus text exposition */
   public String scrape() {
     return registry.scrape();
