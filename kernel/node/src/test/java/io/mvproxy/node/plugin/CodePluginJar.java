@@ -57,6 +57,23 @@ public final class CodePluginJar {
   }
 
   /**
+   * Writes a manifest jar by hand, bypassing {@code plugin pack}'s validation (to test what a node does with a jar
+   * built by other tools).
+   *
+   * @param out      the jar
+   * @param manifest the YAML put under {@code manifests/crd.yaml}
+   * @return {@code out}
+   */
+  public static Path rawManifestJar(Path out, String manifest) throws IOException {
+    try (OutputStream os = Files.newOutputStream(out); JarOutputStream jar = new JarOutputStream(os)) {
+      jar.putNextEntry(new JarEntry("manifests/crd.yaml"));
+      jar.write(manifest.getBytes(StandardCharsets.UTF_8));
+      jar.closeEntry();
+    }
+    return out;
+  }
+
+  /**
    * A provider whose single source serves {@code greetings.<group>/v1} with one fixed object, or whose constructor
    * throws when {@code failInConstructor}.
    */
