@@ -133,9 +133,18 @@ public class StatusException extends RuntimeException {
         details(gvr, name).put("kind", kind).put("causes", causes));
   }
 
-  /** 400 BadRequest with {@code message}. */
+  /**
+   * 400 BadRequest with {@code message}; parser locations are shortened to {@code line L, column C} (Jackson's
+   * {@code [Source: REDACTED ...]} says nothing useful to an API client).
+   *
+   * @param message what was wrong
+   * @return the exception
+   */
   public static StatusException badRequest(String message) {
-    return new StatusException(StatusReason.BadRequest, message, null);
+    String m = message == null ? "bad request" : message
+        .replaceAll("\\s*at \\[Source: [^;\\]]*; line: (\\d+), column: (\\d+)\\]", " at line $1, column $2")
+        .replaceAll("\\s*\\(StreamReadFeature\\.[A-Z_]+ disabled\\)", "");
+    return new StatusException(StatusReason.BadRequest, m, null);
   }
 
   /** 503 ServiceUnavailable with {@code message} and a Retry-After of {@code seconds}. */

@@ -32,6 +32,13 @@ class StatusExceptionTest {
   }
 
   @Test
+  void badRequestHidesParserInternals() {
+    String m = StatusException.badRequest("Failed to decode:Unexpected character ('x' (code 120)) at [Source: "
+        + "REDACTED (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled); line: 1, column: 2]").getMessage();
+    assertEquals("Failed to decode:Unexpected character ('x' (code 120)) at line 1, column 2", m);
+  }
+
+  @Test
   void conflictInvalidAndUnavailable() {
     assertEquals("Operation cannot be fulfilled on widgets.demo.mvproxy.io \"w1\": the object has been modified; "
         + "please apply your changes to the latest version and try again",

@@ -70,10 +70,9 @@ public final class TlsOptions {
     if (cas.isEmpty()) {
       return o.setClientAuth(ClientAuth.NONE);
     }
-    for (X509Certificate ca : cas) {
-      trust.addCertValue(Buffer.buffer(Pem.encodeCertificates(List.of(ca)), StandardCharsets.US_ASCII.name()));
-    }
-    return o.setTrustOptions(trust).setClientAuth(ClientAuth.REQUEST);
+    // any client certificate completes the handshake; the Authenticator verifies it per CA (401 when unknown)
+    return o.setTrustOptions(new DeferredClientTrust(cas).toTrustOptions())
+        .setClientAuth(ClientAuth.REQUEST);
   }
 
   /**
