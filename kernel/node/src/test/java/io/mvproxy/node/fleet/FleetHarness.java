@@ -64,6 +64,7 @@ public final class FleetHarness implements AutoCloseable {
   private final DevPki pki;
   private final Map<String, NodeProc> nodes = new LinkedHashMap<>();
   private final String cluster = "mvproxy-test-" + UUID.randomUUID();
+  private final java.util.Set<Integer> handedOut = new java.util.HashSet<>();
 
   /**
    * Lays out the fleet (PKI, plugin jars, configs); nothing runs yet.
@@ -236,9 +237,23 @@ public final class FleetHarness implements AutoCloseable {
     return dir;
   }
 
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
-      return s.getLocalPort();
+  /**
+   * A free port BELOW the kernel's ephemeral range (32768-60999 on Linux): a port from that range can be taken by
+   * any outgoing connection between this check and the node's bind, which made start-ups fail now and then.
+   */
+  private int freePort() throws IOException {
+    for (int i = 0; i < 2000; i++) {
+      int port = 20_000 + java.util.concurrent.ThreadLocalRandom.current().nextInt(12_000);
+      if (!handedOut.add(port)) {
+        continue;
+      }
+      try (ServerSocket s = new ServerSocket(port, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+        s.setReuseAddress(true);
+        return port;
+      } catch (IOException busy) {
+        // try another
+      }
     }
+    throw new IOException("no free port in 20000-32000");
   }
 }
