@@ -37,4 +37,12 @@ public interface ApiSourceContext {
   default PemKeyCertOptions proxyClientKeyCert() {
     return null;
   }
+
+  /**
+   * @return the node's authorization ({@code --authorization-mode} chain, RBAC rules, escalation checks), for
+   *     access reviews and RBAC writes; null when the node offers none (tests)
+   */
+  default io.mvproxy.api.authz.AccessControl accessControl() {
+    return null;
+  }
 }

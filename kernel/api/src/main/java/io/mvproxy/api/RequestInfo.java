@@ -23,6 +23,9 @@ import java.util.List;
 public record RequestInfo(boolean resourceRequest, String path, String verb, String apiPrefix, String group,
                           String version, String namespace, String resource, String name, String subresource) {
 
+  /** Subresources of a namespace itself ({@code namespaces/<n>/status}), not resources inside it (requestinfo.go). */
+  private static final java.util.Set<String> NAMESPACE_SUBRESOURCES = java.util.Set.of("status", "finalize");
+
   /** @return the (group, version, resource) routing key; only meaningful when {@link #resourceRequest()} */
   public Gvr gvr() {
     return new Gvr(group, version, resource);
@@ -71,14 +74,14 @@ public record RequestInfo(boolean resourceRequest, String path, String verb, Str
     String namespace = "";
     if (parts.size() >= 2 && "namespaces".equals(parts.get(0))) {
       namespace = parts.get(1);
-      if (parts.size() > 2) {
+      if (parts.size() > 2 && !NAMESPACE_SUBRESOURCES.contains(parts.get(2))) {
         parts = new ArrayList<>(parts.subList(2, parts.size()));
       }
     }
     String resource = parts.size() > 0 ? parts.get(0) : "";
     String name = parts.size() > 1 ? parts.get(1) : "";
     String sub = parts.size() > 2 ? parts.get(2) : "";
-    if ("namespaces".equals(resource) && parts.size() == 2 && parts.get(1).equals(namespace)) {
+    if ("namespaces".equals(resource) && parts.size() >= 2 && parts.get(1).equals(namespace)) {
       namespace = "";
     }
     String verb;

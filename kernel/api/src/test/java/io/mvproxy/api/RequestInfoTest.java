@@ -40,4 +40,18 @@ class RequestInfoTest {
     assertFalse(RequestInfo.parse("GET", "/api/v1", null).resourceRequest());
     assertFalse(RequestInfo.parse("GET", "/healthz", null).resourceRequest());
   }
+
+  @Test
+  void namespaceSubresourcesBelongToTheNamespace() {
+    RequestInfo status = RequestInfo.parse("PUT", "/api/v1/namespaces/ns1/status", null);
+    assertEquals("namespaces", status.resource());
+    assertEquals("ns1", status.name());
+    assertEquals("status", status.subresource());
+    RequestInfo fin = RequestInfo.parse("PUT", "/api/v1/namespaces/ns1/finalize", null);
+    assertEquals("finalize", fin.subresource());
+    assertEquals("namespaces", fin.resource());
+    RequestInfo cm = RequestInfo.parse("GET", "/api/v1/namespaces/ns1/configmaps/c", null);
+    assertEquals("configmaps", cm.resource());
+    assertEquals("ns1", cm.namespace());
+  }
 }

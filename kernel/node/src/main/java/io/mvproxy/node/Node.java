@@ -1,6 +1,7 @@
 package io.mvproxy.node;
 
 import io.mvproxy.api.ApiSource;
+import io.mvproxy.authorization.NodeAuthorization;
 import io.mvproxy.discovery.DiscoveryDocuments;
 import io.mvproxy.node.cluster.HazelcastConfigFactory;
 import io.mvproxy.node.config.ConfigException;
@@ -141,6 +142,7 @@ public final class Node {
     final NodeMetrics metrics = new NodeMetrics();
     final PluginRegistry plugins = new PluginRegistry();
     final NodeLifecycle lifecycle = new NodeLifecycle();
+    final NodeAuthorization authorization;
     final FleetViewRef view;
     IngressVerticle ingress;
 
@@ -152,6 +154,7 @@ public final class Node {
       this.serverOptions = serverOptions;
       this.authenticator = authenticator;
       this.peerOptions = peerOptions;
+      this.authorization = new NodeAuthorization(config.authorizationModes());
       this.view = new FleetViewRef(new FleetView(RoutingSnapshot.EMPTY,
           DiscoveryDocuments.empty(config.serverId(), config.peerHost() + ":" + config.securePort()),
           OpenApiDocuments.empty(), Map.of()));
@@ -163,7 +166,7 @@ public final class Node {
       NodeSourceContext ctx = new NodeSourceContext(vertx, mgr.getHazelcastInstance(), config.serverId(),
           config.serviceResolution(), config.proxyClientCertFile() == null ? null
           : TlsOptions.keyCert(str(config.proxyClientCertFile()), "--proxy-client-cert-file",
-              str(config.proxyClientKeyFile()), "--proxy-client-key-file"));
+              str(config.proxyClientKeyFile()), "--proxy-client-key-file"), authorization);
       PluginVerticle pluginVerticle = new PluginVerticle(config.pluginDir(),
           new PluginLoader(privateDir, PluginLoader.discoverFactories()), ctx, plugins);
       registerGauges();
@@ -180,7 +183,7 @@ public final class Node {
       ingress = new IngressVerticle(serverOptions, authenticator, health, view, metrics,
           peerOptions == null ? null
               : v -> new PeerProxy(v.createHttpClient(peerOptions, TlsOptions.peerPool()), metrics),
-          config.peersEnabled(), lifecycle);
+          config.peersEnabled(), lifecycle, authorization);
       return vertx.deployVerticle(ingress);
     }
 

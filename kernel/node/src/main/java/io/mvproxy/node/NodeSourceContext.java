@@ -15,9 +15,11 @@ import java.util.Optional;
  * @param serverId          this node's server ID
  * @param serviceResolution {@code namespace/name:port} to backend URL ({@code serviceResolution} config)
  * @param proxyClientKeyCert the proxy client key pair, or null
+ * @param accessControl     the node's authorization (access reviews, escalation checks)
  */
 record NodeSourceContext(Vertx vertx, HazelcastInstance hazelcast, String serverId,
-                         Map<String, String> serviceResolution, PemKeyCertOptions proxyClientKeyCert)
+                         Map<String, String> serviceResolution, PemKeyCertOptions proxyClientKeyCert,
+                         io.mvproxy.api.authz.AccessControl accessControl)
     implements ApiSourceContext {
 
   @Override

@@ -20,6 +20,7 @@ public enum ConfigKey {
   PROXY_CLIENT_KEY_FILE("proxyClientKeyFile", Type.FILE, null, "Private key of proxy-client-cert-file (required with peer-ca-file)."),
   REQUESTHEADER_CLIENT_CA_FILE("requestheaderClientCaFile", Type.FILE, null, "CA bundle that verifies peer-hop client certificates; X-Remote-* headers are believed only from them."),
   REQUESTHEADER_ALLOWED_NAMES("requestheaderAllowedNames", Type.LIST, "", "Common names allowed on peer-hop client certificates (empty = any certificate of that CA)."),
+  AUTHORIZATION_MODE("authorizationMode", Type.LIST, "RBAC", "Ordered list of authorization modes: RBAC, AlwaysAllow (development only), AlwaysDeny; system:masters is always allowed."),
   FEATURE_GATES("featureGates", Type.GATES, "UnknownVersionInteroperabilityProxy=true", "Feature gates, key=bool pairs; only UnknownVersionInteroperabilityProxy is known."),
   PLUGIN_DIR("pluginDir", Type.DIR, "plugins", "Folder of plugin jars loaded at start-up."),
   CLUSTER_NAME("clusterName", Type.STRING, "mvproxy", "Hazelcast cluster name; nodes with the same name form one fleet."),

@@ -141,7 +141,17 @@ public final class ConfigLoader {
         v.file(ConfigKey.REQUESTHEADER_CLIENT_CA_FILE), v.list(ConfigKey.REQUESTHEADER_ALLOWED_NAMES), gate,
         v.dir(ConfigKey.PLUGIN_DIR), v.string(ConfigKey.CLUSTER_NAME), v.ip(ConfigKey.CLUSTER_HOST),
         v.port(ConfigKey.CLUSTER_PORT), members, Duration.ofSeconds(v.integer(ConfigKey.SHUTDOWN_GRACE_PERIOD_SECONDS)),
-        v.map(ConfigKey.SERVICE_RESOLUTION), v.oneOf(ConfigKey.LOGGING_FORMAT, "text", "json"));
+        v.map(ConfigKey.SERVICE_RESOLUTION), v.oneOf(ConfigKey.LOGGING_FORMAT, "text", "json"),
+        authorizationModes(v.list(ConfigKey.AUTHORIZATION_MODE)));
+  }
+
+  private static List<String> authorizationModes(List<String> modes) {
+    try {
+      io.mvproxy.authorization.AuthorizerChain.validate(modes);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(ConfigKey.AUTHORIZATION_MODE, e.getMessage());
+    }
+    return modes;
   }
 
   private static boolean gates(Object raw) {

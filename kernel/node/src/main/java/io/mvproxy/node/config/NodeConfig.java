@@ -32,6 +32,7 @@ import java.util.List;
  * @param shutdownGracePeriod       drain time on shutdown
  * @param serviceResolution         {@code namespace/name:port} to backend base URL, for APIService sources
  * @param loggingFormat             {@code text} or {@code json}
+ * @param authorizationModes        {@code --authorization-mode} values in order (validated)
  */
 public record NodeConfig(String serverId, String bindAddress, int securePort, String advertiseAddress,
                          String peerAdvertiseIp, Integer peerAdvertisePort, Path tlsCertFile,
@@ -40,11 +41,12 @@ public record NodeConfig(String serverId, String bindAddress, int securePort, St
                          List<String> requestheaderAllowedNames, boolean peerProxyEnabled, Path pluginDir,
                          String clusterName, String clusterHost, int clusterPort, List<String> clusterMembers,
                          Duration shutdownGracePeriod, java.util.Map<String, String> serviceResolution,
-                         String loggingFormat) {
+                         String loggingFormat, List<String> authorizationModes) {
 
   /** Copies the map. */
   public NodeConfig {
     serviceResolution = java.util.Map.copyOf(serviceResolution);
+    authorizationModes = List.copyOf(authorizationModes);
   }
 
   /** @return true when peers are proxied to and aggregated: gate on and {@code --peer-ca-file} set */

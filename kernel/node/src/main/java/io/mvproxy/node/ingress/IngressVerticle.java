@@ -4,6 +4,7 @@ import io.mvproxy.api.GroupVersion;
 import io.mvproxy.api.RequestInfo;
 import io.mvproxy.api.StatusException;
 import io.mvproxy.api.UserInfo;
+import io.mvproxy.api.authz.Authorizer;
 import io.mvproxy.discovery.DiscoveryHandler;
 import io.mvproxy.node.fleet.FleetViewRef;
 import io.mvproxy.node.metrics.NodeMetrics;
@@ -24,9 +25,10 @@ import java.util.Set;
 import java.util.function.Function;
 
 /**
- * TLS ingress: the HTTPS server and the handler chain, assembled here in order (architecture.md): authentication
- * -> health and metrics -> request info -> body (3 MiB limit) -> non-resource (discovery, OpenAPI) or resource
- * (peer-proxy decision, local routing) handlers.
+ * TLS ingress: the HTTPS server and the handler chain, assembled here in order (architecture.md, kube-apiserver's
+ * DefaultBuildHandlerChain): authentication -> health and version (public) -> request info -> impersonation
+ * ({@link ImpersonationFilter}) -> authorization ({@link AuthorizationFilter}) -> metrics -> body (3 MiB limit) ->
+ * non-resource (discovery, OpenAPI) or resource (peer-proxy decision, local routing) handlers.
  */
 public final class IngressVerticle extends VerticleBase {
   /** Request body limit, bytes: kube-apiserver's 3 MiB. */
@@ -42,6 +44,7 @@ public final class IngressVerticle extends VerticleBase {
   private final Function<io.vertx.core.Vertx, PeerProxy> proxyFactory;
   private final boolean peersEnabled;
   private final io.mvproxy.node.NodeLifecycle lifecycle;
+  private final Authorizer authorizer;
   private HttpServer server;
 
   /**
@@ -53,11 +56,13 @@ public final class IngressVerticle extends VerticleBase {
    * @param proxyFactory  builds the peer proxy on this verticle's Vert.x (null when peers are disabled)
    * @param peersEnabled  gate on and {@code --peer-ca-file} set
    * @param lifecycle     shutdown state and in-flight counter
+   * @param authorizer    the {@code --authorization-mode} chain (impersonation and authorization steps)
    */
   public IngressVerticle(HttpServerOptions options, Authenticator authenticator, HealthHandler health,
                          FleetViewRef view, NodeMetrics metrics, Function<io.vertx.core.Vertx, PeerProxy> proxyFactory,
-                         boolean peersEnabled, io.mvproxy.node.NodeLifecycle lifecycle) {
+                         boolean peersEnabled, io.mvproxy.node.NodeLifecycle lifecycle, Authorizer authorizer) {
     this.lifecycle = lifecycle;
+    this.authorizer = authorizer;
     this.options = options;
     this.authenticator = authenticator;
     this.health = health;
@@ -80,8 +85,6 @@ public final class IngressVerticle extends VerticleBase {
     router.route().handler(authenticator);
     router.getWithRegex("/(healthz|livez|readyz)(/.*)?").handler(health);
     router.get("/version").handler(health);
-    router.get("/metrics").handler(ctx -> ctx.response()
-        .putHeader("Content-Type", "text/plain; version=0.0.4; charset=utf-8").end(metrics.scrape()));
     router.route().handler(ctx -> {
       RequestInfo info = RequestInfo.parse(ctx.request().method().name(), ctx.request().path(),
           ctx.request().getParam("watch"));
@@ -90,6 +93,10 @@ public final class IngressVerticle extends VerticleBase {
       ctx.put(ResourceHandler.PEER_PROXIED_KEY, Boolean.TRUE.equals(ctx.get(Authenticator.PEER_PROXIED_KEY)));
       ctx.next();
     });
+    router.route().handler(new ImpersonationFilter(authorizer));
+    router.route().handler(new AuthorizationFilter(authorizer));
+    router.get("/metrics").handler(ctx -> ctx.response()
+        .putHeader("Content-Type", "text/plain; version=0.0.4; charset=utf-8").end(metrics.scrape()));
     BodyHandler body = BodyHandler.create(false).setBodyLimit(MAX_BODY_BYTES);
     router.route().handler(ctx -> {
       if (WITH_BODY.contains(ctx.request().method())) {

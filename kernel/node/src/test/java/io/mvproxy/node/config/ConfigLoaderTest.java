@@ -52,6 +52,9 @@ class ConfigLoaderTest {
     assertTrue(c.peerProxyEnabled());
     assertFalse(c.peersEnabled(), "no --peer-ca-file: local only");
     assertTrue(c.serverId().startsWith("mvproxy-"));
+    assertEquals(List.of("RBAC"), c.authorizationModes());
+    assertEquals(List.of("AlwaysAllow", "RBAC"),
+        ConfigLoader.load(file, List.of("--authorization-mode=AlwaysAllow,RBAC")).authorizationModes());
   }
 
   @Test
@@ -72,6 +75,9 @@ class ConfigLoaderTest {
     assertTrue(error(List.of("--cluster-members=nohostport")).startsWith("--cluster-members (clusterMembers)"));
     assertTrue(error(List.of("--no-such-flag=1")).contains("unknown flag --no-such-flag"));
     assertTrue(error(List.of("--feature-gates=Foo=true")).contains("unrecognized feature gate: Foo"));
+    assertEquals("--authorization-mode (authorizationMode): authorization-mode \"Rbac\" is not a valid mode (one of "
+        + "AlwaysAllow,AlwaysDeny,ABAC,Webhook,RBAC,Node)", error(List.of("--authorization-mode=Rbac")));
+    assertTrue(error(List.of("--authorization-mode=RBAC,Webhook")).contains("not supported by mvproxy"));
     write(new JsonObject().put("securePort", "abc"));
     assertTrue(error(List.of()).startsWith("--secure-port (securePort)"));
     write(new JsonObject().put("peerCAFile", "ca.crt"));

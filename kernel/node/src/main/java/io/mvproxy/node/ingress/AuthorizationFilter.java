@@ -1,0 +1,38 @@
+package io.mvproxy.node.ingress;
+
+import io.mvproxy.api.RequestInfo;
+import io.mvproxy.api.UserInfo;
+import io.mvproxy.api.authz.Attributes;
+import io.mvproxy.api.authz.Authorizer;
+import io.mvproxy.api.authz.Decision;
+import io.mvproxy.authorization.Forbidden;
+import io.vertx.core.Handler;
+import io.vertx.ext.web.RoutingContext;
+
+/**
+ * Chain step after impersonation and before the routing decision ({@code filters/authorization.go}): the request's
+ * attributes (from its {@link RequestInfo}, a list/watch pinned by {@code fieldSelector=metadata.name=X} counted as
+ * named) go to the node's authorizer chain; allowed requests continue, anything else is answered 403 Forbidden with
+ * kube-apiserver's message and is never proxied. On a peer hop the serving node runs this again for the identity
+ * in the front-proxy headers.
+ */
+public final class AuthorizationFilter implements Handler<RoutingContext> {
+  private final Authorizer authorizer;
+
+  /** @param authorizer the node's authorizer chain */
+  public AuthorizationFilter(Authorizer authorizer) {
+    this.authorizer = authorizer;
+  }
+
+  @Override
+  public void handle(RoutingContext ctx) {
+    RequestInfo info = ctx.get(ResourceHandler.INFO_KEY);
+    Attributes a = Attributes.of(info, ctx.get(UserInfo.CONTEXT_KEY), ctx.request().getParam("fieldSelector"));
+    Decision d = authorizer.authorize(a);
+    if (d.allowed()) {
+      ctx.next();
+    } else {
+      StatusResponses.send(ctx, Forbidden.of(a, d.reason()));
+    }
+  }
+}
