@@ -40,13 +40,16 @@ public record RequestInfo(boolean resourceRequest, String path, String verb, Str
    * Parses a request.
    *
    * @param method HTTP method (GET, POST, ...)
-   * @param path   URL path (no query)
-   * @param watchParam value of the {@code watch} query parameter or null
+   * @param path   URL path as sent (no query); percent-decoded before it is split, as Go's {@code URL.Path}
+   * @param watchParam value of the {@code watch} query parameter or null (true unless {@code false}/{@code 0},
+   *                   {@link BoolParam})
    * @return the request info; never null. Paths outside {@code /api} and {@code /apis}, and discovery paths
    *     ({@code /apis}, {@code /apis/<g>}, {@code /apis/<g>/<v>}), are non-resource requests.
+   * @throws StatusException 400 BadRequest for a malformed percent-escape
    */
   public static RequestInfo parse(String method, String path, String watchParam) {
     String lowerMethod = method.toLowerCase();
+    path = PathSegments.decode(path);
     List<String> parts = new ArrayList<>(Arrays.asList(trim(path).split("/")));
     if (parts.size() == 1 && parts.get(0).isEmpty()) {
       parts.clear();
@@ -91,7 +94,7 @@ public record RequestInfo(boolean resourceRequest, String path, String verb, Str
       case "patch": verb = "patch"; break;
       case "delete": verb = name.isEmpty() ? "deletecollection" : "delete"; break;
       case "get": case "head":
-        boolean watch = watchPrefix || "true".equals(watchParam) || "1".equals(watchParam);
+        boolean watch = watchPrefix || BoolParam.of(watchParam);
         verb = watch ? "watch" : name.isEmpty() ? "list" : "get";
         break;
       default: verb = lowerMethod;

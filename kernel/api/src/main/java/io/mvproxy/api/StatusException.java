@@ -147,6 +147,53 @@ public class StatusException extends RuntimeException {
     return new StatusException(StatusReason.BadRequest, m, null);
   }
 
+  /**
+   * 500 InternalError as apimachinery's {@code NewInternalError}: message {@code Internal error occurred: <err>},
+   * the error also as the single cause.
+   *
+   * @param t the failure
+   * @return the exception
+   */
+  public static StatusException internal(Throwable t) {
+    String m = t == null ? "unknown" : t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
+    return new StatusException(StatusReason.InternalError, "Internal error occurred: " + m,
+        new JsonObject().put("causes", new JsonArray().add(new JsonObject().put("message", m))));
+  }
+
+  /**
+   * 413 RequestEntityTooLarge as apiserver's {@code limitedReadBody}: {@code Request entity too large: limit is N}.
+   *
+   * @param limitBytes the limit, bytes
+   * @return the exception
+   */
+  public static StatusException tooLarge(long limitBytes) {
+    return new StatusException(StatusReason.RequestEntityTooLarge, "Request entity too large: limit is " + limitBytes,
+        null);
+  }
+
+  /**
+   * 415 UnsupportedMediaType as apiserver's {@code negotiation.NewUnsupportedMediaTypeError}.
+   *
+   * @param accepted the media types accepted, in order
+   * @return the exception
+   */
+  public static StatusException unsupportedMediaType(java.util.List<String> accepted) {
+    return new StatusException(StatusReason.UnsupportedMediaType,
+        "the body of the request was in an unknown format - accepted media types include: "
+            + String.join(", ", accepted), null);
+  }
+
+  /**
+   * 406 NotAcceptable as apiserver's {@code negotiation.NewNotAcceptableError}.
+   *
+   * @param accepted the media types that can be produced
+   * @return the exception
+   */
+  public static StatusException notAcceptable(java.util.List<String> accepted) {
+    return new StatusException(StatusReason.NotAcceptable, "only the following media types are accepted: "
+        + String.join(", ", accepted), null);
+  }
+
   /** 503 ServiceUnavailable with {@code message} and a Retry-After of {@code seconds}. */
   public static StatusException unavailable(String message, int seconds) {
     return new StatusException(StatusReason.ServiceUnavailable, message, new JsonObject(), seconds);

@@ -27,6 +27,8 @@ public enum StatusReason {
   RequestEntityTooLarge(413),
   /** 415: content type not supported (e.g. strategic merge patch on a custom resource). */
   UnsupportedMediaType(415),
+  /** 429: too many requests in flight (kube-apiserver's max-in-flight filter); sent with Retry-After. */
+  TooManyRequests(429),
   /** 422: object failed validation. */
   Invalid(422),
   /** 500: unexpected server error. */

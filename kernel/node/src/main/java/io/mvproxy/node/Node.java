@@ -183,7 +183,7 @@ public final class Node {
       ingress = new IngressVerticle(serverOptions, authenticator, health, view, metrics,
           peerOptions == null ? null
               : v -> new PeerProxy(v.createHttpClient(peerOptions, TlsOptions.peerPool()), metrics),
-          config.peersEnabled(), lifecycle, authorization);
+          config.peersEnabled(), lifecycle, authorization, config.serving());
       return vertx.deployVerticle(ingress);
     }
 

@@ -1,10 +1,5 @@
 package io.mvproxy.crd;
 
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.MappingIterator;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.io.InputStream;
@@ -13,12 +8,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import org.yaml.snakeyaml.LoaderOptions;
 
 /**
- * Reads Kubernetes manifests from multi-document YAML (or JSON, a YAML subset): leading {@code ---}, comments and
- * empty documents are accepted; every non-empty document must be a mapping.
+ * Reads Kubernetes manifests from multi-document YAML (or JSON, a YAML subset) with {@link YamlDocuments} (aliases
+ * resolved and bounded): leading {@code ---}, comments and empty documents are accepted; every non-empty document
+ * must be a mapping.
  */
 public final class CrdManifests {
   /** Largest YAML input accepted, in code points (the prometheus-operator CRDs are ~0.6 MB each). */
@@ -27,30 +21,28 @@ public final class CrdManifests {
   private CrdManifests() {
   }
 
-  /** @return a YAML mapper able to read large manifests */
-  static ObjectMapper yamlMapper() {
-    LoaderOptions lo = new LoaderOptions();
-    lo.setCodePointLimit(MAX_CODE_POINTS);
-    return new ObjectMapper(YAMLFactory.builder().loaderOptions(lo).build());
-  }
-
-  /** @return a new YAML mapper for apply configurations (request bodies, limited elsewhere to 3 MiB) */
-  public static ObjectMapper yamlMapperForPatches() {
-    return yamlMapper();
-  }
-
   /**
    * @param yaml one or more YAML documents
    * @return the non-empty documents as JSON objects, in order
    * @throws IllegalArgumentException when the text is not YAML or a document is not a mapping
    */
   public static List<JsonObject> parse(String yaml) {
-    ObjectMapper mapper = yamlMapper();
-    try (JsonParser p = mapper.getFactory().createParser(yaml)) {
-      return readAll(mapper, p);
-    } catch (IOException e) {
-      throw new IllegalArgumentException("invalid YAML: " + e.getMessage(), e);
+    return objects(YamlDocuments.read(yaml, LIMITS));
+  }
+
+  /** Bounds for manifests read by tools and tests: {@link #MAX_CODE_POINTS}, 50 aliases, 1000 levels. */
+  private static final YamlDocuments.Limits LIMITS = new YamlDocuments.Limits(MAX_CODE_POINTS, 50, 1000,
+      16_000_000, Long.MAX_VALUE);
+
+  private static List<JsonObject> objects(List<Object> docs) {
+    List<JsonObject> out = new ArrayList<>();
+    for (Object d : docs) {
+      if (!(d instanceof JsonObject o)) {
+        throw new IllegalArgumentException("a YAML document is not a mapping");
+      }
+      out.add(o);
     }
+    return out;
   }
 
   /**
@@ -59,10 +51,9 @@ public final class CrdManifests {
    * @throws IllegalArgumentException on bad YAML
    */
   public static List<JsonObject> read(InputStream in) {
-    ObjectMapper mapper = yamlMapper();
-    try (JsonParser p = mapper.getFactory().createParser(in)) {
-      return readAll(mapper, p);
-    } catch (IOException e) {
+    try {
+      return objects(YamlDocuments.read(in, LIMITS));
+    } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("invalid YAML: " + e.getMessage(), e);
     }
   }
@@ -80,20 +71,4 @@ public final class CrdManifests {
     }
   }
 
-  @SuppressWarnings("unchecked")
-  private static List<JsonObject> readAll(ObjectMapper mapper, JsonParser p) throws IOException {
-    List<JsonObject> out = new ArrayList<>();
-    MappingIterator<JsonNode> it = mapper.readValues(p, JsonNode.class);
-    while (it.hasNextValue()) {
-      JsonNode n = it.nextValue();
-      if (n == null || n.isNull() || n.isMissingNode() || n.isTextual() && n.asText().isEmpty()) {
-        continue;
-      }
-      if (!n.isObject()) {
-        throw new IllegalArgumentException("a YAML document is not a mapping: " + n.getNodeType());
-      }
-      out.add(new JsonObject(mapper.convertValue(n, Map.class)));
-    }
-    return out;
-  }
 }

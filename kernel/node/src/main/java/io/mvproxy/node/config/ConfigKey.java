@@ -29,7 +29,10 @@ public enum ConfigKey {
   CLUSTER_MEMBERS("clusterMembers", Type.LIST, "", "Comma-separated host:port of members to join (default: clusterHost:5701-5703)."),
   SERVICE_RESOLUTION("serviceResolution", Type.MAP, "", "Where APIService backends live: namespace/name:port=https://host:port pairs (JSON object or comma list)."),
   LOGGING_FORMAT("loggingFormat", Type.STRING, "text", "Log format: text or json (one JSON object per line), as kube-apiserver's --logging-format."),
-  SHUTDOWN_GRACE_PERIOD_SECONDS("shutdownGracePeriodSeconds", Type.INT, "10", "Seconds in-flight requests may take to finish on shutdown.");
+  SHUTDOWN_GRACE_PERIOD_SECONDS("shutdownGracePeriodSeconds", Type.INT, "10", "Seconds in-flight requests may take to finish on shutdown."),
+  REQUEST_TIMEOUT("requestTimeout", Type.DURATION, "1m0s", "Longest time a non-long-running request may take before it is answered 504 Timeout (watches exempt), as kube-apiserver's --request-timeout; a Go duration (60s, 1m0s) or seconds."),
+  MAX_REQUESTS_INFLIGHT("maxRequestsInflight", Type.INT, "400", "Most non-mutating requests (get, list) in flight at once; beyond it 429 with Retry-After (watches not counted, system:masters exempt); 0 = no limit. As kube-apiserver's --max-requests-inflight."),
+  MAX_MUTATING_REQUESTS_INFLIGHT("maxMutatingRequestsInflight", Type.INT, "200", "Most mutating requests in flight at once; beyond it 429 with Retry-After; 0 = no limit. As kube-apiserver's --max-mutating-requests-inflight.");
 
   /** Value types, each with its own validation. */
   public enum Type {
@@ -50,7 +53,9 @@ public enum ConfigKey {
     /** Comma-separated key=value pairs or a JSON object of strings. */
     MAP,
     /** Comma-separated key=bool pairs or a JSON object of booleans. */
-    GATES
+    GATES,
+    /** A Go duration ({@code 90s}, {@code 1m0s}, {@code 500ms}) or a number of seconds; positive. */
+    DURATION
   }
 
   private final String json;

@@ -142,7 +142,9 @@ public final class ConfigLoader {
         v.dir(ConfigKey.PLUGIN_DIR), v.string(ConfigKey.CLUSTER_NAME), v.ip(ConfigKey.CLUSTER_HOST),
         v.port(ConfigKey.CLUSTER_PORT), members, Duration.ofSeconds(v.integer(ConfigKey.SHUTDOWN_GRACE_PERIOD_SECONDS)),
         v.map(ConfigKey.SERVICE_RESOLUTION), v.oneOf(ConfigKey.LOGGING_FORMAT, "text", "json"),
-        authorizationModes(v.list(ConfigKey.AUTHORIZATION_MODE)));
+        authorizationModes(v.list(ConfigKey.AUTHORIZATION_MODE)),
+        new NodeConfig.ServingLimits(v.duration(ConfigKey.REQUEST_TIMEOUT), v.integer(ConfigKey.MAX_REQUESTS_INFLIGHT),
+            v.integer(ConfigKey.MAX_MUTATING_REQUESTS_INFLIGHT)));
   }
 
   private static List<String> authorizationModes(List<String> modes) {
@@ -232,6 +234,23 @@ public final class ConfigLoader {
       } catch (NumberFormatException e) {
         throw new ConfigException(k, "\"" + o + "\" is not an integer");
       }
+    }
+
+    Duration duration(ConfigKey k) {
+      Object o = raw(k);
+      Duration d;
+      if (o instanceof Number n) {
+        d = Duration.ofMillis(Math.round(n.doubleValue() * 1000));
+      } else {
+        d = GoDuration.parse(String.valueOf(o).trim());
+        if (d == null) {
+          throw new ConfigException(k, "\"" + o + "\" is not a duration (e.g. 60s, 1m0s, 500ms)");
+        }
+      }
+      if (d.isNegative() || d.isZero()) {
+        throw new ConfigException(k, "must be positive");
+      }
+      return d;
     }
 
     int port(ConfigKey k) {

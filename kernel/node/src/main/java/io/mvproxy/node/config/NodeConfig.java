@@ -33,6 +33,7 @@ import java.util.List;
  * @param serviceResolution         {@code namespace/name:port} to backend base URL, for APIService sources
  * @param loggingFormat             {@code text} or {@code json}
  * @param authorizationModes        {@code --authorization-mode} values in order (validated)
+ * @param serving                   request time-out and in-flight limits of the ingress
  */
 public record NodeConfig(String serverId, String bindAddress, int securePort, String advertiseAddress,
                          String peerAdvertiseIp, Integer peerAdvertisePort, Path tlsCertFile,
@@ -41,7 +42,20 @@ public record NodeConfig(String serverId, String bindAddress, int securePort, St
                          List<String> requestheaderAllowedNames, boolean peerProxyEnabled, Path pluginDir,
                          String clusterName, String clusterHost, int clusterPort, List<String> clusterMembers,
                          Duration shutdownGracePeriod, java.util.Map<String, String> serviceResolution,
-                         String loggingFormat, List<String> authorizationModes) {
+                         String loggingFormat, List<String> authorizationModes, ServingLimits serving) {
+
+  /**
+   * The ingress's request limits (kube-apiserver's {@code --request-timeout}, {@code --max-requests-inflight},
+   * {@code --max-mutating-requests-inflight}).
+   *
+   * @param requestTimeout        deadline of non-long-running requests (504 Timeout after it)
+   * @param maxRequestsInflight   non-mutating requests in flight before 429 (0 = no limit)
+   * @param maxMutatingInflight   mutating requests in flight before 429 (0 = no limit)
+   */
+  public record ServingLimits(Duration requestTimeout, int maxRequestsInflight, int maxMutatingInflight) {
+    /** kube-apiserver's defaults: 1m0s, 400, 200. */
+    public static final ServingLimits DEFAULTS = new ServingLimits(Duration.ofMinutes(1), 400, 200);
+  }
 
   /** Copies the map. */
   public NodeConfig {

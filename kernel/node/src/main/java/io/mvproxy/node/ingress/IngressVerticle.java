@@ -20,15 +20,19 @@ import io.vertx.core.http.HttpServerOptions;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
+import io.mvproxy.node.config.NodeConfig;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Function;
 
 /**
- * TLS ingress: the HTTPS server and the handler chain, assembled here in order (architecture.md, kube-apiserver's
- * DefaultBuildHandlerChain): authentication -> health and version (public) -> request info -> impersonation
- * ({@link ImpersonationFilter}) -> authorization ({@link AuthorizationFilter}) -> metrics -> body (3 MiB limit) ->
- * non-resource (discovery, OpenAPI) or resource (peer-proxy decision, local routing) handlers.
+ * TLS ingress: the HTTPS server ({@link ServerLimits}: 1 MiB headers, read-header and idle timeouts, 414/431 as
+ * Status) and the handler chain, assembled in {@link #chain} in order, like kube-apiserver's
+ * {@code DefaultBuildHandlerChain}: request ID ({@link AuditIds}) -> authentication -> health and version (public) ->
+ * request info -> {@code --request-timeout} ({@link RequestDeadline}) -> impersonation ({@link ImpersonationFilter})
+ * -> max-in-flight ({@link MaxInFlight}) -> authorization ({@link AuthorizationFilter}) -> metrics -> body (3 MiB
+ * limit) -> non-resource (discovery, OpenAPI) or resource (peer-proxy decision, local routing) handlers. Every
+ * failure on the way, thrown or asynchronous, is answered by {@link RequestFailures}.
  */
 public final class IngressVerticle extends VerticleBase {
   /** Request body limit, bytes: kube-apiserver's 3 MiB. */
@@ -44,7 +48,9 @@ public final class IngressVerticle extends VerticleBase {
   private final Function<io.vertx.core.Vertx, PeerProxy> proxyFactory;
   private final boolean peersEnabled;
   private final io.mvproxy.node.NodeLifecycle lifecycle;
+  private final NodeConfig.ServingLimits limits;
   private final Authorizer authorizer;
+  private MaxInFlight inFlight;
   private HttpServer server;
 
   /**
@@ -57,12 +63,15 @@ public final class IngressVerticle extends VerticleBase {
    * @param peersEnabled  gate on and {@code --peer-ca-file} set
    * @param lifecycle     shutdown state and in-flight counter
    * @param authorizer    the {@code --authorization-mode} chain (impersonation and authorization steps)
+   * @param limits        request time-out and max-in-flight limits
    */
   public IngressVerticle(HttpServerOptions options, Authenticator authenticator, HealthHandler health,
                          FleetViewRef view, NodeMetrics metrics, Function<io.vertx.core.Vertx, PeerProxy> proxyFactory,
-                         boolean peersEnabled, io.mvproxy.node.NodeLifecycle lifecycle, Authorizer authorizer) {
+                         boolean peersEnabled, io.mvproxy.node.NodeLifecycle lifecycle, Authorizer authorizer,
+                         NodeConfig.ServingLimits limits) {
     this.lifecycle = lifecycle;
     this.authorizer = authorizer;
+    this.limits = limits;
     this.options = options;
     this.authenticator = authenticator;
     this.health = health;
@@ -79,21 +88,33 @@ public final class IngressVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
+    RequestFailures.install(vertx);
     PeerProxy proxy = proxyFactory == null ? null : proxyFactory.apply(vertx);
     Router router = Router.router(vertx);
+    chain(router, proxy);
+    ReadHeaderTimeout readHeader = new ReadHeaderTimeout(vertx, ServerLimits.READ_HEADER_TIMEOUT_S * 1000L);
+    HttpServer s = vertx.createHttpServer(ServerLimits.apply(new HttpServerOptions(options)))
+        .connectionHandler(readHeader::connected)
+        .invalidRequestHandler(ServerLimits::invalid)
+        .requestHandler(req -> {
+          readHeader.arrived(req);
+          router.handle(req);
+        });
+    return s.listen().onSuccess(x -> server = x);
+  }
+
+  /** The handler chain, in order; each step is a named class (authorization slots in after max-in-flight). */
+  private void chain(Router router, PeerProxy proxy) {
     router.route().failureHandler(StatusResponses::onFailure);
+    router.route().handler(new AuditIds());
     router.route().handler(authenticator);
     router.getWithRegex("/(healthz|livez|readyz)(/.*)?").handler(health);
     router.get("/version").handler(health);
-    router.route().handler(ctx -> {
-      RequestInfo info = RequestInfo.parse(ctx.request().method().name(), ctx.request().path(),
-          ctx.request().getParam("watch"));
-      ctx.put(ResourceHandler.INFO_KEY, info);
-      track(ctx, info);
-      ctx.put(ResourceHandler.PEER_PROXIED_KEY, Boolean.TRUE.equals(ctx.get(Authenticator.PEER_PROXIED_KEY)));
-      ctx.next();
-    });
+    router.route().handler(this::requestInfo);
+    router.route().handler(new RequestDeadline(limits.requestTimeout()));
     router.route().handler(new ImpersonationFilter(authorizer));
+    inFlight = new MaxInFlight(limits.maxRequestsInflight(), limits.maxMutatingInflight());
+    router.route().handler(inFlight);
     router.route().handler(new AuthorizationFilter(authorizer));
     router.get("/metrics").handler(ctx -> ctx.response()
         .putHeader("Content-Type", "text/plain; version=0.0.4; charset=utf-8").end(metrics.scrape()));
@@ -124,13 +145,22 @@ public final class IngressVerticle extends VerticleBase {
       }
     });
     router.route().handler(ctx -> StatusResponses.send(ctx, StatusException.resourceNotFound()));
-    return vertx.createHttpServer(options).requestHandler(router).listen().onSuccess(s -> server = s);
+  }
+
+  /** Parses the request info (400 for a malformed path escape) and counts the request for shutdown and metrics. */
+  private void requestInfo(RoutingContext ctx) {
+    RequestInfo info = RequestInfo.parse(ctx.request().method().name(), ctx.request().path(),
+        ctx.request().getParam("watch"));
+    ctx.put(ResourceHandler.INFO_KEY, info);
+    track(ctx, info);
+    ctx.put(ResourceHandler.PEER_PROXIED_KEY, Boolean.TRUE.equals(ctx.get(Authenticator.PEER_PROXIED_KEY)));
+    ctx.next();
   }
 
   /** Counts the request in flight (not watches) and records its metrics when it ends. */
   private void track(RoutingContext ctx, RequestInfo info) {
     long start = System.nanoTime();
-    boolean watch = "watch".equals(info.verb());
+    boolean watch = LongRunning.is(ctx.request(), info);
     if (!watch) {
       lifecycle.requestStarted();
     }

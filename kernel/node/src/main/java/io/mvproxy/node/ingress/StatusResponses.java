@@ -4,14 +4,14 @@ import io.mvproxy.api.StatusException;
 import io.mvproxy.api.StatusReason;
 import io.vertx.ext.web.RoutingContext;
 
-/** Writes Kubernetes {@code Status} error responses (api-surface.md "Errors"). */
+/** Writes Kubernetes {@code Status} error responses (api-surface.md "Errors"); the node's one Status writer. */
 public final class StatusResponses {
   private StatusResponses() {
   }
 
   /**
    * Ends the response with the Status of {@code e} ({@code Retry-After} when it carries one); resets the stream
-   * when the head was already written.
+   * when the head was already written; does nothing once the response ended.
    *
    * @param ctx the request
    * @param e   the error
@@ -21,25 +21,27 @@ public final class StatusResponses {
   }
 
   /**
-   * Router failure handler: StatusExceptions as themselves, HTTP-status failures as their reason, everything
-   * else as 500 InternalError.
+   * Router failure handler (see {@link RequestFailures#onFailure}).
    *
    * @param ctx the failed request
    */
   public static void onFailure(RoutingContext ctx) {
-    Throwable t = ctx.failure();
-    if (t instanceof StatusException se) {
-      send(ctx, se);
-      return;
+    RequestFailures.onFailure(ctx);
+  }
+
+  /**
+   * @param code an HTTP status a handler failed with (e.g. Vert.x's BodyHandler: 413)
+   * @return the Status for it, with kube-apiserver's text where it has one
+   */
+  static StatusException forCode(int code) {
+    if (code == 413) {
+      return StatusException.tooLarge(IngressVerticle.MAX_BODY_BYTES);
     }
-    int code = ctx.statusCode() > 0 ? ctx.statusCode() : 500;
-    StatusReason reason = StatusReason.InternalError;
     for (StatusReason r : StatusReason.values()) {
       if (r.code() == code) {
-        reason = r;
-        break;
+        return new StatusException(r, "request failed with HTTP " + code, null);
       }
     }
-    send(ctx, new StatusException(reason, t == null ? "request failed with HTTP " + code : String.valueOf(t.getMessage()), null));
+    return StatusException.internal(new IllegalStateException("request failed with HTTP " + code));
   }
 }

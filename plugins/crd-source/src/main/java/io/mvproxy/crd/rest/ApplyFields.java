@@ -9,8 +9,10 @@ import java.util.List;
  * A simplified server-side apply field ownership ({@code structured-merge-diff}, {@code metadata.managedFields}):
  * each apply records the fields its configuration sets as a {@code FieldsV1} set under its field manager
  * (operation {@code Apply}); a field that manager applied before and no longer applies is removed. Lists are
- * atomic (owned as a whole); conflicts between managers are not detected ({@code force} is implied), and fields set
- * by non-apply writes are not tracked.
+ * atomic (owned as a whole). A field another Apply manager owns and this configuration sets to a different value
+ * is a conflict ({@code 409 Conflict} {@code Apply failed with 1 conflict: conflict with "mgr": .spec.x}, as
+ * apimachinery's {@code managedfields/internal/conflict.go}) unless {@code force=true}, which takes the field over;
+ * the same value makes the managers co-owners. Fields set by non-apply writes are not tracked.
  */
 public final class ApplyFields {
   private ApplyFields() {
@@ -27,8 +29,26 @@ public final class ApplyFields {
    *     managedFields entry replaced
    */
   public static JsonObject apply(JsonObject current, JsonObject config, String manager, String apiVersion) {
-    JsonObject merged = PatchApplier.merge(current, config);
+    return apply(current, config, manager, apiVersion, true);
+  }
+
+  /**
+   * Applies {@code config} of {@code manager} onto {@code current}, checking other Apply managers' fields first.
+   *
+   * @param current    the object as the client sees it (not changed)
+   * @param config     the apply configuration
+   * @param manager    the {@code fieldManager}
+   * @param apiVersion the request's {@code group/version}
+   * @param force      {@code force=true}: take conflicting fields over instead of failing
+   * @return the merged object
+   * @throws io.mvproxy.api.StatusException 409 Conflict listing every conflict, without {@code force}
+   */
+  public static JsonObject apply(JsonObject current, JsonObject config, String manager, String apiVersion,
+                                 boolean force) {
     JsonObject now = fieldSet(config);
+    JsonObject base = current.copy();
+    takeOver(base, config, now, manager, force);
+    JsonObject merged = PatchApplier.merge(base, config);
     JsonObject before = owned(current, manager);
     if (before != null) {
       for (List<String> path : leaves(before, new ArrayList<>(), new ArrayList<>())) {
@@ -89,6 +109,109 @@ public final class ApplyFields {
       set.put("f:" + k, v instanceof JsonObject o ? fieldSet(o) : new JsonObject());
     }
     return set;
+  }
+
+  /**
+   * Finds the fields of {@code now} that other Apply managers own with another value; without {@code force} they
+   * fail the apply, with it they are removed from those managers' sets (managers left with nothing are dropped).
+   */
+  private static void takeOver(JsonObject base, JsonObject config, JsonObject now, String manager, boolean force) {
+    JsonObject meta = base.getJsonObject("metadata", new JsonObject());
+    if (!(meta.getValue("managedFields") instanceof JsonArray mf)) {
+      return;
+    }
+    List<List<String>> mine = leaves(now, new ArrayList<>(), new ArrayList<>());
+    List<String[]> conflicts = new ArrayList<>();
+    JsonArray kept = new JsonArray();
+    for (Object e : mf) {
+      if (!(e instanceof JsonObject m) || manager.equals(m.getString("manager"))
+          || !"Apply".equals(m.getString("operation")) || !(m.getValue("fieldsV1") instanceof JsonObject set)) {
+        kept.add(e);
+        continue;
+      }
+      JsonObject set2 = set.copy();
+      for (List<String> path : mine) {
+        if (contains(set, path) && !same(valueAt(base, path), valueAt(config, path))) {
+          conflicts.add(new String[] {m.getString("manager"), "." + String.join(".", path)});
+          removeFromSet(set2, path);
+        }
+      }
+      if (!set2.isEmpty()) {
+        kept.add(m.copy().put("fieldsV1", set2));
+      }
+    }
+    if (conflicts.isEmpty()) {
+      return;
+    }
+    if (!force) {
+      throw conflictError(conflicts);
+    }
+    meta.put("managedFields", kept);
+  }
+
+  private static io.mvproxy.api.StatusException conflictError(List<String[]> conflicts) {
+    JsonArray causes = new JsonArray();
+    for (String[] c : conflicts) {
+      causes.add(new JsonObject().put("reason", "FieldManagerConflict").put("message", "conflict with \"" + c[0] + "\"")
+          .put("field", c[1]));
+    }
+    String msg;
+    if (conflicts.size() == 1) {
+      msg = "Apply failed with 1 conflict: conflict with \"" + conflicts.get(0)[0] + "\": " + conflicts.get(0)[1];
+    } else {
+      java.util.TreeMap<String, List<String>> by = new java.util.TreeMap<>();
+      conflicts.forEach(c -> by.computeIfAbsent(c[0], k -> new ArrayList<>()).add(c[1]));
+      List<String> lines = new ArrayList<>();
+      by.forEach((m, paths) -> {
+        lines.add("conflicts with \"" + m + "\":");
+        paths.forEach(p -> lines.add("- " + p));
+      });
+      msg = "Apply failed with " + conflicts.size() + " conflicts: " + String.join("\n", lines);
+    }
+    return new io.mvproxy.api.StatusException(io.mvproxy.api.StatusReason.Conflict, msg,
+        new JsonObject().put("causes", causes));
+  }
+
+  private static boolean same(Object a, Object b) {
+    if (a instanceof Number x && b instanceof Number y) {
+      return new java.math.BigDecimal(x.toString()).compareTo(new java.math.BigDecimal(y.toString())) == 0;
+    }
+    if (a == null || b == null) {
+      return a == b;
+    }
+    return io.vertx.core.json.Json.encode(a).equals(io.vertx.core.json.Json.encode(b));
+  }
+
+  private static Object valueAt(JsonObject o, List<String> path) {
+    Object cur = o;
+    for (String seg : path) {
+      if (!(cur instanceof JsonObject jo)) {
+        return null;
+      }
+      cur = jo.getValue(seg);
+    }
+    return cur;
+  }
+
+  private static void removeFromSet(JsonObject set, List<String> path) {
+    List<JsonObject> chain = new ArrayList<>();
+    JsonObject cur = set;
+    for (int i = 0; i < path.size() - 1; i++) {
+      chain.add(cur);
+      if (!(cur.getValue("f:" + path.get(i)) instanceof JsonObject next)) {
+        return;
+      }
+      cur = next;
+    }
+    cur.remove("f:" + path.get(path.size() - 1));
+    for (int i = path.size() - 2; i >= 0; i--) {
+      JsonObject parent = chain.get(i);
+      if (parent.getValue("f:" + path.get(i)) instanceof JsonObject child && child.isEmpty()) {
+        parent.remove("f:" + path.get(i));
+      } else {
+        return;
+      }
+    }
   }
 
   private static JsonObject owned(JsonObject o, String manager) {

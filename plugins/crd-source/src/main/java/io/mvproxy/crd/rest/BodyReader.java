@@ -56,7 +56,6 @@ public final class BodyReader {
   }
 
   private static StatusException tooLarge(long maxBytes) {
-    return new StatusException(StatusReason.RequestEntityTooLarge,
-        "the request body is larger than the limit of " + maxBytes + " bytes", null);
+    return StatusException.tooLarge(maxBytes);
   }
 }

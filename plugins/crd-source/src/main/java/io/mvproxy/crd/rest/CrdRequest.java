@@ -51,6 +51,11 @@ public record CrdRequest(RoutingContext ctx, RequestInfo info, UserInfo user, Cr
     return ctx.request().getParam(name);
   }
 
+  /** @return true for {@code ?pretty} set true ({@link io.mvproxy.api.BoolParam}): answers are indented */
+  public boolean pretty() {
+    return io.mvproxy.api.BoolParam.of(param("pretty"));
+  }
+
   /** @return true for {@code dryRun=All} */
   public boolean dryRun() {
     return ctx.request().params().getAll("dryRun").contains("All");

@@ -13,7 +13,8 @@ import java.util.Set;
  * Dispatches a resource request to the verb handlers after checking that the path fits the CRD
  * (api-surface.md "Paths"; apiextensions-apiserver {@code pkg/apiserver/customresource_handler.go ServeHTTP}):
  * unknown version, namespaced path for a cluster-scoped resource, unknown or disabled subresource -> 404;
- * a verb the path does not support -> 405.
+ * a verb the path does not support -> 405; a name that cannot be a path segment ({@code .}, {@code ..}, containing
+ * {@code %}) -> 400 {@code Name parameter invalid} (apiserver {@code registry/generic/registry/store.go}).
  */
 public final class CrdRouter {
   private static final Set<String> SUB_VERBS = Set.of("get", "update", "patch");
@@ -65,6 +66,10 @@ public final class CrdRouter {
       }
     } else if (hasNs) {
       throw StatusException.resourceNotFound();
+    }
+    if (hasName && !io.mvproxy.api.PathSegments.problems(info.name()).isEmpty()) {
+      throw StatusException.badRequest("Name parameter invalid: \"" + info.name() + "\": "
+          + String.join(";", io.mvproxy.api.PathSegments.problems(info.name())));
     }
     String sub = info.subresource();
     if (!sub.isEmpty()) {

@@ -1,7 +1,6 @@
 package io.mvproxy.crd.rest;
 
 import io.mvproxy.api.StatusException;
-import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
@@ -33,33 +32,11 @@ public final class FieldPruner {
    */
   public static JsonObject apply(CrdRequest req, JsonObject o) {
     JsonObject schema = req.version().schema();
-    if (schema == null) {
-      return o;
-    }
     List<String> removed = new ArrayList<>();
-    pruneObject(o, schema, "", removed, true);
-    if (removed.isEmpty()) {
-      return o;
+    if (schema != null) {
+      pruneObject(o, schema, "", removed, true);
     }
-    String mode = req.param("fieldValidation");
-    if ("Strict".equals(mode)) {
-      StringBuilder sb = new StringBuilder();
-      for (String f : removed) {
-        sb.append(sb.length() == 0 ? "" : ", ").append("unknown field \"").append(f).append('"');
-      }
-      String kind = req.crd().kind();
-      throw StatusException.badRequest(kind + " in version \"" + req.version().name() + "\" cannot be handled as a "
-          + kind + ": strict decoding error: " + sb);
-    }
-    if (!"Ignore".equals(mode)) {
-      HttpServerResponse resp = req.ctx().response();
-      if (!resp.headWritten()) {
-        resp.headers().remove("Warning");
-        for (String f : removed) {
-          resp.headers().add("Warning", "299 - \"unknown field \\\"" + f + "\\\"\"");
-        }
-      }
-    }
+    FieldValidation.report(req, removed);
     return o;
   }
 

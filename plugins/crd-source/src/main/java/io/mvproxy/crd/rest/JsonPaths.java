@@ -42,7 +42,26 @@ public final class JsonPaths {
 
   /** @return a parsed document to evaluate several paths on */
   public static DocumentContext document(JsonObject object) {
-    return JsonPath.using(CONF).parse(object.encode());
+    return JsonPath.using(CONF).parse(plain(object));
+  }
+
+  /**
+   * @param v a Vert.x JSON value
+   * @return the same value as plain maps and lists (JsonPath reads those directly: no re-parse, so no parser depth
+   *     limit applies; json-smart refuses documents nested over 400 levels)
+   */
+  static Object plain(Object v) {
+    if (v instanceof JsonObject o) {
+      java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+      o.forEach(e -> m.put(e.getKey(), plain(e.getValue())));
+      return m;
+    }
+    if (v instanceof io.vertx.core.json.JsonArray a) {
+      java.util.List<Object> l = new java.util.ArrayList<>(a.size());
+      a.forEach(e -> l.add(plain(e)));
+      return l;
+    }
+    return v;
   }
 
   /**

@@ -32,6 +32,31 @@ public record MediaView(String as, String version) {
     return as.isEmpty() ? Responses.JSON : "application/json;as=" + as + ";v=" + version + ";g=meta.k8s.io";
   }
 
+  /** The media types custom resources are served in (406 lists them). */
+  public static final java.util.List<String> SERVED = java.util.List.of("application/json", "application/yaml");
+
+  /**
+   * As {@link #of}, but an Accept header that names only types this server cannot produce (for example protobuf
+   * only: custom resources have no protobuf form) is refused, as kube-apiserver does.
+   *
+   * @param accept the header value or null
+   * @return the view
+   * @throws io.mvproxy.api.StatusException 406 NotAcceptable listing {@link #SERVED}
+   */
+  public static MediaView require(String accept) {
+    if (accept == null || accept.isBlank()) {
+      return PLAIN;
+    }
+    for (String entry : accept.split(",")) {
+      String type = entry.split(";")[0].trim().toLowerCase();
+      if (type.equals("application/json") || type.equals("*/*") || type.equals("application/*")
+          || type.equals("application/yaml") || type.isEmpty()) {
+        return of(accept);
+      }
+    }
+    throw io.mvproxy.api.StatusException.notAcceptable(SERVED);
+  }
+
   /**
    * Picks the first acceptable entry of an Accept header: {@code application/json} (or {@code * / *}) without
    * {@code as}, or with {@code as=Table|PartialObjectMetadata|PartialObjectMetadataList;g=meta.k8s.io;v=v1|v1beta1}.

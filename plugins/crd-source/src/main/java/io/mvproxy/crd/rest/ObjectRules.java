@@ -20,6 +20,7 @@ import java.util.regex.Pattern;
 public final class ObjectRules {
   private static final Pattern DNS_SUBDOMAIN =
       Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+  private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
   private static final String GENERATE_CHARS = "bcdfghjklmnpqrstvwxz2456789";
   private final SecureRandom random = new SecureRandom();
 
@@ -29,16 +30,43 @@ public final class ObjectRules {
    * @throws StatusException 400 when it is not a JSON object
    */
   public JsonObject decode(Buffer body) {
+    return decode(null, body);
+  }
+
+  /**
+   * Decodes a create/update body ({@link StrictJson}: numbers in range, bounded nesting), recording its duplicate
+   * fields in the request for {@link FieldValidation}; an {@code application/yaml} body is read as YAML.
+   *
+   * @param req  the request, or null to ignore duplicates
+   * @param body a request body
+   * @return the JSON object in it
+   * @throws StatusException 400 when it is not a JSON object or a number is out of range
+   */
+  public JsonObject decode(CrdRequest req, Buffer body) {
     try {
-      Object v = Json.decodeValue(body);
+      Object v;
+      if (req != null && BodyTypes.isYaml(req.ctx().request().getHeader("Content-Type"))) {
+        v = YAML.applyConfiguration(body);
+        StrictJson.requireFinite(v);
+      } else {
+        java.util.List<String> dups = new java.util.ArrayList<>();
+        v = StrictJson.decode(body, dups);
+        if (req != null && !dups.isEmpty()) {
+          req.ctx().put(FieldValidation.DUPLICATES_KEY, dups);
+        }
+      }
       if (v instanceof JsonObject o) {
         return o;
       }
+    } catch (StatusException e) {
+      throw e;
     } catch (RuntimeException e) {
       throw StatusException.badRequest("the object provided is unrecognized: " + e.getMessage());
     }
     throw StatusException.badRequest("the object provided is unrecognized: expected a JSON object");
   }
+
+  private static final PatchApplier YAML = new PatchApplier();
 
   /**
    * Checks {@code kind} / {@code apiVersion} (filled in when absent) and the namespace and name against the path.
@@ -199,6 +227,13 @@ public final class ObjectRules {
     JsonObject meta = metadata(o);
     JsonArray causes = new JsonArray();
     String name = meta.getString("name", "");
+    String ns = meta.getString("namespace", "");
+    if (req.crd().namespaced() && !DNS_LABEL.matcher(ns).matches()) {
+      causes.add(cause("FieldValueInvalid", "metadata.namespace", "Invalid value: \"" + ns + "\": a lowercase "
+          + "RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an "
+          + "alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
+          + "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')"));
+    }
     if (name.isEmpty()) {
       causes.add(cause("FieldValueRequired", "metadata.name", "Required value: name or generateName is required"));
     } else if (name.length() > 253 || !DNS_SUBDOMAIN.matcher(name).matches()) {

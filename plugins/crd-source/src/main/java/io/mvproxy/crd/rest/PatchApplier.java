@@ -11,6 +11,7 @@ import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.Json;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -29,8 +30,10 @@ public final class PatchApplier {
     APPLY
   }
 
-  private final ObjectMapper json = new ObjectMapper();
-  private final ObjectMapper yaml = io.mvproxy.crd.CrdManifests.yamlMapperForPatches();
+  /** Most operations in one JSON patch (apiserver {@code patch.go maxJSONPatchOperations}); 413 beyond. */
+  public static final int MAX_JSON_PATCH_OPERATIONS = 10000;
+  private final ObjectMapper json = new ObjectMapper()
+      .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
 
   /**
    * @param contentType the request Content-Type (parameters ignored)
@@ -59,14 +62,14 @@ public final class PatchApplier {
    * @return it as a JSON object
    * @throws StatusException 400 when it is not a YAML mapping
    */
-  @SuppressWarnings("unchecked")
   public JsonObject applyConfiguration(Buffer body) {
     try {
-      Object v = yaml.readValue(body.getBytes(), Object.class);
-      if (v instanceof Map<?, ?> m) {
-        return new JsonObject((Map<String, Object>) m);
+      List<Object> docs = io.mvproxy.crd.YamlDocuments.read(new java.io.ByteArrayInputStream(body.getBytes()),
+          io.mvproxy.crd.YamlDocuments.Limits.REQUEST);
+      if (docs.size() == 1 && docs.get(0) instanceof JsonObject o) {
+        return o;
       }
-    } catch (IOException e) {
+    } catch (IllegalArgumentException e) {
       throw StatusException.badRequest("error decoding YAML: " + e.getMessage());
     }
     throw StatusException.badRequest("error decoding YAML: the apply configuration is not an object");
@@ -86,7 +89,7 @@ public final class PatchApplier {
     if (type == Type.MERGE) {
       Object p;
       try {
-        p = Json.decodeValue(patch);
+        p = StrictJson.decode(patch, null);
       } catch (RuntimeException e) {
         throw StatusException.badRequest("error decoding patch: " + e.getMessage());
       }
@@ -99,8 +102,14 @@ public final class PatchApplier {
     JsonNode p;
     try {
       p = json.readTree(patch.getBytes());
-    } catch (IOException e) {
+      StrictJson.requireFinite(p);
+    } catch (IOException | IllegalArgumentException e) {
       throw StatusException.badRequest("error decoding patch: " + e.getMessage());
+    }
+    if (p != null && p.isArray() && p.size() > MAX_JSON_PATCH_OPERATIONS) {
+      throw new StatusException(
+          StatusReason.RequestEntityTooLarge, "Request entity too large: The allowed maximum operations in a JSON "
+          + "patch is " + MAX_JSON_PATCH_OPERATIONS + ", got " + p.size(), null);
     }
     try {
       JsonNode out = JsonPatch.apply(p, json.readTree(target.encode()));

@@ -81,7 +81,8 @@ public final class Patches {
     String curRv = Long.toString(cur.resourceVersion());
     JsonObject base = scale ? ScaleCodec.toScale(cur.object(), req.version().scale()) : req.view(cur.object());
     JsonObject patched = type == PatchApplier.Type.APPLY && !scale
-        ? ApplyFields.apply(base, applier.applyConfiguration(body), manager(req), req.apiVersion())
+        ? ApplyFields.apply(base, applier.applyConfiguration(body), manager(req), req.apiVersion(),
+            io.mvproxy.api.BoolParam.of(req.param("force")))
         : applier.apply(type, base, body);
     JsonObject meta = ObjectRules.metadata(patched);
     String rv = meta.getValue("resourceVersion") instanceof String s ? s : "";

@@ -23,7 +23,7 @@ public final class Reads {
 
   /** GET one object: 200 (object, Table, PartialObjectMetadata or Scale), 404. */
   public void get(CrdRequest req) {
-    MediaView view = MediaView.of(req.ctx().request().getHeader("Accept"));
+    MediaView view = MediaView.require(req.ctx().request().getHeader("Accept"));
     rt.store().get(req.key()).onSuccess(cur -> {
       if (cur == null) {
         Responses.fail(req.ctx(), StatusException.notFound(req.gvr(), req.name()));
@@ -46,7 +46,7 @@ public final class Reads {
 
   /** GET the collection: 200 with a {@code <Kind>List} (or Table); 400 for bad selectors or continue tokens. */
   public void list(CrdRequest req) {
-    MediaView view = MediaView.of(req.ctx().request().getHeader("Accept"));
+    MediaView view = MediaView.require(req.ctx().request().getHeader("Accept"));
     ListFilter filter;
     int limit;
     ContinueToken token;

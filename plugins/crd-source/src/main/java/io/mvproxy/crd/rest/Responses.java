@@ -26,7 +26,8 @@ public final class Responses {
     if (r.ended() || r.closed()) {
       return;
     }
-    r.setStatusCode(code).putHeader("Content-Type", contentType).end(body.toBuffer());
+    r.setStatusCode(code).putHeader("Content-Type", contentType)
+        .end(io.mvproxy.api.BoolParam.of(ctx.request().getParam("pretty")) ? PrettyJson.encode(body) : body.toBuffer());
   }
 
   /**

@@ -101,7 +101,7 @@ final class WatchSession {
             send("ADDED", so.object());
           }
         }
-        if ("true".equals(req.param("sendInitialEvents"))) {
+        if (io.mvproxy.api.BoolParam.of(req.param("sendInitialEvents"))) {
           JsonObject end = bookmarkObject(stateRv);
           end.getJsonObject("metadata").put("annotations",
               new JsonObject().put("k8s.io/initial-events-end", "true"));

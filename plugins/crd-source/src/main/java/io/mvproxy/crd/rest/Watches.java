@@ -1,5 +1,6 @@
 package io.mvproxy.crd.rest;
 
+import io.mvproxy.api.BoolParam;
 import io.mvproxy.api.StatusException;
 
 /**
@@ -29,9 +30,9 @@ public final class Watches {
     try {
       filter = ListFilter.of(req);
       String rv = req.param("resourceVersion");
-      initial = rv == null || rv.isEmpty() || "0".equals(rv) || "true".equals(req.param("sendInitialEvents"));
+      initial = rv == null || rv.isEmpty() || "0".equals(rv) || BoolParam.of(req.param("sendInitialEvents"));
       from = initial ? -1 : parseLong(rv, "resourceVersion");
-      if ("true".equals(req.param("sendInitialEvents")) && !"true".equals(req.param("allowWatchBookmarks"))) {
+      if (BoolParam.of(req.param("sendInitialEvents")) && !BoolParam.of(req.param("allowWatchBookmarks"))) {
         throw StatusException.badRequest("sendInitialEvents requires allowWatchBookmarks=true");
       }
       String ts = req.param("timeoutSeconds");
@@ -43,8 +44,14 @@ public final class Watches {
       Responses.fail(req.ctx(), e);
       return;
     }
-    boolean bookmarks = "true".equals(req.param("allowWatchBookmarks"));
-    MediaView view = MediaView.of(req.ctx().request().getHeader("Accept"));
+    boolean bookmarks = BoolParam.of(req.param("allowWatchBookmarks"));
+    MediaView view;
+    try {
+      view = MediaView.require(req.ctx().request().getHeader("Accept"));
+    } catch (StatusException e) {
+      Responses.fail(req.ctx(), e);
+      return;
+    }
     boolean init = initial;
     long start = from;
     long timeout = timeoutS;

@@ -22,7 +22,7 @@ public final class Writes {
   /** POST: answers 201 with the stored object; 409 AlreadyExists, 422 Invalid, 400 BadRequest. */
   public void create(CrdRequest req) {
     BodyReader.read(req.ctx(), rt.options().maxBodyBytes())
-        .compose(body -> create(req, rt.rules().decode(body), false))
+        .compose(body -> create(req, rt.rules().decode(req, BodyTypes.requireObject(req, body)), false))
         .onSuccess(o -> Responses.send(req.ctx(), 201, req.view(o)))
         .onFailure(t -> Responses.fail(req.ctx(), t));
   }
@@ -37,6 +37,7 @@ public final class Writes {
     rt.rules().checkIdentity(req, o, nameFromPath);
     JsonObject prepared = FieldPruner.apply(req, rt.rules().prepareCreate(req, o));
     SchemaValidator.validate(req, prepared);
+    ObjectBounds.check(req, prepared);
     if (req.dryRun()) {
       return Future.succeededFuture(prepared);
     }
@@ -51,7 +52,7 @@ public final class Writes {
   public void update(CrdRequest req) {
     BodyReader.read(req.ctx(), rt.options().maxBodyBytes())
         .compose(body -> {
-          JsonObject in = rt.rules().decode(body);
+          JsonObject in = rt.rules().decode(req, BodyTypes.requireObject(req, body));
           String sub = req.info().subresource();
           if ("scale".equals(sub)) {
             String rv = in.getJsonObject("metadata", new JsonObject()).getString("resourceVersion");
@@ -86,7 +87,7 @@ public final class Writes {
         ? FieldPruner.apply(req, rt.rules().prepareStatusUpdate(cur.object(), incoming))
         : FieldPruner.apply(req, rt.rules().prepareUpdate(req, cur.object(), incoming));
     SchemaValidator.validate(req, next);
-    return next;
+    return ObjectBounds.check(req, next);
   }
 
   /** @return the next stored object after setting the replicas of {@code scale} */
@@ -94,6 +95,6 @@ public final class Writes {
     JsonObject applied = ScaleCodec.applyScale(req, cur.object(), scale, req.version().scale());
     JsonObject next = rt.rules().prepareUpdate(req, cur.object(), applied);
     SchemaValidator.validate(req, next);
-    return next;
+    return ObjectBounds.check(req, next);
   }
 }

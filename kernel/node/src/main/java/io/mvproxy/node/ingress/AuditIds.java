@@ -1,0 +1,36 @@
+package io.mvproxy.node.ingress;
+
+import io.vertx.core.Handler;
+import io.vertx.ext.web.RoutingContext;
+import java.util.UUID;
+import java.util.regex.Pattern;
+
+/**
+ * Gives every request an ID, returned in the {@value #HEADER} response header and used in log lines, as
+ * kube-apiserver's {@code WithAuditInit} ({@code apiserver/pkg/endpoints/filters/audit_init.go}): the client's own
+ * {@code Audit-Id} is kept when it is a plausible ID (1-64 letters, digits, {@code -}), else a random UUID. Also binds
+ * the request to its Vert.x context for {@link RequestFailures}.
+ */
+public final class AuditIds implements Handler<RoutingContext> {
+  /** The response (and optional request) header carrying the ID. */
+  public static final String HEADER = "Audit-Id";
+  /** Routing-context key of the ID (a String). */
+  public static final String KEY = "mvproxy.auditId";
+  private static final Pattern PLAUSIBLE = Pattern.compile("[A-Za-z0-9-]{1,64}");
+
+  @Override
+  public void handle(RoutingContext ctx) {
+    String sent = ctx.request().getHeader(HEADER);
+    String id = sent != null && PLAUSIBLE.matcher(sent).matches() ? sent : UUID.randomUUID().toString();
+    ctx.put(KEY, id);
+    ctx.response().putHeader(HEADER, id);
+    RequestFailures.bind(ctx);
+    ctx.next();
+  }
+
+  /** @param ctx a request @return its ID, or {@code "-"} before {@link AuditIds} ran */
+  public static String of(RoutingContext ctx) {
+    String id = ctx.get(KEY);
+    return id == null ? "-" : id;
+  }
+}

@@ -1,0 +1,39 @@
+package io.mvproxy.crd.rest;
+
+import com.fasterxml.jackson.core.util.DefaultIndenter;
+import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
+import com.fasterxml.jackson.core.util.Separators;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectWriter;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * {@code ?pretty=true} output as kube-apiserver writes it ({@code json.MarshalIndent(obj, "", "  ")}): two-space
+ * indents, {@code "key": value}, {@code {}} and {@code []} when empty, and a final newline.
+ */
+public final class PrettyJson {
+  private static final ObjectWriter WRITER;
+
+  static {
+    DefaultIndenter two = new DefaultIndenter("  ", "\n");
+    DefaultPrettyPrinter pp = new DefaultPrettyPrinter(Separators.createDefaultInstance()
+        .withObjectFieldValueSpacing(Separators.Spacing.AFTER).withObjectEmptySeparator("")
+        .withArrayEmptySeparator(""));
+    pp.indentObjectsWith(two);
+    pp.indentArraysWith(two);
+    WRITER = new ObjectMapper().writer(pp);
+  }
+
+  private PrettyJson() {
+  }
+
+  /** @param o an object @return it indented, with a trailing newline */
+  public static Buffer encode(JsonObject o) {
+    try {
+      return Buffer.buffer(WRITER.writeValueAsString(JsonPaths.plain(o)) + "\n");
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

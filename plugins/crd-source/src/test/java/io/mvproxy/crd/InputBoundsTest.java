@@ -1,0 +1,193 @@
+package io.mvproxy.crd;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.hazelcast.core.HazelcastInstance;
+import io.mvproxy.crd.rest.ObjectBounds;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Bad input against one CRD node (real Hazelcast, real HTTP): each case answers a Status with kube-apiserver's code
+ * and text, and nothing is stored; the deepest object the bounds allow is read back in every format.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class InputBoundsTest {
+  static final String W = "/apis/example.com/v1/namespaces/nsb/widgets";
+  HazelcastInstance hz;
+  TestNode node;
+  Http http;
+
+  @BeforeAll
+  void start() throws Exception {
+    int port = TestMembers.freePorts(1)[0];
+    hz = TestMembers.start(TestMembers.clusterName(), port, port);
+    node = new TestNode(hz, CrdSourceOptions.DEFAULTS);
+    for (JsonObject m : CrdRestTest.widgetManifests()) {
+      node.add(m);
+    }
+    http = new Http(node.base());
+  }
+
+  @AfterAll
+  void stop() throws Exception {
+    node.close();
+    hz.shutdown();
+  }
+
+  /** An object whose nesting depth (the object itself is level 1) is exactly {@code depth}. */
+  static JsonObject nested(String name, int depth) {
+    JsonObject leaf = new JsonObject().put("v", 1);
+    JsonObject cur = leaf;
+    for (int d = 2; d < depth; d++) {
+      cur = new JsonObject().put("a", cur);
+    }
+    return new JsonObject().put("apiVersion", "example.com/v1").put("kind", "Widget")
+        .put("metadata", new JsonObject().put("name", name)).put("spec", cur);
+  }
+
+  void assertAbsent(String name) throws Exception {
+    assertEquals(404, http.get(W + "/" + name).code());
+  }
+
+  static String brief(Http.Res r) {
+    return r.code() + " " + (r.body().length() > 300 ? r.body().substring(0, 300) + "..." : r.body());
+  }
+
+  @Test
+  void deepestAllowedObjectReadsBackInEveryFormat() throws Exception {
+    String W = "/apis/example.com/v1/namespaces/nsdeep/widgets";
+    JsonObject deep = nested("deep", ObjectBounds.MAX_DEPTH);
+    Http.Res c = http.post(W, deep);
+    assertEquals(201, c.code(), () -> brief(c));
+    JsonObject got = http.get(W + "/deep").json();
+    assertEquals(deep.getJsonObject("spec"), got.getJsonObject("spec"));
+    Http.Res list = http.get(W);
+    assertEquals(200, list.code(), () -> brief(list));
+    assertEquals(deep.getJsonObject("spec"), list.json().getJsonArray("items").getJsonObject(0).getJsonObject("spec"));
+    for (String inc : new String[] {"Metadata", "Object"}) {
+      Http.Res table = http.get(W + "?includeObject=" + inc, "application/json;as=Table;v=v1;g=meta.k8s.io");
+      assertEquals(200, table.code(), () -> brief(table));
+      assertEquals("deep", table.json().getJsonArray("rows").getJsonObject(0).getJsonArray("cells").getString(0));
+    }
+    try (Http.Watch w = http.new Watch(W + "?watch=True&fieldSelector=metadata.name%3Ddeep", "application/json")) {
+      assertEquals(200, w.code);
+      JsonObject e = w.next(20);
+      assertEquals("ADDED", e.getString("type"));
+      assertEquals(deep.getJsonObject("spec"), e.getJsonObject("object").getJsonObject("spec"));
+    }
+  }
+
+  @Test
+  void tooDeepIsInvalidAndNotStored() throws Exception {
+    Http.Res r = http.post(W, nested("too-deep", ObjectBounds.MAX_DEPTH + 1));
+    assertEquals(422, r.code(), () -> brief(r));
+    assertTrue(r.json().getString("message").contains("must have at most " + ObjectBounds.MAX_DEPTH
+        + " levels of nesting"), r.body());
+    assertAbsent("too-deep");
+    String body = "{\"apiVersion\":\"example.com/v1\",\"kind\":\"Widget\",\"metadata\":{\"name\":\"way-too-deep\"},"
+        + "\"spec\":" + "{\"a\":".repeat(1200) + "1" + "}".repeat(1200) + "}";
+    Http.Res parse = http.send("POST", W, "application/json", body, "application/json");
+    assertEquals(400, parse.code(), () -> brief(parse));
+    assertAbsent("way-too-deep");
+  }
+
+  @Test
+  void tooLargeIs413() throws Exception {
+    JsonObject o = CrdRestTest.widget("big");
+    o.getJsonObject("spec").put("blob", "x".repeat(ObjectBounds.MAX_OBJECT_BYTES));
+    Http.Res r = http.post(W, o);
+    assertEquals(413, r.code(), r.body());
+    assertEquals("RequestEntityTooLarge", r.json().getString("reason"));
+    assertAbsent("big");
+  }
+
+  @Test
+  void contentTypeIsChecked() throws Exception {
+    Http.Res r = http.send("POST", W, "text/plain", CrdRestTest.widget("plain").encode(), "application/json");
+    assertEquals(415, r.code(), r.body());
+    assertEquals("the body of the request was in an unknown format - accepted media types include: "
+        + "application/json, application/yaml", r.json().getString("message"));
+    assertAbsent("plain");
+    Http.Res yaml = http.send("POST", W, "application/yaml",
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: from-yaml}\nspec: {color: &c red, other: *c}\n",
+        "application/json");
+    assertEquals(201, yaml.code(), yaml.body());
+    assertEquals("red", yaml.json().getJsonObject("spec").getString("other"));
+  }
+
+  @Test
+  void duplicateFieldsStrictAndWarn() throws Exception {
+    String body = "{\"apiVersion\":\"example.com/v1\",\"kind\":\"Widget\",\"metadata\":{\"name\":\"%s\"},"
+        + "\"spec\":{\"color\":\"red\",\"color\":\"blue\"}}";
+    Http.Res strict = http.send("POST", W + "?fieldValidation=Strict", "application/json", body.formatted("dup-s"),
+        "application/json");
+    assertEquals(400, strict.code(), strict.body());
+    assertEquals("Widget in version \"v1\" cannot be handled as a Widget: strict decoding error: duplicate field "
+        + "\"spec.color\"", strict.json().getString("message"));
+    assertAbsent("dup-s");
+    Http.Res warn = http.send("POST", W, "application/json", body.formatted("dup-w"), "application/json");
+    assertEquals(201, warn.code(), warn.body());
+    assertEquals("299 - \"duplicate field \\\"spec.color\\\"\"", warn.header("Warning"));
+    assertEquals("blue", warn.json().getJsonObject("spec").getString("color"));
+  }
+
+  @Test
+  void numbersOutOfRangeAreRefused() throws Exception {
+    String body = "{\"apiVersion\":\"example.com/v1\",\"kind\":\"Widget\",\"metadata\":{\"name\":\"inf\"},"
+        + "\"spec\":{\"n\":1e999999}}";
+    Http.Res r = http.send("POST", W, "application/json", body, "application/json");
+    assertEquals(400, r.code(), r.body());
+    assertTrue(r.json().getString("message").contains("value out of range"), r.body());
+    assertAbsent("inf");
+    Http.Res big = http.send("POST", W, "application/json", body.replace("1e999999", "123456789012345678901234567890")
+        .replace("\"inf\"", "\"bigint\""), "application/json");
+    assertEquals(201, big.code(), big.body());
+  }
+
+  @Test
+  void prettyAcceptAndNames() throws Exception {
+    assertEquals(201, http.post(W, CrdRestTest.widget("pretty")).code());
+    Http.Res p = http.get(W + "/pretty?pretty=true");
+    assertTrue(p.body().startsWith("{\n  \"apiVersion\": \"example.com/v1\",\n"), p.body());
+    Http.Res proto = http.get(W + "/pretty", "application/vnd.kubernetes.protobuf");
+    assertEquals(406, proto.code(), proto.body());
+    assertEquals("only the following media types are accepted: application/json, application/yaml",
+        proto.json().getString("message"));
+    Http.Res pct = http.get(W + "/a%25b");
+    assertEquals(400, pct.code(), pct.body());
+    assertEquals("Name parameter invalid: \"a%b\": may not contain '%'", pct.json().getString("message"));
+    Http.Res dotdot = http.post("/apis/example.com/v1/namespaces/%2E%2E/widgets", CrdRestTest.widget("dots"));
+    assertEquals(422, dotdot.code(), dotdot.body());
+  }
+
+  @Test
+  void serverSideApplyConflictsBetweenManagers() throws Exception {
+    String cfg = "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: ssa\nspec:\n  color: %s\n";
+    String path = W + "/ssa?fieldManager=%s";
+    assertEquals(201, http.patch(path.formatted("alice"), "application/apply-patch+yaml", cfg.formatted("red")).code());
+    assertEquals(200, http.patch(path.formatted("bob"), "application/apply-patch+yaml", cfg.formatted("red")).code(),
+        "same value: shared ownership, no conflict");
+    Http.Res c = http.patch(path.formatted("carol"), "application/apply-patch+yaml", cfg.formatted("blue"));
+    assertEquals(409, c.code(), c.body());
+    JsonObject s = c.json();
+    assertEquals("Conflict", s.getString("reason"));
+    assertEquals("Apply failed with 2 conflicts: conflicts with \"alice\":\n- .spec.color\nconflicts with \"bob\":\n"
+        + "- .spec.color", s.getString("message"));
+    Http.Res forced = http.patch(path.formatted("carol") + "&force=true", "application/apply-patch+yaml",
+        cfg.formatted("blue"));
+    assertEquals(200, forced.code(), forced.body());
+    assertEquals("blue", forced.json().getJsonObject("spec").getString("color"));
+    JsonArray mf = forced.json().getJsonObject("metadata").getJsonArray("managedFields");
+    assertEquals(1, mf.size(), mf.encode());
+    Http.Res again = http.patch(path.formatted("alice"), "application/apply-patch+yaml", cfg.formatted("green"));
+    assertEquals(409, again.code(), again.body());
+    assertEquals("Apply failed with 1 conflict: conflict with \"carol\": .spec.color",
+        again.json().getString("message"));
+  }
+}
