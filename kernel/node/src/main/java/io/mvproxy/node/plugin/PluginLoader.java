@@ -28,13 +28,15 @@ import java.util.zip.ZipFile;
  * Reads one plugin jar (blocking: call it on a worker thread). The jar is first copied to a private folder, so users
  * may overwrite the original; its manifests are handed to the {@link ApiSourceFactory} that supports their kind, and
  * a code plugin's {@link ApiSourceProvider}s, declared in the jar's OWN {@code META-INF/services}, are created in a
- * {@link PluginClassLoader} of their own. Any failure (corrupt jar, invalid manifest, a provider that throws) gives a
- * FAILED plugin with the reason; nothing escapes.
+ * {@link PluginClassLoader} of their own. Any failure (corrupt jar, invalid manifest, a provider that throws, a bound
+ * of {@link PluginLimits} crossed: jar or manifest too large, alias bomb, parse budget spent) gives a FAILED plugin
+ * with the reason; nothing escapes.
  */
 public final class PluginLoader {
   private static final String PROVIDERS = "META-INF/services/" + ApiSourceProvider.class.getName();
   private final List<ApiSourceFactory> factories;
-  private final ManifestReader reader = new ManifestReader();
+  private final ManifestReader reader;
+  private final PluginLimits limits;
   private final Path privateDir;
   private final AtomicLong loads = new AtomicLong();
 
@@ -43,8 +45,24 @@ public final class PluginLoader {
    * @param factories  manifest handlers; {@link #discoverFactories()} finds the ones on the class path
    */
   public PluginLoader(Path privateDir, List<ApiSourceFactory> factories) {
+    this(privateDir, factories, PluginLimits.DEFAULTS);
+  }
+
+  /**
+   * @param privateDir folder the jars are copied to before reading (created when missing)
+   * @param factories  manifest handlers
+   * @param limits     bounds on each jar
+   */
+  public PluginLoader(Path privateDir, List<ApiSourceFactory> factories, PluginLimits limits) {
     this.privateDir = privateDir;
     this.factories = List.copyOf(factories);
+    this.limits = limits;
+    this.reader = new ManifestReader(limits);
+  }
+
+  /** @return the bounds on each jar */
+  public PluginLimits limits() {
+    return limits;
   }
 
   /** @return every {@link ApiSourceFactory} registered on the node's class path */
@@ -81,16 +99,33 @@ public final class PluginLoader {
         List.of(), null);
     List<ApiSource> sources = new ArrayList<>();
     PluginClassLoader cl = null;
+    long deadline = System.nanoTime() + limits.budget().toNanos();
     try {
+      long size = Files.size(jar);
+      if (size > limits.maxJarBytes()) {
+        throw new IllegalArgumentException("the jar is " + size + " bytes, more than the limit of "
+            + limits.maxJarBytes());
+      }
       Files.createDirectories(privateDir);
       Path copy = privateDir.resolve(loads.incrementAndGet() + "-" + fileName);
       Files.copy(jar, copy, StandardCopyOption.REPLACE_EXISTING);
       boolean code;
       try (ZipFile zip = new ZipFile(copy.toFile())) {
         plugin = describe(zip, plugin);
+        long total = 0;
         for (String n : manifestEntries(zip)) {
-          try (InputStream in = zip.getInputStream(zip.getEntry(n))) {
-            for (JsonObject m : reader.read(in, n)) {
+          ZipEntry entry = zip.getEntry(n);
+          if (entry.getSize() > limits.maxManifestBytes()) {
+            throw new IllegalArgumentException(n + " is " + entry.getSize() + " bytes, more than the limit of "
+                + limits.maxManifestBytes());
+          }
+          total += Math.max(0, entry.getSize());
+          if (total > limits.maxManifestsBytes()) {
+            throw new IllegalArgumentException("the manifests are more than " + limits.maxManifestsBytes()
+                + " bytes together");
+          }
+          try (InputStream in = zip.getInputStream(entry)) {
+            for (JsonObject m : reader.read(in, n, deadline)) {
               sources.add(create(m, n, context));
             }
           }
@@ -120,7 +155,11 @@ public final class PluginLoader {
       return plugin;
     }
     try (InputStream in = zip.getInputStream(desc)) {
-      JsonObject d = new JsonObject(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+      byte[] bytes = in.readNBytes(64 * 1024 + 1);
+      if (bytes.length > 64 * 1024) {
+        throw new IllegalArgumentException(PluginJarFormat.DESCRIPTOR + " is larger than 65536 bytes");
+      }
+      JsonObject d = new JsonObject(new String(bytes, StandardCharsets.UTF_8));
       return new Plugin(d.getString("name", plugin.name()), d.getString("version", ""), plugin.jar(),
           plugin.fingerprint(), PluginState.LOADED, null, List.of(), null);
     } catch (io.vertx.core.json.DecodeException e) {

@@ -164,7 +164,7 @@ public final class PluginVerticle extends VerticleBase {
       Plugin old = current.get(e.getKey());
       if (old == null || !e.getValue().equals(old.fingerprint())) {
         Path jar = dir.resolve(e.getKey());
-        chain = chain.compose(v -> vertx.executeBlocking(() -> loader.load(jar, e.getValue(), sourceContext))
+        chain = chain.compose(v -> loadWithinBudget(jar, e.getValue())
             .map(p -> {
               install(p);
               return null;
@@ -172,6 +172,30 @@ public final class PluginVerticle extends VerticleBase {
       }
     }
     return chain;
+  }
+
+  /**
+   * Loads one jar on a worker thread (unordered, so a load that never returns does not hold up the next one) within
+   * the loader's budget: past it the jar is FAILED with the reason and the scan goes on; sources it creates later
+   * are closed.
+   */
+  private Future<Plugin> loadWithinBudget(Path jar, String fingerprint) {
+    io.vertx.core.Promise<Plugin> done = io.vertx.core.Promise.promise();
+    long budgetMs = loader.limits().budget().toMillis();
+    long timer = vertx.setTimer(budgetMs, t -> done.tryComplete(new Plugin(jar.getFileName().toString()
+        .replaceFirst("\\.jar$", ""), "", jar, fingerprint, PluginState.LOADED, null, List.of(), null)
+        .failed("not loaded within the load budget of " + loader.limits().budget().toSeconds() + " s")));
+    vertx.executeBlocking(() -> loader.load(jar, fingerprint, sourceContext), false).onComplete(ar -> {
+      vertx.cancelTimer(timer);
+      Plugin loaded = ar.succeeded() ? ar.result() : new Plugin(jar.getFileName().toString()
+          .replaceFirst("\\.jar$", ""), "", jar, fingerprint, PluginState.LOADED, null, List.of(), null)
+          .failed(PluginLoader.describe(ar.cause()));
+      if (!done.tryComplete(loaded) && loaded.state() == PluginState.ACTIVE) {
+        LOG.warning("plugin " + jar.getFileName() + " finished loading after its budget; closing it");
+        closeLater(loaded, 0);
+      }
+    });
+    return done.future();
   }
 
   /** Installs a freshly read plugin (on the verticle's context). */
