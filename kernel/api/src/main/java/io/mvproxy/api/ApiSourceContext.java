@@ -14,6 +14,12 @@ public interface ApiSourceContext {
   /** @return the embedded Hazelcast member backing cluster-wide storage (maps with backup count >= 1) */
   HazelcastInstance hazelcast();
 
+  /**
+   * @return the node's storage ({@code --storage-backend}: etcd3 or memory), through which every API source keeps
+   *     its objects (one fleet-wide revision; storage.md)
+   */
+  io.mvproxy.api.storage.Storage storage();
+
   /** @return this node's server ID */
   String serverId();
 

@@ -27,6 +27,8 @@ import io.mvproxy.node.routing.RoutingSnapshot;
 import io.mvproxy.openapi.OpenApiDocuments;
 import io.mvproxy.security.Authenticator;
 import io.mvproxy.security.TlsOptions;
+import io.mvproxy.storage.NodeStorage;
+import io.mvproxy.storage.StorageConfig;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -66,6 +68,7 @@ public final class Node {
   private final IngressVerticle ingress;
   private final Deployments deployments;
   private final int port;
+  private final NodeStorage storage;
 
   /** Deployment IDs of the verticles, undeployed in reverse order on stop. */
   private record Deployments(String plugins, String membership) {
@@ -80,6 +83,7 @@ public final class Node {
     this.ingress = b.ingress;
     this.port = b.ingress.actualPort();
     this.deployments = deployments;
+    this.storage = b.storage;
   }
 
   /**
@@ -145,6 +149,7 @@ public final class Node {
     final NodeAuthorization authorization;
     final FleetViewRef view;
     IngressVerticle ingress;
+    NodeStorage storage;
 
     Boot(NodeConfig config, Vertx vertx, HazelcastClusterManager mgr, HttpServerOptions serverOptions,
          Authenticator authenticator, HttpClientOptions peerOptions) {
@@ -163,7 +168,12 @@ public final class Node {
     Future<Node> run() {
       Path privateDir = Path.of(System.getProperty("java.io.tmpdir"), "mvproxy-" + config.serverId() + "-"
           + ProcessHandle.current().pid(), "plugins");
-      NodeSourceContext ctx = new NodeSourceContext(vertx, mgr.getHazelcastInstance(), config.serverId(),
+      try {
+        storage = NodeStorage.create(vertx, mgr.getHazelcastInstance(), config.storage());
+      } catch (IllegalArgumentException e) {
+        return Future.failedFuture(new ConfigException(ConfigKey.ETCD_CAFILE, e.getMessage()));
+      }
+      NodeSourceContext ctx = new NodeSourceContext(vertx, mgr.getHazelcastInstance(), storage, config.serverId(),
           config.serviceResolution(), config.proxyClientCertFile() == null ? null
           : TlsOptions.keyCert(str(config.proxyClientCertFile()), "--proxy-client-cert-file",
               str(config.proxyClientKeyFile()), "--proxy-client-key-file"), authorization);
@@ -179,7 +189,12 @@ public final class Node {
       ready.put("plugins", plugins::loaded);
       ready.put("peer-discovery", () -> view.get().routing().ready());
       ready.put("shutdown", () -> !lifecycle.shuttingDown());
-      HealthHandler health = new HealthHandler(MvproxyVersion.VERSION, ready);
+      Map<String, BooleanSupplier> live = new LinkedHashMap<>();
+      if (StorageConfig.ETCD3.equals(storage.backend())) {
+        ready.put("etcd", storage::healthy);
+        live.put("etcd", storage::healthy);
+      }
+      HealthHandler health = new HealthHandler(MvproxyVersion.VERSION, live, ready);
       ingress = new IngressVerticle(serverOptions, authenticator, health, view, metrics,
           peerOptions == null ? null
               : v -> new PeerProxy(v.createHttpClient(peerOptions, TlsOptions.peerPool()), metrics),
@@ -277,6 +292,7 @@ public final class Node {
           return drained(System.currentTimeMillis() + grace.toMillis());
         })
         .compose(v -> step("close API sources", vertx.undeploy(deployments.plugins()), 5000))
+        .compose(v -> step("close storage", storage.close(), 5000))
         .compose(v -> step("leave the cluster", vertx.close(), 10_000))
         .onComplete(ar -> System.err.println("mvproxy: node " + config.serverId() + " stopped in "
             + (System.nanoTime() - t0) / 1_000_000 + " ms"));

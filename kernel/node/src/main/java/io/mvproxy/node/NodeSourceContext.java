@@ -2,6 +2,7 @@ package io.mvproxy.node;
 
 import com.hazelcast.core.HazelcastInstance;
 import io.mvproxy.api.ApiSourceContext;
+import io.mvproxy.api.storage.Storage;
 import io.vertx.core.Vertx;
 import io.vertx.core.net.PemKeyCertOptions;
 import java.util.Map;
@@ -12,12 +13,13 @@ import java.util.Optional;
  *
  * @param vertx             the clustered Vert.x
  * @param hazelcast         the embedded Hazelcast member
+ * @param storage           the node's storage ({@code --storage-backend})
  * @param serverId          this node's server ID
  * @param serviceResolution {@code namespace/name:port} to backend URL ({@code serviceResolution} config)
  * @param proxyClientKeyCert the proxy client key pair, or null
  * @param accessControl     the node's authorization (access reviews, escalation checks)
  */
-record NodeSourceContext(Vertx vertx, HazelcastInstance hazelcast, String serverId,
+record NodeSourceContext(Vertx vertx, HazelcastInstance hazelcast, Storage storage, String serverId,
                          Map<String, String> serviceResolution, PemKeyCertOptions proxyClientKeyCert,
                          io.mvproxy.api.authz.AccessControl accessControl)
     implements ApiSourceContext {

@@ -27,6 +27,12 @@ final class TestContext implements ApiSourceContext {
     return vertx;
   }
 
+  /** @return null: APIService sources store nothing */
+  @Override
+  public io.mvproxy.api.storage.Storage storage() {
+    return null;
+  }
+
   @Override
   public HazelcastInstance hazelcast() {
     return null;

@@ -108,6 +108,11 @@ class CrdParserTest {
       }
 
       @Override
+      public io.mvproxy.api.storage.Storage storage() {
+        return null;
+      }
+
+      @Override
       public com.hazelcast.core.HazelcastInstance hazelcast() {
         return null;
       }

@@ -28,10 +28,12 @@ final class TestNode implements AutoCloseable {
   final CrdApiSourceFactory factory;
   final HttpServer server;
   final int port;
+  final io.mvproxy.storage.NodeStorage storage;
 
   TestNode(HazelcastInstance hz, CrdSourceOptions options) throws Exception {
     this.vertx = Vertx.vertx();
     this.hz = hz;
+    this.storage = io.mvproxy.storage.NodeStorage.create(vertx, hz, io.mvproxy.storage.StorageConfig.memory());
     this.factory = new CrdApiSourceFactory(options);
     Router router = Router.router(vertx);
     router.route().handler(ctx -> {
@@ -74,6 +76,11 @@ final class TestNode implements AutoCloseable {
       @Override
       public Vertx vertx() {
         return vertx;
+      }
+
+      @Override
+      public io.mvproxy.api.storage.Storage storage() {
+        return storage;
       }
 
       @Override

@@ -32,7 +32,15 @@ public enum ConfigKey {
   SHUTDOWN_GRACE_PERIOD_SECONDS("shutdownGracePeriodSeconds", Type.INT, "10", "Seconds in-flight requests may take to finish on shutdown."),
   REQUEST_TIMEOUT("requestTimeout", Type.DURATION, "1m0s", "Longest time a non-long-running request may take before it is answered 504 Timeout (watches exempt), as kube-apiserver's --request-timeout; a Go duration (60s, 1m0s) or seconds."),
   MAX_REQUESTS_INFLIGHT("maxRequestsInflight", Type.INT, "400", "Most non-mutating requests (get, list) in flight at once; beyond it 429 with Retry-After (watches not counted, system:masters exempt); 0 = no limit. As kube-apiserver's --max-requests-inflight."),
-  MAX_MUTATING_REQUESTS_INFLIGHT("maxMutatingRequestsInflight", Type.INT, "200", "Most mutating requests in flight at once; beyond it 429 with Retry-After; 0 = no limit. As kube-apiserver's --max-mutating-requests-inflight.");
+  MAX_MUTATING_REQUESTS_INFLIGHT("maxMutatingRequestsInflight", Type.INT, "200", "Most mutating requests in flight at once; beyond it 429 with Retry-After; 0 = no limit. As kube-apiserver's --max-mutating-requests-inflight."),
+  STORAGE_BACKEND("storageBackend", Type.STRING, "memory", "Where objects live: etcd3 (a real etcd cluster, durable) or memory (the fleet's Hazelcast memory, volatile; the embedded default)."),
+  ETCD_SERVERS("etcdServers", Type.LIST, "", "Comma-separated etcd client URLs (scheme://host:port); required with storage-backend=etcd3."),
+  ETCD_PREFIX("etcdPrefix", Type.STRING, "/registry", "Prefix of every etcd key (objects at <prefix>/<group>/<plural>/<namespace>/<name>)."),
+  ETCD_CAFILE("etcdCafile", Type.FILE, null, "CA bundle that verifies etcd's serving certificates (TLS to etcd)."),
+  ETCD_CERTFILE("etcdCertfile", Type.FILE, null, "Client certificate presented to etcd (needs etcd-keyfile)."),
+  ETCD_KEYFILE("etcdKeyfile", Type.FILE, null, "PKCS#8 PEM key of etcd-certfile."),
+  ETCD_COMPACTION_INTERVAL("etcdCompactionInterval", Type.DURATION, "5m", "Interval of fleet-wide etcd compaction, coordinated through etcd's compact_rev_key (0 disables)."),
+  ETCD_HEALTHCHECK_TIMEOUT("etcdHealthcheckTimeout", Type.DURATION, "2s", "Deadline of the etcd health probe behind /livez/etcd and /readyz/etcd.");
 
   /** Value types, each with its own validation. */
   public enum Type {

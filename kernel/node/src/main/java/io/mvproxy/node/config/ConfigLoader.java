@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import io.mvproxy.storage.StorageConfig;
 
 /**
  * Reads a node's JSON config file, applies {@code --flag=value} overrides (flags win), fills defaults and
@@ -144,7 +145,7 @@ public final class ConfigLoader {
         v.map(ConfigKey.SERVICE_RESOLUTION), v.oneOf(ConfigKey.LOGGING_FORMAT, "text", "json"),
         authorizationModes(v.list(ConfigKey.AUTHORIZATION_MODE)),
         new NodeConfig.ServingLimits(v.duration(ConfigKey.REQUEST_TIMEOUT), v.integer(ConfigKey.MAX_REQUESTS_INFLIGHT),
-            v.integer(ConfigKey.MAX_MUTATING_REQUESTS_INFLIGHT)));
+            v.integer(ConfigKey.MAX_MUTATING_REQUESTS_INFLIGHT)), storage(v));
   }
 
   private static List<String> authorizationModes(List<String> modes) {
@@ -154,6 +155,38 @@ public final class ConfigLoader {
       throw new ConfigException(ConfigKey.AUTHORIZATION_MODE, e.getMessage());
     }
     return modes;
+  }
+
+  /** Validates the storage keys as kube-apiserver's {@code options/etcd.go} does. */
+  private StorageConfig storage(Values v) {
+    String backend = v.oneOf(ConfigKey.STORAGE_BACKEND, StorageConfig.ETCD3, StorageConfig.MEMORY);
+    List<String> servers = v.list(ConfigKey.ETCD_SERVERS);
+    for (String s : servers) {
+      if (!s.matches("(http|https|unix|unixs)://[^/\\s]+/?")) {
+        throw new ConfigException(ConfigKey.ETCD_SERVERS, "\"" + s + "\" is not a scheme://host:port URL");
+      }
+    }
+    if (StorageConfig.ETCD3.equals(backend) && servers.isEmpty()) {
+      throw new ConfigException(ConfigKey.ETCD_SERVERS, "must be specified with " + ConfigKey.STORAGE_BACKEND.flag()
+          + "=etcd3");
+    }
+    String prefix = v.string(ConfigKey.ETCD_PREFIX);
+    if (!prefix.startsWith("/") || prefix.length() > 1 && prefix.endsWith("/") || prefix.contains("//")
+        || prefix.contains("/../") || prefix.endsWith("/..")) {
+      throw new ConfigException(ConfigKey.ETCD_PREFIX, "\"" + prefix + "\" must be an absolute, clean key prefix "
+          + "such as /registry");
+    }
+    Path ca = v.file(ConfigKey.ETCD_CAFILE);
+    Path cert = v.file(ConfigKey.ETCD_CERTFILE);
+    Path key = v.file(ConfigKey.ETCD_KEYFILE);
+    if ((cert == null) != (key == null)) {
+      throw new ConfigException(cert == null ? ConfigKey.ETCD_CERTFILE : ConfigKey.ETCD_KEYFILE,
+          "must be set together with its pair");
+    }
+    Duration compaction = v.durationOrZero(ConfigKey.ETCD_COMPACTION_INTERVAL);
+    Duration health = v.duration(ConfigKey.ETCD_HEALTHCHECK_TIMEOUT);
+    return new StorageConfig(backend, servers, prefix, ca, cert, key, compaction, health,
+        StorageConfig.DEFAULT_REQUEST_TIMEOUT, StorageConfig.DEFAULT_WATCH_CACHE_SIZE);
   }
 
   private static boolean gates(Object raw) {
@@ -296,6 +329,15 @@ public final class ConfigLoader {
         throw new ConfigException(k, "not a directory: " + p);
       }
       return p;
+    }
+
+    /** A Go duration where {@code 0} means "off" (e.g. {@code --etcd-compaction-interval}). */
+    Duration durationOrZero(ConfigKey k) {
+      Object o = raw(k);
+      if (o instanceof Number n && n.doubleValue() == 0 || "0".equals(String.valueOf(o).trim())) {
+        return Duration.ZERO;
+      }
+      return duration(k);
     }
 
     String oneOf(ConfigKey k, String... allowed) {

@@ -34,6 +34,7 @@ import java.util.List;
  * @param loggingFormat             {@code text} or {@code json}
  * @param authorizationModes        {@code --authorization-mode} values in order (validated)
  * @param serving                   request time-out and in-flight limits of the ingress
+ * @param storage                   the storage backend and its etcd settings ({@code --storage-backend}, {@code --etcd-*})
  */
 public record NodeConfig(String serverId, String bindAddress, int securePort, String advertiseAddress,
                          String peerAdvertiseIp, Integer peerAdvertisePort, Path tlsCertFile,
@@ -42,7 +43,8 @@ public record NodeConfig(String serverId, String bindAddress, int securePort, St
                          List<String> requestheaderAllowedNames, boolean peerProxyEnabled, Path pluginDir,
                          String clusterName, String clusterHost, int clusterPort, List<String> clusterMembers,
                          Duration shutdownGracePeriod, java.util.Map<String, String> serviceResolution,
-                         String loggingFormat, List<String> authorizationModes, ServingLimits serving) {
+                         String loggingFormat, List<String> authorizationModes, ServingLimits serving,
+                         io.mvproxy.storage.StorageConfig storage) {
 
   /**
    * The ingress's request limits (kube-apiserver's {@code --request-timeout}, {@code --max-requests-inflight},

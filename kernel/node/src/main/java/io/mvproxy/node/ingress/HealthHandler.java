@@ -21,7 +21,18 @@ public final class HealthHandler implements Handler<RoutingContext> {
    * @param readyChecks   named readiness checks, in display order (liveness uses only {@code ping})
    */
   public HealthHandler(String version, Map<String, BooleanSupplier> readyChecks) {
-    liveChecks.put("ping", () -> true);
+    this(version, Map.of(), readyChecks);
+  }
+
+  /**
+   * @param version     the mvproxy version
+   * @param liveChecks  named liveness checks after {@code ping} (e.g. {@code etcd}, as kube-apiserver's /livez/etcd)
+   * @param readyChecks named readiness checks, in display order
+   */
+  public HealthHandler(String version, Map<String, BooleanSupplier> liveChecks,
+                       Map<String, BooleanSupplier> readyChecks) {
+    this.liveChecks.put("ping", () -> true);
+    this.liveChecks.putAll(liveChecks);
     this.readyChecks.put("ping", () -> true);
     this.readyChecks.putAll(readyChecks);
     this.version = new JsonObject().put("major", "1").put("minor", "36")

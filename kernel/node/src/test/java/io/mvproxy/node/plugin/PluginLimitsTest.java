@@ -45,6 +45,11 @@ class PluginLimitsTest {
       }
 
       @Override
+      public io.mvproxy.api.storage.Storage storage() {
+        return null;
+      }
+
+      @Override
       public HazelcastInstance hazelcast() {
         return null;
       }

@@ -41,6 +41,11 @@ class PluginUnloadTest {
       }
 
       @Override
+      public io.mvproxy.api.storage.Storage storage() {
+        return null;
+      }
+
+      @Override
       public HazelcastInstance hazelcast() {
         return null;
       }

@@ -1,0 +1,404 @@
+package io.mvproxy.storage;
+
+import com.hazelcast.config.MapConfig;
+import com.hazelcast.config.RingbufferConfig;
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.map.IMap;
+import com.hazelcast.query.Predicates;
+import com.hazelcast.ringbuffer.ReadResultSet;
+import com.hazelcast.ringbuffer.Ringbuffer;
+import com.hazelcast.ringbuffer.StaleSequenceException;
+import io.mvproxy.api.storage.StorageException;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.logging.Logger;
+
+/**
+ * The {@code memory} backend: the fleet's own Hazelcast memory, volatile, for a demo without an install.
+ *
+ * <ul>
+ *   <li>Data: one {@link IMap} {@value #DATA} (backup count 1: survives the loss of one member at a time), key the
+ *   full key, value {@code <modRevision>,<createRevision>\n<json>}.</li>
+ *   <li>Revision: an entry of the map {@value #META} with backup count 6 (a copy on every member of a fleet of up to
+ *   7), written under that map's lock after the data, so a revision is only visible once its write is. When the
+ *   entry is lost with every copy (a full restart), it is seeded from the wall clock in microseconds, so the
+ *   revision never goes backwards, whatever members are lost.</li>
+ *   <li>Writes and range reads hold the fleet-wide lock of {@value #META} (lease-bounded, released when its holder
+ *   dies): writes are serialized (compare-and-set on the mod revision as etcd's txns) and a list is a consistent
+ *   snapshot at the current revision.</li>
+ *   <li>History: one {@link Ringbuffer} per resource ({@value #EVENTS}{@code <resource key prefix>}, backup count 6)
+ *   holds its last {@value #RING_CAPACITY} changes in revision order; watches read it from any revision it still
+ *   covers (410 Expired before). No older object versions are kept: a list at an older revision is served only when
+ *   the resource has not changed since (else 410), which is what etcd answers after a compaction.</li>
+ * </ul>
+ * Blocking Hazelcast calls run on worker threads, each bounded by the request timeout (504 after it).
+ */
+public final class MemoryBackend implements Backend {
+  /** Map of the objects. */
+  static final String DATA = "mvproxy.storage.kv";
+  /** Map of the revision counter, its epoch and the write lock. */
+  static final String META = "mvproxy.storage.meta";
+  /** Prefix of the per-resource event ringbuffers. */
+  static final String EVENTS = "mvproxy.storage.events.";
+  /** Changes kept per resource. */
+  static final int RING_CAPACITY = 5000;
+  private static final String REVISION = "revision";
+  private static final String EPOCH = "epoch";
+  private static final String LOCK = "lock";
+  /** Lease of the write lock, ms: a holder that hangs cannot block the fleet longer. */
+  private static final long LOCK_LEASE_MS = 10_000;
+  private static final Logger LOG = Logger.getLogger(MemoryBackend.class.getName());
+
+  private final Vertx vertx;
+  private final HazelcastInstance hz;
+  private final long timeoutMs;
+  private final IMap<String, String> data;
+  private final IMap<String, Long> meta;
+  private long localMax;
+
+  /**
+   * @param vertx the node's Vert.x
+   * @param hz    the node's Hazelcast member
+   * @param cfg   settings (request timeout)
+   */
+  public MemoryBackend(Vertx vertx, HazelcastInstance hz, StorageConfig cfg) {
+    this.vertx = vertx;
+    this.hz = hz;
+    this.timeoutMs = cfg.requestTimeout().toMillis();
+    addConfig(() -> hz.getConfig().addMapConfig(new MapConfig(DATA).setBackupCount(1)));
+    addConfig(() -> hz.getConfig().addMapConfig(new MapConfig(META).setBackupCount(6)));
+    addConfig(() -> hz.getConfig().addRingBufferConfig(new RingbufferConfig(EVENTS + "*")
+        .setCapacity(RING_CAPACITY).setBackupCount(6)));
+    this.data = hz.getMap(DATA);
+    this.meta = hz.getMap(META);
+  }
+
+  private static void addConfig(Runnable r) {
+    try {
+      r.run();
+    } catch (RuntimeException e) {
+      // an equal configuration was added by another member already
+    }
+  }
+
+  @Override
+  public String name() {
+    return StorageConfig.MEMORY;
+  }
+
+  private <T> Future<T> blocking(String what, Callable<T> c) {
+    Context ctx = vertx.getOrCreateContext();
+    Promise<T> p = Promise.promise();
+    long timer = vertx.setTimer(timeoutMs, t -> p.tryFail(StorageException.timeout(what, timeoutMs)));
+    vertx.executeBlocking(c, false).onComplete(ar -> {
+      vertx.cancelTimer(timer);
+      if (ar.succeeded()) {
+        p.tryComplete(ar.result());
+      } else {
+        Throwable t = ar.cause();
+        p.tryFail(t instanceof StorageException ? t : StorageException.unavailable("the fleet's memory",
+            String.valueOf(t.getMessage())));
+      }
+    });
+    return p.future().transform(ar -> {
+      Promise<T> out = Promise.promise();
+      ctx.runOnContext(v -> {
+        if (ar.succeeded()) {
+          out.complete(ar.result());
+        } else {
+          out.fail(ar.cause());
+        }
+      });
+      return out.future();
+    });
+  }
+
+  private <T> T locked(Callable<T> c) throws Exception {
+    if (!meta.tryLock(LOCK, timeoutMs, TimeUnit.MILLISECONDS, LOCK_LEASE_MS, TimeUnit.MILLISECONDS)) {
+      throw StorageException.timeout("write (the storage lock is busy)", timeoutMs);
+    }
+    try {
+      return c.call();
+    } finally {
+      try {
+        meta.unlock(LOCK);
+      } catch (IllegalMonitorStateException e) {
+        LOG.warning("storage lock lease expired during a write");
+      }
+    }
+  }
+
+  /** @return the committed revision; seeds it (and the epoch) from the clock when absent. Under the lock. */
+  private long committed() {
+    Long cur = meta.get(REVISION);
+    if (cur == null) {
+      long seed = Math.max(System.currentTimeMillis() * 1000, localMax);
+      meta.set(EPOCH, seed);
+      meta.set(REVISION, seed);
+      LOG.info("memory storage: revision counter (re)started at " + seed);
+      cur = seed;
+    }
+    return Math.max(cur, localMax);
+  }
+
+  private void commit(long rev) {
+    meta.set(REVISION, rev);
+    synchronized (this) {
+      localMax = Math.max(localMax, rev);
+    }
+  }
+
+  private static String enc(long mod, long create, String value) {
+    return mod + "," + create + "\n" + value;
+  }
+
+  private static Kv dec(String key, String raw) {
+    if (raw == null) {
+      return null;
+    }
+    int nl = raw.indexOf('\n');
+    int comma = raw.indexOf(',');
+    return new Kv(key, raw.substring(nl + 1), Long.parseLong(raw.substring(0, comma)),
+        Long.parseLong(raw.substring(comma + 1, nl)));
+  }
+
+  private Ringbuffer<String> ring(String resource) {
+    return hz.getRingbuffer(EVENTS + resource);
+  }
+
+  private static String event(boolean delete, String key, String value, long mod, long create, Kv prev) {
+    JsonObject e = new JsonObject().put("d", delete).put("k", key).put("v", value).put("m", mod).put("c", create);
+    if (prev != null) {
+      e.put("pv", prev.value()).put("pm", prev.modRevision()).put("pc", prev.createRevision());
+    }
+    return e.encode();
+  }
+
+  private static BackendEvent parse(String s) {
+    JsonObject e = new JsonObject(s);
+    Kv prev = e.containsKey("pv") ? new Kv(e.getString("k"), e.getString("pv"), e.getLong("pm"), e.getLong("pc"))
+        : null;
+    long m = e.getLong("m");
+    return new BackendEvent(e.getBoolean("d"), new Kv(e.getString("k"), e.getString("v", ""), m, e.getLong("c")),
+        prev, m);
+  }
+
+  @Override
+  public Future<Kv> get(String resource, String key) {
+    return blocking("get " + key, () -> dec(key, data.get(key)));
+  }
+
+  @Override
+  public Future<Range> range(String resource, String from, String end, long revision, long limit) {
+    return blocking("list " + from, () -> locked(() -> {
+      long cur = committed();
+      if (revision > cur) {
+        throw StorageException.tooLargeResourceVersion(revision, cur);
+      }
+      if (revision > 0 && revision < cur) {
+        Long epoch = meta.get(EPOCH);
+        if (epoch != null && revision < epoch || lastChange(resource) > revision) {
+          throw StorageException.expired(StorageException.LIST_TOO_OLD);
+        }
+      }
+      TreeMap<String, String> sorted = new TreeMap<>(data.getAll(data.keySet(Predicates.and(
+          Predicates.greaterEqual("__key", from), Predicates.lessThan("__key", end)))));
+      List<Kv> out = new ArrayList<>();
+      for (Map.Entry<String, String> e : sorted.entrySet()) {
+        if (limit > 0 && out.size() >= limit) {
+          break;
+        }
+        out.add(dec(e.getKey(), e.getValue()));
+      }
+      return new Range(out, cur, limit > 0 && sorted.size() > limit, sorted.size());
+    }));
+  }
+
+  /** @return the revision of the resource's last change held in its ring, 0 when none */
+  private long lastChange(String resource) {
+    Ringbuffer<String> rb = ring(resource);
+    long tail = rb.tailSequence();
+    if (tail < rb.headSequence() || tail < 0) {
+      return 0;
+    }
+    try {
+      return parse(rb.readOne(tail)).revision();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw StorageException.unavailable("the fleet's memory", "interrupted");
+    }
+  }
+
+  @Override
+  public Future<long[]> count(String resource, String from, String end) {
+    return blocking("count " + from, () -> {
+      long cur = committed();
+      int n = data.keySet(Predicates.and(Predicates.greaterEqual("__key", from),
+          Predicates.lessThan("__key", end))).size();
+      return new long[] {n, cur};
+    });
+  }
+
+  @Override
+  public Future<TxnResult> create(String resource, String key, String value) {
+    return blocking("create " + key, () -> locked(() -> {
+      long cur = committed();
+      Kv present = dec(key, data.get(key));
+      if (present != null) {
+        return new TxnResult(false, cur, present);
+      }
+      long rev = cur + 1;
+      data.set(key, enc(rev, rev, value));
+      ring(resource).add(event(false, key, value, rev, rev, null));
+      commit(rev);
+      return new TxnResult(true, rev, null);
+    }));
+  }
+
+  @Override
+  public Future<TxnResult> update(String resource, String key, long modRevision, String value) {
+    return blocking("update " + key, () -> locked(() -> {
+      long cur = committed();
+      Kv present = dec(key, data.get(key));
+      if (present == null || present.modRevision() != modRevision) {
+        return new TxnResult(false, cur, present);
+      }
+      long rev = cur + 1;
+      data.set(key, enc(rev, present.createRevision(), value));
+      ring(resource).add(event(false, key, value, rev, present.createRevision(), present));
+      commit(rev);
+      return new TxnResult(true, rev, null);
+    }));
+  }
+
+  @Override
+  public Future<TxnResult> delete(String resource, String key, long modRevision) {
+    return blocking("delete " + key, () -> locked(() -> {
+      long cur = committed();
+      Kv present = dec(key, data.get(key));
+      if (present == null || present.modRevision() != modRevision) {
+        return new TxnResult(false, cur, present);
+      }
+      long rev = cur + 1;
+      data.delete(key);
+      ring(resource).add(event(true, key, "", rev, present.createRevision(), present));
+      commit(rev);
+      return new TxnResult(true, rev, present);
+    }));
+  }
+
+  @Override
+  public Future<Long> currentRevision() {
+    return blocking("read the current revision", () -> {
+      Long cur = meta.get(REVISION);
+      if (cur == null) {
+        return locked(this::committed);
+      }
+      synchronized (this) {
+        return Math.max(cur, localMax);
+      }
+    });
+  }
+
+  @Override
+  public BackendWatch watch(String resource, String from, String end, long afterRevision,
+                           BackendWatch.Listener listener) {
+    AtomicBoolean cancelled = new AtomicBoolean();
+    Ringbuffer<String> rb = ring(resource);
+    vertx.executeBlocking(() -> startSequence(rb, afterRevision), false).onComplete(ar -> {
+      if (ar.failed()) {
+        if (!cancelled.get()) {
+          listener.onError(ar.cause() instanceof StorageException se ? se
+              : StorageException.unavailable("the fleet's memory", String.valueOf(ar.cause().getMessage())));
+        }
+        return;
+      }
+      readFrom(rb, ar.result(), from, end, afterRevision, listener, cancelled);
+    });
+    return () -> cancelled.set(true);
+  }
+
+  /** @return the first ring sequence whose revision is above {@code after}; 410 when the ring lost some of them */
+  private long startSequence(Ringbuffer<String> rb, long after) throws InterruptedException {
+    Long epoch = meta.get(EPOCH);
+    if (epoch != null && after < epoch) {
+      throw StorageException.expired(StorageException.WATCH_TOO_OLD);
+    }
+    long head = rb.headSequence();
+    long tail = rb.tailSequence();
+    if (tail < head) {
+      return tail + 1;
+    }
+    if (head > 0 && parse(rb.readOne(head)).revision() - 1 > after) {
+      throw StorageException.expired("too old resource version: " + after + " ("
+          + (parse(rb.readOne(head)).revision() - 1) + ")");
+    }
+    long lo = head;
+    long hi = tail + 1;
+    while (lo < hi) {
+      long mid = (lo + hi) >>> 1;
+      if (parse(rb.readOne(mid)).revision() > after) {
+        hi = mid;
+      } else {
+        lo = mid + 1;
+      }
+    }
+    return lo;
+  }
+
+  private void readFrom(Ringbuffer<String> rb, long seq, String from, String end, long after,
+                        BackendWatch.Listener listener, AtomicBoolean cancelled) {
+    if (cancelled.get()) {
+      return;
+    }
+    rb.readManyAsync(seq, 1, 256, null).whenComplete((ReadResultSet<String> rs, Throwable t) -> {
+      if (cancelled.get()) {
+        return;
+      }
+      if (t != null) {
+        Throwable c = t.getCause() != null ? t.getCause() : t;
+        cancelled.set(true);
+        listener.onError(c instanceof StaleSequenceException
+            ? StorageException.expired(StorageException.WATCH_TOO_OLD)
+            : StorageException.unavailable("the fleet's memory", String.valueOf(c.getMessage())));
+        return;
+      }
+      List<BackendEvent> out = new ArrayList<>();
+      long last = after;
+      for (String s : rs) {
+        BackendEvent e = parse(s);
+        last = Math.max(last, e.revision());
+        String k = e.kv().key();
+        if (e.revision() > after && k.compareTo(from) >= 0 && k.compareTo(end) < 0) {
+          out.add(e);
+        }
+      }
+      if (!out.isEmpty()) {
+        listener.onEvents(out);
+      } else {
+        listener.onProgress(last);
+      }
+      readFrom(rb, rs.getNextSequenceToReadFrom(), from, end, last, listener, cancelled);
+    });
+  }
+
+  @Override
+  public boolean healthy() {
+    return hz.getLifecycleService().isRunning();
+  }
+
+  @Override
+  public Future<Void> close() {
+    return Future.succeededFuture();
+  }
+}

@@ -1,0 +1,91 @@
+package io.mvproxy.storage;
+
+import com.hazelcast.core.HazelcastInstance;
+import io.mvproxy.api.storage.ResourceStorage;
+import io.mvproxy.api.storage.Storage;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A node's {@link Storage}: one {@link Backend} chosen by {@code --storage-backend} and one {@link ObjectStore} (with
+ * its {@link WatchCache}) per resource prefix, shared by every API source of the node.
+ */
+public final class NodeStorage implements Storage {
+  private final Vertx vertx;
+  private final Backend backend;
+  private final StorageConfig config;
+  private final Map<String, ObjectStore> stores = new ConcurrentHashMap<>();
+
+  /**
+   * @param vertx   the node's Vert.x
+   * @param backend the backend
+   * @param config  settings (prefix, watch cache size)
+   */
+  public NodeStorage(Vertx vertx, Backend backend, StorageConfig config) {
+    this.vertx = vertx;
+    this.backend = backend;
+    this.config = config;
+  }
+
+  /**
+   * Builds the storage of {@code config}.
+   *
+   * @param vertx  the node's Vert.x
+   * @param hz     the node's Hazelcast member (memory backend), may be null for etcd3
+   * @param config settings
+   * @return the storage (etcd connections are dialled lazily: an unreachable etcd does not stop the node)
+   * @throws IllegalArgumentException for an unknown backend or unusable TLS files
+   */
+  public static NodeStorage create(Vertx vertx, HazelcastInstance hz, StorageConfig config) {
+    Backend b = switch (config.backend()) {
+      case StorageConfig.ETCD3 -> EtcdBackend.connect(vertx, config);
+      case StorageConfig.MEMORY -> new MemoryBackend(vertx, hz, config);
+      default -> throw new IllegalArgumentException("unknown storage backend " + config.backend());
+    };
+    return new NodeStorage(vertx, b, config);
+  }
+
+  @Override
+  public ResourceStorage resource(String resourcePrefix) {
+    if (resourcePrefix == null || resourcePrefix.isEmpty() || resourcePrefix.startsWith("/")
+        || resourcePrefix.endsWith("/")) {
+      throw new IllegalArgumentException("invalid resource prefix \"" + resourcePrefix + "\"");
+    }
+    Keys.checkRelative(resourcePrefix, false);
+    return stores.computeIfAbsent(resourcePrefix, p -> new ObjectStore(vertx, backend, config.etcdPrefix(), p,
+        config.watchCacheSize()));
+  }
+
+  /** @return the store of a prefix already opened, or null (tests, metrics) */
+  public ObjectStore opened(String resourcePrefix) {
+    return stores.get(resourcePrefix);
+  }
+
+  @Override
+  public Future<Long> currentRevision() {
+    return backend.currentRevision();
+  }
+
+  @Override
+  public String backend() {
+    return backend.name();
+  }
+
+  @Override
+  public boolean healthy() {
+    return backend.healthy();
+  }
+
+  /** @return backend watches open now across all resources (one per watched resource plus lagging clients) */
+  public int backendWatches() {
+    return stores.values().stream().mapToInt(s -> s.cache().backendWatches()).sum();
+  }
+
+  /** Ends every watch and closes the backend. @return completes when closed */
+  public Future<Void> close() {
+    stores.values().forEach(s -> s.cache().close());
+    return backend.close();
+  }
+}

@@ -1,0 +1,377 @@
+package io.mvproxy.storage;
+
+import io.mvproxy.api.storage.ListOptions;
+import io.mvproxy.api.storage.ListResult;
+import io.mvproxy.api.storage.Preconditions;
+import io.mvproxy.api.storage.ResourceStorage;
+import io.mvproxy.api.storage.ResourceVersionMatch;
+import io.mvproxy.api.storage.StorageException;
+import io.mvproxy.api.storage.StoredObject;
+import io.mvproxy.api.storage.Watch;
+import io.mvproxy.api.storage.WatchListener;
+import io.mvproxy.api.storage.WatchOptions;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.json.DecodeException;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+
+/**
+ * {@link ResourceStorage} of one resource over a {@link Backend}, with kube-apiserver's object semantics
+ * ({@code apiserver/pkg/storage/etcd3/store.go}): values are the object's JSON without
+ * {@code metadata.resourceVersion} / {@code selfLink}; an object's resourceVersion is its key's mod revision, a
+ * list's the revision it was read at; create is "put if mod revision 0"; update and delete are compare-and-set on
+ * the mod revision read, retried with the state a lost race returns. Lists follow the resourceVersion /
+ * resourceVersionMatch table of storage.md section 4 and page with kube-apiserver's continue tokens. Watches go
+ * through this resource's {@link WatchCache}.
+ */
+public final class ObjectStore implements ResourceStorage {
+  /** Largest page read when a filter keeps a page short (etcd3/store.go maxLimit). */
+  static final long MAX_PAGE = 10_000;
+  /** Attempts of a compare-and-set loop before 409 (etcd3 retries without bound; a bound stops a livelock). */
+  static final int MAX_ATTEMPTS = 1000;
+  /** How long a not-older-than read waits for the store to reach the revision before 504, ms (cacher: 3 s). */
+  static final long TOO_LARGE_WAIT_MS = 3000;
+
+  private final Vertx vertx;
+  private final Backend backend;
+  private final String prefix;
+  private final String base;
+  private final WatchCache cache;
+
+  /**
+   * @param vertx      the node's Vert.x
+   * @param backend    the backend
+   * @param rootPrefix the backend's key prefix ({@code --etcd-prefix}, e.g. {@code /registry})
+   * @param prefix     the resource prefix ({@code demo.example.com/widgets})
+   * @param cacheSize  events the watch cache keeps
+   */
+  public ObjectStore(Vertx vertx, Backend backend, String rootPrefix, String prefix, int cacheSize) {
+    this.vertx = vertx;
+    this.backend = backend;
+    this.prefix = prefix;
+    this.base = (rootPrefix.endsWith("/") ? rootPrefix : rootPrefix + "/") + prefix + "/";
+    this.cache = new WatchCache(vertx, backend, base, cacheSize, this::decode);
+  }
+
+  @Override
+  public String prefix() {
+    return prefix;
+  }
+
+  /** @return the full key prefix of this resource ({@code /registry/<prefix>/}) */
+  public String base() {
+    return base;
+  }
+
+  /** @return this resource's watch cache */
+  public WatchCache cache() {
+    return cache;
+  }
+
+  @Override
+  public Future<StoredObject> get(String key) {
+    try {
+      Keys.checkRelative(key, false);
+    } catch (StorageException e) {
+      return Future.failedFuture(e);
+    }
+    return backend.get(base, base + key).compose(kv -> kv == null
+        ? Future.failedFuture(StorageException.notFound(key)) : Future.succeededFuture(decode(kv)));
+  }
+
+  @Override
+  public Future<ListResult> list(ListOptions o) {
+    long withRev;
+    long minRev = 0;
+    String from;
+    String listPrefix;
+    try {
+      Keys.checkRelative(o.keyPrefix(), true);
+      listPrefix = base + o.keyPrefix();
+      if (!listPrefix.endsWith("/")) {
+        listPrefix += "/";
+      }
+      from = listPrefix;
+      String rvParam = o.resourceVersion() == null ? "" : o.resourceVersion();
+      ResourceVersionMatch match = o.match() == null ? ResourceVersionMatch.UNSET : o.match();
+      if (o.continueToken() != null && !o.continueToken().isEmpty()) {
+        if (!rvParam.isEmpty() && !"0".equals(rvParam)) {
+          throw StorageException.badRequest("specifying resource version is not allowed when using continue");
+        }
+        ContinueToken t = ContinueToken.decode(o.continueToken());
+        from = listPrefix + t.startKey();
+        withRev = t.resourceVersion() > 0 ? t.resourceVersion() : 0;
+        return page(o, listPrefix, from, withRev, true);
+      }
+      long rv = rvParam.isEmpty() ? -1 : parseRv(rvParam);
+      if (match == ResourceVersionMatch.EXACT) {
+        withRev = rv;
+      } else if (match == ResourceVersionMatch.NOT_OLDER_THAN) {
+        withRev = 0;
+        minRev = Math.max(rv, 0);
+      } else if (rv > 0 && o.limit() > 0) {
+        withRev = rv;
+      } else {
+        withRev = 0;
+        minRev = Math.max(rv, 0);
+      }
+    } catch (StorageException e) {
+      return Future.failedFuture(e);
+    }
+    String f = from;
+    String lp = listPrefix;
+    long wr = withRev;
+    Future<Void> fresh = minRev > 0 ? waitForRevision(minRev) : Future.succeededFuture();
+    return fresh.compose(v -> page(o, lp, f, wr, false));
+  }
+
+  private static long parseRv(String s) {
+    try {
+      long v = Long.parseLong(s);
+      if (v < 0) {
+        throw new NumberFormatException();
+      }
+      return v;
+    } catch (NumberFormatException e) {
+      throw StorageException.badRequest("invalid resource version: " + s);
+    }
+  }
+
+  /** Waits (up to {@link #TOO_LARGE_WAIT_MS}) until the store's revision reaches {@code rev}, else 504. */
+  private Future<Void> waitForRevision(long rev) {
+    long deadline = System.currentTimeMillis() + TOO_LARGE_WAIT_MS;
+    Promise<Void> p = Promise.promise();
+    checkRevision(rev, deadline, p);
+    return p.future();
+  }
+
+  private void checkRevision(long rev, long deadline, Promise<Void> p) {
+    backend.currentRevision().onFailure(p::fail).onSuccess(cur -> {
+      if (cur >= rev) {
+        p.complete();
+      } else if (System.currentTimeMillis() >= deadline) {
+        p.fail(StorageException.tooLargeResourceVersion(rev, cur));
+      } else {
+        vertx.setTimer(100, t -> checkRevision(rev, deadline, p));
+      }
+    });
+  }
+
+  /** One list walk: what stays fixed across the backend reads of one page. */
+  private record Walk(String listPrefix, String end, String firstFrom, long limit, Predicate<JsonObject> filter,
+                      boolean continued, List<StoredObject> items, Promise<ListResult> result) {
+  }
+
+  /** Reads until {@code limit} items pass the filter or the range ends (etcd3/store.go GetList). */
+  private Future<ListResult> page(ListOptions o, String listPrefix, String from, long withRev, boolean continued) {
+    Walk w = new Walk(listPrefix, Keys.prefixEnd(listPrefix), from, Math.max(o.limit(), 0), o.filter(), continued,
+        new ArrayList<>(), Promise.promise());
+    read(w, from, withRev, w.limit());
+    return w.result().future();
+  }
+
+  private void read(Walk w, String from, long withRev, long pageSize) {
+    backend.range(base, from, w.end(), withRev, pageSize).onFailure(t -> {
+      if (t instanceof StorageException se && se.storageCode() == StorageException.Code.EXPIRED) {
+        w.result().fail(w.continued()
+            ? StorageException.continueExpired(ContinueToken.encodeStart(
+                w.firstFrom().substring(w.listPrefix().length()), -1))
+            : StorageException.expired(StorageException.LIST_TOO_OLD));
+      } else {
+        w.result().fail(t);
+      }
+    }).onSuccess(r -> {
+      long rev = withRev > 0 ? withRev : r.revision();
+      String lastKey = null;
+      int consumed = 0;
+      try {
+        for (Kv kv : r.kvs()) {
+          lastKey = kv.key();
+          consumed++;
+          StoredObject so = decode(kv);
+          if (w.filter() == null || w.filter().test(so.object())) {
+            w.items().add(so);
+            if (w.limit() > 0 && w.items().size() >= w.limit()) {
+              break;
+            }
+          }
+        }
+      } catch (RuntimeException e) {
+        w.result().fail(e);
+        return;
+      }
+      boolean full = w.limit() > 0 && w.items().size() >= w.limit();
+      if (!full && r.more() && lastKey != null) {
+        read(w, lastKey + "\u0000", rev, Math.min(Math.max(pageSize, 1) * 2, MAX_PAGE));
+        return;
+      }
+      String token = null;
+      Long remaining = null;
+      if (full && (r.more() || consumed < r.kvs().size())) {
+        token = ContinueToken.encode(lastKey, w.listPrefix(), rev);
+        if (w.filter() == null) {
+          remaining = r.count() - consumed;
+        }
+      }
+      w.result().complete(new ListResult(List.copyOf(w.items()), rev, token, remaining));
+    });
+  }
+
+  @Override
+  public Future<StoredObject> create(String key, JsonObject object) {
+    String value;
+    try {
+      Keys.checkRelative(key, false);
+      JsonObject meta = object.getJsonObject("metadata");
+      if (meta != null && meta.getValue("resourceVersion") instanceof String rv && !rv.isEmpty()) {
+        throw StorageException.badRequest("resourceVersion should not be set on objects to be created");
+      }
+      value = encode(object);
+    } catch (StorageException e) {
+      return Future.failedFuture(e);
+    }
+    return backend.create(base, base + key, value).compose(r -> r.succeeded()
+        ? Future.succeededFuture(decode(new Kv(base + key, value, r.revision(), r.revision())))
+        : Future.failedFuture(StorageException.keyExists(key)));
+  }
+
+  @Override
+  public Future<StoredObject> guaranteedUpdate(String key, Preconditions preconditions, UpdateFunction tryUpdate) {
+    try {
+      Keys.checkRelative(key, false);
+    } catch (StorageException e) {
+      return Future.failedFuture(e);
+    }
+    return backend.get(base, base + key).compose(kv -> updateLoop(key, kv, preconditions, tryUpdate, MAX_ATTEMPTS));
+  }
+
+  private Future<StoredObject> updateLoop(String key, Kv kv, Preconditions pre, UpdateFunction fn, int left) {
+    if (kv == null) {
+      return Future.failedFuture(StorageException.notFound(key));
+    }
+    StoredObject cur;
+    String value;
+    try {
+      cur = decode(kv);
+      String failed = pre == null ? null : pre.failure(cur);
+      if (failed != null) {
+        throw StorageException.conflict(key, "Precondition failed: " + failed);
+      }
+      JsonObject next = fn.update(cur);
+      value = encode(next);
+    } catch (RuntimeException e) {
+      return Future.failedFuture(e);
+    }
+    if (value.equals(kv.value())) {
+      return Future.succeededFuture(cur);
+    }
+    return backend.update(base, kv.key(), kv.modRevision(), value).compose(r -> {
+      if (r.succeeded()) {
+        return Future.succeededFuture(decode(new Kv(kv.key(), value, r.revision(), kv.createRevision())));
+      }
+      if (left <= 1) {
+        return Future.failedFuture(StorageException.conflict(key, StorageException.OPTIMISTIC_LOCK));
+      }
+      return updateLoop(key, r.current(), pre, fn, left - 1);
+    });
+  }
+
+  @Override
+  public Future<StoredObject> delete(String key, Preconditions preconditions, Consumer<StoredObject> validate) {
+    try {
+      Keys.checkRelative(key, false);
+    } catch (StorageException e) {
+      return Future.failedFuture(e);
+    }
+    return backend.get(base, base + key).compose(kv -> deleteLoop(key, kv, preconditions, validate, MAX_ATTEMPTS));
+  }
+
+  private Future<StoredObject> deleteLoop(String key, Kv kv, Preconditions pre, Consumer<StoredObject> validate,
+                                          int left) {
+    if (kv == null) {
+      return Future.failedFuture(StorageException.notFound(key));
+    }
+    StoredObject cur;
+    try {
+      cur = decode(kv);
+      String failed = pre == null ? null : pre.failure(cur);
+      if (failed != null) {
+        throw StorageException.conflict(key, "Precondition failed: " + failed);
+      }
+      if (validate != null) {
+        validate.accept(cur);
+      }
+    } catch (RuntimeException e) {
+      return Future.failedFuture(e);
+    }
+    return backend.delete(base, kv.key(), kv.modRevision()).compose(r -> {
+      if (r.succeeded()) {
+        return Future.succeededFuture(decode(new Kv(kv.key(), kv.value(), r.revision(), kv.createRevision())));
+      }
+      if (left <= 1) {
+        return Future.failedFuture(StorageException.conflict(key, StorageException.OPTIMISTIC_LOCK));
+      }
+      return deleteLoop(key, r.current(), pre, validate, left - 1);
+    });
+  }
+
+  @Override
+  public Future<Watch> watch(WatchOptions options, WatchListener listener) {
+    try {
+      Keys.checkRelative(options.keyPrefix(), true);
+    } catch (StorageException e) {
+      return Future.failedFuture(e);
+    }
+    return cache.watch(options, listener, this);
+  }
+
+  @Override
+  public Future<Long> currentRevision() {
+    return backend.currentRevision();
+  }
+
+  @Override
+  public Future<Long> count(String keyPrefix) {
+    try {
+      Keys.checkRelative(keyPrefix, true);
+    } catch (StorageException e) {
+      return Future.failedFuture(e);
+    }
+    String p = base + keyPrefix;
+    return backend.count(base, p, Keys.prefixEnd(p)).map(c -> c[0]);
+  }
+
+  /** @return the value stored for {@code o}: its JSON without resourceVersion and selfLink */
+  static String encode(JsonObject o) {
+    JsonObject meta = o.getJsonObject("metadata");
+    if (meta == null || !meta.containsKey("resourceVersion") && !meta.containsKey("selfLink")) {
+      return o.encode();
+    }
+    JsonObject c = o.copy();
+    c.getJsonObject("metadata").remove("resourceVersion");
+    c.getJsonObject("metadata").remove("selfLink");
+    return c.encode();
+  }
+
+  /** @return the object of {@code kv} with {@code metadata.resourceVersion} = its mod revision */
+  StoredObject decode(Kv kv) {
+    JsonObject o;
+    try {
+      o = new JsonObject(kv.value());
+    } catch (DecodeException e) {
+      throw StorageException.internal(kv.key(), "stored value of " + kv.key() + " is not JSON");
+    }
+    JsonObject meta = o.getJsonObject("metadata");
+    if (meta == null) {
+      meta = new JsonObject();
+      o.put("metadata", meta);
+    }
+    meta.put("resourceVersion", Long.toString(kv.modRevision()));
+    return new StoredObject(kv.key().substring(base.length()), o, kv.modRevision());
+  }
+}

@@ -1,0 +1,209 @@
+package io.mvproxy.storage;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * Real etcd processes for tests (shared through this module's test-jar): {@code size} members on 127.0.0.1 with
+ * random ports below the ephemeral range and a temporary data folder each. Members can be stopped, killed
+ * (SIGKILL) and restarted with their data. Needs {@code etcd} on PATH or at {@code /usr/bin/etcd} (Debian's
+ * {@code etcd-server}; {@code .ci/run} installs it).
+ */
+public final class EtcdRunner implements AutoCloseable {
+  /** One member. */
+  public final class Member {
+    final String name;
+    final int clientPort;
+    final int peerPort;
+    final Path dataDir;
+    final Path log;
+    Process process;
+
+    Member(String name, int clientPort, int peerPort, Path dataDir, Path log) {
+      this.name = name;
+      this.clientPort = clientPort;
+      this.peerPort = peerPort;
+      this.dataDir = dataDir;
+      this.log = log;
+    }
+
+    /** @return {@code http://127.0.0.1:<client port>} */
+    public String clientUrl() {
+      return "http://127.0.0.1:" + clientPort;
+    }
+
+    String peerUrl() {
+      return "http://127.0.0.1:" + peerPort;
+    }
+
+    /** Starts (or restarts with its data) this member; returns once its client port accepts connections. */
+    public void start() throws IOException, InterruptedException {
+      List<String> cmd = List.of(binary(), "--name", name, "--data-dir", dataDir.toString(),
+          "--listen-client-urls", clientUrl(), "--advertise-client-urls", clientUrl(),
+          "--listen-peer-urls", peerUrl(), "--initial-advertise-peer-urls", peerUrl(),
+          "--initial-cluster", initialCluster(), "--initial-cluster-state", "new",
+          "--initial-cluster-token", token, "--heartbeat-interval", "50", "--election-timeout", "500",
+          "--logger", "zap", "--log-outputs", "stderr");
+      process = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(
+          ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+      long deadline = System.currentTimeMillis() + 30_000;
+      while (System.currentTimeMillis() < deadline) {
+        if (!process.isAlive()) {
+          throw new IOException("etcd " + name + " exited: " + Files.readString(log));
+        }
+        try (Socket s = new Socket("127.0.0.1", clientPort)) {
+          return;
+        } catch (IOException notYet) {
+          TimeUnit.MILLISECONDS.sleep(50);
+        }
+      }
+      throw new IOException("etcd " + name + " did not listen within 30 s: " + Files.readString(log));
+    }
+
+    /** Stops with SIGTERM and waits for the exit. */
+    public void stop() throws InterruptedException {
+      if (process != null && process.isAlive()) {
+        process.destroy();
+        process.waitFor(20, TimeUnit.SECONDS);
+      }
+    }
+
+    /** Kills with SIGKILL. */
+    public void kill() throws InterruptedException {
+      if (process != null && process.isAlive()) {
+        process.destroyForcibly();
+        process.waitFor(20, TimeUnit.SECONDS);
+      }
+    }
+
+    /** @return true while running */
+    public boolean alive() {
+      return process != null && process.isAlive();
+    }
+  }
+
+  private static final Set<Integer> HANDED_OUT = new HashSet<>();
+  private final Path dir;
+  private final String token = "mvproxy-test-" + ThreadLocalRandom.current().nextLong(Long.MAX_VALUE);
+  private final List<Member> members = new ArrayList<>();
+
+  /**
+   * Lays out {@code size} members under a new temporary folder; nothing runs yet.
+   *
+   * @param size members (1 or 3 in practice)
+   */
+  public EtcdRunner(int size) throws IOException {
+    this.dir = Files.createTempDirectory("mvproxy-etcd-");
+    for (int i = 0; i < size; i++) {
+      String n = "etcd" + i;
+      members.add(new Member(n, freePort(), freePort(), dir.resolve(n), dir.resolve(n + ".log")));
+    }
+  }
+
+  /** @return a started single-member etcd */
+  public static EtcdRunner single() throws IOException, InterruptedException {
+    EtcdRunner r = new EtcdRunner(1);
+    r.start();
+    return r;
+  }
+
+  /** @return true when an etcd binary is available */
+  public static boolean available() {
+    return binary() != null && Files.isExecutable(Path.of(binary()));
+  }
+
+  private static String binary() {
+    if (Files.isExecutable(Path.of("/usr/bin/etcd"))) {
+      return "/usr/bin/etcd";
+    }
+    for (String d : System.getenv().getOrDefault("PATH", "").split(":")) {
+      if (Files.isExecutable(Path.of(d, "etcd"))) {
+        return Path.of(d, "etcd").toString();
+      }
+    }
+    return "/usr/bin/etcd";
+  }
+
+  private String initialCluster() {
+    return members.stream().map(m -> m.name + "=" + m.peerUrl()).collect(Collectors.joining(","));
+  }
+
+  /** Starts every member (in parallel, as a new cluster needs a quorum to come up). */
+  public EtcdRunner start() throws IOException, InterruptedException {
+    List<Thread> ts = new ArrayList<>();
+    List<Exception> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
+    for (Member m : members) {
+      Thread t = new Thread(() -> {
+        try {
+          m.start();
+        } catch (Exception e) {
+          errors.add(e);
+        }
+      });
+      t.start();
+      ts.add(t);
+    }
+    for (Thread t : ts) {
+      t.join();
+    }
+    if (!errors.isEmpty()) {
+      throw new IOException(errors.get(0));
+    }
+    return this;
+  }
+
+  /** @return the members */
+  public List<Member> members() {
+    return members;
+  }
+
+  /** @return the members' client URLs */
+  public List<String> clientUrls() {
+    return members.stream().map(Member::clientUrl).toList();
+  }
+
+  /** @return the client URLs comma-separated ({@code --etcd-servers}) */
+  public String servers() {
+    return String.join(",", clientUrls());
+  }
+
+  /** Stops every member and deletes the data. */
+  @Override
+  public void close() throws Exception {
+    for (Member m : members) {
+      m.kill();
+    }
+    try (Stream<Path> s = Files.walk(dir)) {
+      s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    }
+  }
+
+  private static synchronized int freePort() throws IOException {
+    for (int i = 0; i < 2000; i++) {
+      int port = 20_000 + ThreadLocalRandom.current().nextInt(12_000);
+      if (!HANDED_OUT.add(port)) {
+        continue;
+      }
+      try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getByName("127.0.0.1"))) {
+        s.setReuseAddress(true);
+        return port;
+      } catch (IOException busy) {
+        // try another
+      }
+    }
+    throw new IOException("no free port in 20000-32000");
+  }
+}

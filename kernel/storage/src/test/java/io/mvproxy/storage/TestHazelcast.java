@@ -1,0 +1,72 @@
+package io.mvproxy.storage;
+
+import com.hazelcast.config.Config;
+import com.hazelcast.config.JoinConfig;
+import com.hazelcast.config.NetworkConfig;
+import com.hazelcast.core.Hazelcast;
+import com.hazelcast.core.HazelcastInstance;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.util.List;
+import java.util.UUID;
+
+/** Shared through the test-jar: Hazelcast members on loopback only, one unique cluster per test (stack-notes.md "Hazelcast on loopback"). */
+public final class TestHazelcast {
+  private TestHazelcast() {
+  }
+
+  /** @return a unique cluster name */
+  public static String clusterName() {
+    return "storage-test-" + UUID.randomUUID();
+  }
+
+  /** @return free loopback ports */
+  public static int[] freePorts(int n) {
+    int[] out = new int[n];
+    List<ServerSocket> open = new java.util.ArrayList<>();
+    try {
+      for (int i = 0; i < n; i++) {
+        ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
+        open.add(s);
+        out[i] = s.getLocalPort();
+      }
+      for (ServerSocket s : open) {
+        s.close();
+      }
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+    return out;
+  }
+
+  /**
+   * Starts a member (blocking; call from the test thread).
+   *
+   * @param cluster cluster name
+   * @param port    this member's port
+   * @param ports   all members' ports
+   */
+  public static HazelcastInstance start(String cluster, int port, int... ports) {
+    java.util.logging.Logger.getLogger("com.hazelcast").setLevel(java.util.logging.Level.WARNING);
+    Config c = new Config();
+    c.setClusterName(cluster);
+    c.setInstanceName(cluster + "-" + port);
+    c.setProperty("hazelcast.phone.home.enabled", "false");
+    c.setProperty("hazelcast.socket.bind.any", "false");
+    c.setProperty("hazelcast.wait.seconds.before.join", "0");
+    c.setProperty("hazelcast.max.wait.seconds.before.join", "1");
+    c.setProperty("hazelcast.logging.type", "jdk");
+    c.setProperty("hazelcast.shutdownhook.enabled", "false");
+    NetworkConfig n = c.getNetworkConfig();
+    n.setPort(port).setPortAutoIncrement(false);
+    n.getInterfaces().setEnabled(true).addInterface("127.0.0.1");
+    JoinConfig j = n.getJoin();
+    j.getMulticastConfig().setEnabled(false);
+    j.getAutoDetectionConfig().setEnabled(false);
+    j.getTcpIpConfig().setEnabled(true);
+    for (int p : ports) {
+      j.getTcpIpConfig().addMember("127.0.0.1:" + p);
+    }
+    return Hazelcast.newHazelcastInstance(c);
+  }
+}
