@@ -51,4 +51,15 @@ public interface ApiSourceContext {
   default io.mvproxy.api.authz.AccessControl accessControl() {
     return null;
   }
+
+  /**
+   * Authenticates a bearer token as the node's token authenticator does ({@code --token-auth-file}), for
+   * TokenReviews.
+   *
+   * @param token the bearer token
+   * @return the user (with {@code system:authenticated}), or empty when the token is unknown
+   */
+  default Optional<UserInfo> authenticateToken(String token) {
+    return Optional.empty();
+  }
 }

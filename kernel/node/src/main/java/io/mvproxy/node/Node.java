@@ -2,6 +2,7 @@ package io.mvproxy.node;
 
 import io.mvproxy.api.ApiSource;
 import io.mvproxy.authorization.NodeAuthorization;
+import io.mvproxy.builtin.BuiltinApis;
 import io.mvproxy.discovery.DiscoveryDocuments;
 import io.mvproxy.node.cluster.HazelcastConfigFactory;
 import io.mvproxy.node.config.ConfigException;
@@ -148,6 +149,7 @@ public final class Node {
     final NodeLifecycle lifecycle = new NodeLifecycle();
     final NodeAuthorization authorization;
     final FleetViewRef view;
+    NodeSourceContext ctx;
     IngressVerticle ingress;
     NodeStorage storage;
 
@@ -173,10 +175,11 @@ public final class Node {
       } catch (IllegalArgumentException e) {
         return Future.failedFuture(new ConfigException(ConfigKey.ETCD_CAFILE, e.getMessage()));
       }
-      NodeSourceContext ctx = new NodeSourceContext(vertx, mgr.getHazelcastInstance(), storage, config.serverId(),
+      ctx = new NodeSourceContext(vertx, mgr.getHazelcastInstance(), storage, config.serverId(),
           config.serviceResolution(), config.proxyClientCertFile() == null ? null
           : TlsOptions.keyCert(str(config.proxyClientCertFile()), "--proxy-client-cert-file",
-              str(config.proxyClientKeyFile()), "--proxy-client-key-file"), authorization);
+              str(config.proxyClientKeyFile()), "--proxy-client-key-file"), authorization,
+          authenticator::authenticateToken);
       PluginVerticle pluginVerticle = new PluginVerticle(config.pluginDir(),
           new PluginLoader(privateDir, PluginLoader.discoverFactories()), ctx, plugins);
       registerGauges();
@@ -210,9 +213,11 @@ public final class Node {
       FleetObjects objects = new FleetObjects(config.serverId(), MvproxyVersion.VERSION,
           advertise + ":" + config.peerPort(port), plugins::plugins, view::get);
       NodeApiSource builtin = new NodeApiSource(objects::plugins, objects::nodes);
+      List<ApiSource> builtinApis = BuiltinApis.create(ctx);
       Supplier<List<ApiSource>> sources = () -> {
         List<ApiSource> all = new ArrayList<>();
         all.add(builtin);
+        all.addAll(builtinApis);
         all.addAll(plugins.sources());
         return all;
       };

@@ -18,11 +18,18 @@ import java.util.Optional;
  * @param serviceResolution {@code namespace/name:port} to backend URL ({@code serviceResolution} config)
  * @param proxyClientKeyCert the proxy client key pair, or null
  * @param accessControl     the node's authorization (access reviews, escalation checks)
+ * @param tokens            the node's token authenticator (TokenReviews)
  */
 record NodeSourceContext(Vertx vertx, HazelcastInstance hazelcast, Storage storage, String serverId,
                          Map<String, String> serviceResolution, PemKeyCertOptions proxyClientKeyCert,
-                         io.mvproxy.api.authz.AccessControl accessControl)
+                         io.mvproxy.api.authz.AccessControl accessControl,
+                         java.util.function.Function<String, Optional<io.mvproxy.api.UserInfo>> tokens)
     implements ApiSourceContext {
+
+  @Override
+  public Optional<io.mvproxy.api.UserInfo> authenticateToken(String token) {
+    return tokens.apply(token);
+  }
 
   @Override
   public Optional<String> serviceUrl(String namespace, String name, int port) {

@@ -138,6 +138,17 @@ public final class Authenticator implements Handler<RoutingContext> {
   }
 
   /**
+   * Authenticates a bearer token against {@code --token-auth-file} (TokenReview).
+   *
+   * @param token the token
+   * @return the user with {@value #AUTHENTICATED_GROUP}, or empty when unknown
+   */
+  public java.util.Optional<UserInfo> authenticateToken(String token) {
+    UserInfo u = token == null ? null : tokens.get(token);
+    return u == null ? java.util.Optional.empty() : java.util.Optional.of(withAuthenticatedGroup(u));
+  }
+
+  /**
    * Tells whether a path is served to unauthenticated callers.
    *
    * @param path the normalized request path

@@ -141,4 +141,63 @@ class AuthorizationFleetTest {
     HttpsClient.Resp groupOnly = admin.send(HttpMethod.GET, a, WIDGETS_V1, Map.of("Impersonate-Group", "g"), null);
     assertEquals(400, groupOnly.status());
   }
+
+  /** kubectl 1.27 (beside the resolved kubectl) and the one on PATH. */
+  List<String> kubectls() throws Exception {
+    String k = KubectlFleetTest.which("kubectl");
+    org.junit.jupiter.api.Assumptions.assumeTrue(k != null, "kubectl is not on PATH: real-client tests skipped");
+    List<String> out = new java.util.ArrayList<>(List.of(k));
+    Path old = Path.of(k).toRealPath().getParent().resolve("kubectl.1.27");
+    if (Files.isExecutable(old)) {
+      out.add(old.toString());
+    }
+    return out;
+  }
+
+  KubectlFleetTest.Result kubectl(String bin, String node, String token, String... args) throws Exception {
+    Path empty = fleet.dir().resolve("empty-kubeconfig");
+    if (!Files.exists(empty)) {
+      Files.writeString(empty, "apiVersion: v1\nkind: Config\n");
+    }
+    List<String> cmd = new java.util.ArrayList<>(List.of(bin, "--kubeconfig", empty.toString(), "--server",
+        fleet.node(node).url(), "--certificate-authority", fleet.pki().caCert().toString(),
+        "--request-timeout=20s", "--cache-dir", fleet.dir().resolve("kube-cache-" + Path.of(bin).getFileName()).toString()));
+    if (token != null) {
+      cmd.addAll(List.of("--token", token));
+    } else {
+      cmd.addAll(List.of("--client-certificate", fleet.pki().adminCert().toString(), "--client-key",
+          fleet.pki().adminKey().toString()));
+    }
+    cmd.addAll(List.of(args));
+    return KubectlFleetTest.run(cmd, 60);
+  }
+
+  @Test
+  void kubectlAuthCommands() throws Exception {
+    for (String k : kubectls()) {
+      for (String node : List.of("node-a", "node-b")) {
+        String what = k + " via " + node;
+        KubectlFleetTest.Result who = kubectl(k, node, "alice-token", "auth", "whoami");
+        assertEquals(0, who.code(), what + who.all());
+        assertTrue(who.out().contains("alice") && who.out().contains("[dev system:authenticated]"), what + who.all());
+        KubectlFleetTest.Result no = kubectl(k, node, "alice-token", "auth", "can-i", "list", "widgets.demo.mvproxy.io",
+            "-n", "default");
+        assertEquals(1, no.code(), what + no.all());
+        assertTrue(no.out().startsWith("no"), what + no.all());
+        KubectlFleetTest.Result yes = kubectl(k, node, null, "auth", "can-i", "delete", "widgets.demo.mvproxy.io",
+            "-n", "default");
+        assertEquals(0, yes.code(), what + yes.all());
+        assertEquals("yes", yes.out().strip(), what + yes.all());
+        KubectlFleetTest.Result as = kubectl(k, node, null, "auth", "can-i", "get", "widgets.demo.mvproxy.io", "--as",
+            "alice", "-n", "default");
+        assertEquals(1, as.code(), what + as.all());
+        KubectlFleetTest.Result list = kubectl(k, node, "alice-token", "auth", "can-i", "--list", "-n", "default");
+        assertEquals(0, list.code(), what + list.all());
+        assertTrue(list.out().contains("selfsubjectaccessreviews.authorization.k8s.io") && list.out().contains("[/api/*]"),
+            what + list.all());
+        KubectlFleetTest.Result path = kubectl(k, node, "alice-token", "auth", "can-i", "get", "/apis");
+        assertEquals("yes", path.out().strip(), what + path.all());
+      }
+    }
+  }
 }
