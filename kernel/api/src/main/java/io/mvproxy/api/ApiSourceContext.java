@@ -62,4 +62,12 @@ public interface ApiSourceContext {
   default Optional<UserInfo> authenticateToken(String token) {
     return Optional.empty();
   }
+
+  /**
+   * @return the NamespaceLifecycle admission check for creates of namespaced objects, or null when the node has
+   *     no namespaces (tests)
+   */
+  default NamespaceLifecycle namespaceLifecycle() {
+    return null;
+  }
 }

@@ -44,12 +44,13 @@ public final class CrdApiSource implements ApiSource {
    * @param store    the store for {@code crd.storageKey()} (started by {@link #start()})
    * @param runtime  the REST runtime over that store
    */
-  CrdApiSource(CrdDefinition crd, JsonObject manifest, HazelcastObjectStore store, CrdRuntime runtime) {
+  CrdApiSource(CrdDefinition crd, JsonObject manifest, HazelcastObjectStore store, CrdRuntime runtime,
+               List<ServedGroupVersion> groupVersions) {
     this.crd = crd;
     this.manifest = manifest;
     this.store = store;
     this.router = new CrdRouter(runtime);
-    this.groupVersions = CrdDiscovery.groupVersions(crd);
+    this.groupVersions = List.copyOf(groupVersions);
   }
 
   /** Starts the store (listener, map configuration) once. @return this */

@@ -5,6 +5,8 @@ import io.mvproxy.api.ApiSourceFactory;
 import io.mvproxy.crd.model.CrdDefinition;
 import io.mvproxy.crd.model.CrdParser;
 import io.mvproxy.crd.rest.CrdRuntime;
+import io.mvproxy.crd.rest.NamespaceAdmission;
+import io.mvproxy.crd.rest.ObjectStrategy;
 import io.mvproxy.crd.store.EventWindow;
 import io.mvproxy.crd.store.HazelcastObjectStore;
 import io.vertx.core.json.JsonObject;
@@ -52,9 +54,39 @@ public final class CrdApiSourceFactory implements ApiSourceFactory {
   /** Validates and builds a source without starting its store (422 when invalid). */
   CrdApiSource build(JsonObject manifest, ApiSourceContext context) {
     CrdDefinition crd = CrdParser.parse(manifest);
+    ObjectStrategy strategy = context.namespaceLifecycle() == null ? ObjectStrategy.NONE
+        : new NamespaceAdmission(context.namespaceLifecycle());
+    return build(crd, manifest, context, crd.storageKey(), CrdDiscovery.groupVersions(crd), strategy);
+  }
+
+  private CrdApiSource build(CrdDefinition crd, JsonObject manifest, ApiSourceContext context, String storageKey,
+                             java.util.List<io.mvproxy.api.discovery.ServedGroupVersion> discovery,
+                             ObjectStrategy strategy) {
     EventWindow window = new EventWindow(context.vertx(), options.eventWindowSize(), options.reorderHoldbackMs());
-    HazelcastObjectStore store = new HazelcastObjectStore(context.vertx(), context.hazelcast(), crd.storageKey(),
-        window);
-    return new CrdApiSource(crd, manifest.copy(), store, new CrdRuntime(context.vertx(), crd, store, options));
+    HazelcastObjectStore store = new HazelcastObjectStore(context.vertx(), context.hazelcast(), storageKey, window);
+    return new CrdApiSource(crd, manifest.copy(), store, new CrdRuntime(context.vertx(), crd, store, options,
+        strategy), discovery);
+  }
+
+  /**
+   * Builds and starts the source of a built-in kind described as a CRD manifest (the built-in API source's way to
+   * share this REST surface): its own storage name, kube-apiserver's discovery priorities, and per-kind behaviour.
+   *
+   * @param manifest        a valid CRD manifest describing the kind (group {@code ""} allowed for core)
+   * @param context         the node's services
+   * @param storageName     the storage name of its objects (kube-apiserver's resource prefix, e.g. {@code namespaces})
+   * @param groupPriority   discovery {@code groupPriorityMinimum}
+   * @param versionPriority discovery {@code versionPriority}
+   * @param strategy        per-kind behaviour (the NamespaceLifecycle check is added for namespaced kinds)
+   * @return the started source
+   * @throws io.mvproxy.api.StatusException 422 when the manifest is invalid
+   */
+  public CrdApiSource createBuiltIn(JsonObject manifest, ApiSourceContext context, String storageName,
+                                    int groupPriority, int versionPriority, ObjectStrategy strategy) {
+    CrdDefinition crd = CrdParser.parseBuiltIn(manifest);
+    ObjectStrategy s = context.namespaceLifecycle() == null || !crd.namespaced() ? strategy
+        : new NamespaceAdmission(context.namespaceLifecycle()).then(strategy);
+    return build(crd, manifest, context, "mvproxy.builtin." + storageName,
+        CrdDiscovery.groupVersions(crd, groupPriority, versionPriority), s).start();
   }
 }

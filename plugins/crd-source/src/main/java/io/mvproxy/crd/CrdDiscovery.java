@@ -39,6 +39,16 @@ public final class CrdDiscovery {
    * @return one entry per served version, in manifest order
    */
   public static List<ServedGroupVersion> groupVersions(CrdDefinition crd) {
+    return groupVersions(crd, GROUP_PRIORITY, VERSION_PRIORITY);
+  }
+
+  /**
+   * @param crd             the definition
+   * @param groupPriority   {@code groupPriorityMinimum}
+   * @param versionPriority {@code versionPriority}
+   * @return one entry per served version, in manifest order
+   */
+  public static List<ServedGroupVersion> groupVersions(CrdDefinition crd, int groupPriority, int versionPriority) {
     String hash = storageVersionHash(crd.group(), crd.storageVersion().name(), crd.kind());
     List<ServedGroupVersion> out = new ArrayList<>();
     for (CrdVersion v : crd.servedVersions()) {
@@ -54,7 +64,7 @@ public final class CrdDiscovery {
       DiscoveryResource r = new DiscoveryResource(crd.plural(), crd.singular(),
           new ResponseKind(crd.group(), v.name(), crd.kind()), crd.namespaced(), VERBS, crd.shortNames(),
           crd.categories(), subs, hash);
-      out.add(new ServedGroupVersion(new GroupVersion(crd.group(), v.name()), GROUP_PRIORITY, VERSION_PRIORITY,
+      out.add(new ServedGroupVersion(new GroupVersion(crd.group(), v.name()), groupPriority, versionPriority,
           List.of(r), Freshness.Current));
     }
     return out;

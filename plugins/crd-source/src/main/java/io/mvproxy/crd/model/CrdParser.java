@@ -23,8 +23,26 @@ public final class CrdParser {
       Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
 
   private final List<JsonObject> causes = new ArrayList<>();
+  private final boolean builtIn;
 
   private CrdParser() {
+    this(false);
+  }
+
+  private CrdParser(boolean builtIn) {
+    this.builtIn = builtIn;
+  }
+
+  /**
+   * Parses the CRD-shaped description of a built-in kind: as {@link #parse} but the group may be the core group
+   * ({@code ""}) or a {@code *.k8s.io} group and the name is not checked against it.
+   *
+   * @param manifest the description
+   * @return the definition
+   * @throws StatusException 422 when it is not valid
+   */
+  public static CrdDefinition parseBuiltIn(JsonObject manifest) {
+    return new CrdParser(true).doParse(manifest);
   }
 
   /**
@@ -44,7 +62,9 @@ public final class CrdParser {
     String group = spec.getString("group", "");
     String plural = names.getString("plural", "");
     String kind = names.getString("kind", "");
-    if (group.isEmpty()) {
+    if (builtIn) {
+      // core ("") and k8s.io groups: checked by the built-in API source's own tests
+    } else if (group.isEmpty()) {
       required("spec.group");
     } else if (!DNS_SUBDOMAIN.matcher(group).matches() || !group.contains(".")) {
       invalid("spec.group", group, "should be a domain with at least one dot");
@@ -60,7 +80,7 @@ public final class CrdParser {
     }
     if (name.isEmpty()) {
       required("metadata.name");
-    } else if (!name.equals(plural + "." + group)) {
+    } else if (!builtIn && !name.equals(plural + "." + group)) {
       invalid("metadata.name", name, "must be spec.names.plural+\".\"+spec.group");
     }
     String singular = names.getString("singular", kind.toLowerCase(Locale.ROOT));

@@ -18,8 +18,10 @@ import io.vertx.ext.web.RoutingContext;
  * @param user    the caller
  * @param crd     the definition
  * @param version the served version named in the path
+ * @param strategy the kind's behaviour ({@link ObjectStrategy#NONE} for plain custom resources)
  */
-public record CrdRequest(RoutingContext ctx, RequestInfo info, UserInfo user, CrdDefinition crd, CrdVersion version) {
+public record CrdRequest(RoutingContext ctx, RequestInfo info, UserInfo user, CrdDefinition crd, CrdVersion version,
+                         ObjectStrategy strategy) {
 
   /** @return the resource of the path */
   public Gvr gvr() {
@@ -61,10 +63,13 @@ public record CrdRequest(RoutingContext ctx, RequestInfo info, UserInfo user, Cr
     return ctx.request().params().getAll("dryRun").contains("All");
   }
 
-  /** @return a copy of a stored object as returned to this request ({@code apiVersion} rewritten; conversion None) */
+  /**
+   * @return a copy of a stored object as returned to this request ({@code apiVersion} rewritten; conversion None;
+   *     {@link ObjectStrategy#present} applied)
+   */
   public JsonObject view(JsonObject stored) {
     JsonObject o = stored.copy();
     o.put("apiVersion", apiVersion());
-    return o;
+    return strategy.present(o);
   }
 }

@@ -56,7 +56,7 @@ public final class CrdRouter {
         || !info.resource().equals(rt.crd().plural()) || version.isEmpty()) {
       throw StatusException.resourceNotFound();
     }
-    CrdRequest req = new CrdRequest(ctx, info, user, rt.crd(), version.get());
+    CrdRequest req = new CrdRequest(ctx, info, user, rt.crd(), version.get(), rt.strategy());
     boolean hasNs = !info.namespace().isEmpty();
     boolean hasName = !info.name().isEmpty();
     String verb = info.verb();

@@ -19,6 +19,7 @@ public final class CrdRuntime {
   private final CrdSourceOptions options;
   private final ObjectRules rules = new ObjectRules();
   private final Map<String, TableRenderer> tables = new HashMap<>();
+  private final ObjectStrategy strategy;
 
   /**
    * @param vertx   the node's Vert.x
@@ -27,6 +28,19 @@ public final class CrdRuntime {
    * @param options tunables
    */
   public CrdRuntime(Vertx vertx, CrdDefinition crd, HazelcastObjectStore store, CrdSourceOptions options) {
+    this(vertx, crd, store, options, ObjectStrategy.NONE);
+  }
+
+  /**
+   * @param vertx    the node's Vert.x
+   * @param crd      the definition
+   * @param store    its cluster-wide store
+   * @param options  tunables
+   * @param strategy per-kind behaviour (admission, defaulting, delete)
+   */
+  public CrdRuntime(Vertx vertx, CrdDefinition crd, HazelcastObjectStore store, CrdSourceOptions options,
+                    ObjectStrategy strategy) {
+    this.strategy = strategy;
     this.vertx = vertx;
     this.crd = crd;
     this.store = store;
@@ -54,6 +68,11 @@ public final class CrdRuntime {
   /** @return the options */
   public CrdSourceOptions options() {
     return options;
+  }
+
+  /** @return the per-kind behaviour */
+  public ObjectStrategy strategy() {
+    return strategy;
   }
 
   /** @return the object rules */

@@ -86,6 +86,14 @@ public final class Deletes {
       }
       checkPreconditions(req, name, opts, cur);
       JsonObject meta = cur.object().getJsonObject("metadata");
+      JsonObject replacement = req.strategy().onDelete(req, cur.object());
+      if (replacement != null) {
+        if (dryRun(req, opts)) {
+          return Future.succeededFuture(req.view(replacement));
+        }
+        return rt.store().replace(cur, replacement).compose(stored -> stored != null
+            ? Future.succeededFuture(req.view(stored.object())) : retry(req, key, name, opts, left));
+      }
       if (GuaranteedUpdate.hasFinalizers(cur.object())) {
         if (meta.getValue("deletionTimestamp") != null) {
           return Future.succeededFuture(req.view(cur.object()));
@@ -112,7 +120,7 @@ public final class Deletes {
     io.mvproxy.api.RequestInfo i = req.info();
     return new CrdRequest(req.ctx(), new io.mvproxy.api.RequestInfo(i.resourceRequest(), i.path(), i.verb(),
         i.apiPrefix(), i.group(), i.version(), i.namespace(), i.resource(), name, i.subresource()), req.user(),
-        req.crd(), req.version());
+        req.crd(), req.version(), req.strategy());
   }
 
   private Future<JsonObject> retry(CrdRequest req, String key, String name, JsonObject opts, int left) {

@@ -35,17 +35,19 @@ public final class Writes {
    */
   Future<JsonObject> create(CrdRequest req, JsonObject o, boolean nameFromPath) {
     rt.rules().checkIdentity(req, o, nameFromPath);
-    JsonObject prepared = FieldPruner.apply(req, rt.rules().prepareCreate(req, o));
+    JsonObject prepared = FieldPruner.apply(req, rt.strategy().prepareCreate(req, rt.rules().prepareCreate(req, o)));
     SchemaValidator.validate(req, prepared);
     ObjectBounds.check(req, prepared);
-    if (req.dryRun()) {
-      return Future.succeededFuture(prepared);
-    }
-    String name = prepared.getJsonObject("metadata").getString("name");
-    String ns = rt.crd().namespaced() ? req.namespace() : "";
-    return rt.store().create(StoredObject.key(ns, name), prepared).compose(stored -> stored == null
-        ? Future.failedFuture(StatusException.alreadyExists(req.gvr(), name))
-        : Future.succeededFuture(stored.object()));
+    return rt.strategy().admitCreate(req, prepared).compose(admitted -> {
+      if (req.dryRun()) {
+        return Future.succeededFuture(prepared);
+      }
+      String name = prepared.getJsonObject("metadata").getString("name");
+      String ns = rt.crd().namespaced() ? req.namespace() : "";
+      return rt.store().create(StoredObject.key(ns, name), prepared).compose(stored -> stored == null
+          ? Future.failedFuture(StatusException.alreadyExists(req.gvr(), name))
+          : Future.succeededFuture(stored.object()));
+    });
   }
 
   /** PUT on the object, {@code /status} or {@code /scale}: 200, or 404, 409 Conflict, 422, 400. */
@@ -86,6 +88,7 @@ public final class Writes {
     JsonObject next = "status".equals(req.info().subresource())
         ? FieldPruner.apply(req, rt.rules().prepareStatusUpdate(cur.object(), incoming))
         : FieldPruner.apply(req, rt.rules().prepareUpdate(req, cur.object(), incoming));
+    next = rt.strategy().prepareUpdate(req, cur.object(), next);
     SchemaValidator.validate(req, next);
     return ObjectBounds.check(req, next);
   }

@@ -1,0 +1,112 @@
+package io.mvproxy.crd.rest;
+
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * Per-kind behaviour layered on the shared REST surface, as kube-apiserver's {@code rest.RESTCreateStrategy} /
+ * {@code RESTUpdateStrategy} and admission plugins are layered on its generic registry
+ * ({@code apiserver/pkg/registry/generic/registry/store.go}): built-in kinds (namespaces, RBAC, secrets) and the
+ * NamespaceLifecycle check of every namespaced kind plug in here. Every method may throw a
+ * {@link io.mvproxy.api.StatusException}, which is answered as is and leaves storage unchanged.
+ */
+public interface ObjectStrategy {
+  /** No per-kind behaviour. */
+  ObjectStrategy NONE = new ObjectStrategy() {
+  };
+
+  /**
+   * Admission of a create, before anything is stored (e.g. NamespaceLifecycle: 404 for a missing namespace, 403
+   * for a Terminating one; RBAC escalation checks).
+   *
+   * @param req the request
+   * @param obj the object about to be created (prepared, not yet validated)
+   * @return completes when admitted; fails with a StatusException otherwise
+   */
+  default Future<Void> admitCreate(CrdRequest req, JsonObject obj) {
+    return Future.succeededFuture();
+  }
+
+  /**
+   * Adjusts a new object after the generic defaulting ({@code PrepareForCreate}).
+   *
+   * @param req the request
+   * @param obj the object (may be changed and returned)
+   * @return the object to validate and store
+   */
+  default JsonObject prepareCreate(CrdRequest req, JsonObject obj) {
+    return obj;
+  }
+
+  /**
+   * Adjusts and checks an update ({@code PrepareForUpdate}, {@code ValidateUpdate}), on every attempt of a
+   * guaranteed update, for PUT and PATCH of the object and of its {@code status}.
+   *
+   * @param req  the request
+   * @param old  the stored object (do not change)
+   * @param next the next object (may be changed and returned)
+   * @return the object to validate and store
+   */
+  default JsonObject prepareUpdate(CrdRequest req, JsonObject old, JsonObject next) {
+    return next;
+  }
+
+  /**
+   * Decides a DELETE of one object before the generic path (finalizers, removal).
+   *
+   * @param req     the request
+   * @param current the stored object
+   * @return null for the generic path, or the object to store instead of deleting (answered 200 with it), e.g. a
+   *     namespace turned Terminating
+   */
+  default JsonObject onDelete(CrdRequest req, JsonObject current) {
+    return null;
+  }
+
+  /**
+   * The object as returned to clients (e.g. write-only fields removed).
+   *
+   * @param obj the object as stored (a copy the method may change)
+   * @return the object to send
+   */
+  default JsonObject present(JsonObject obj) {
+    return obj;
+  }
+
+  /**
+   * Combines two strategies: {@code this} first, then {@code next}.
+   *
+   * @param next the second strategy
+   * @return both in order
+   */
+  default ObjectStrategy then(ObjectStrategy next) {
+    ObjectStrategy first = this;
+    return new ObjectStrategy() {
+      @Override
+      public Future<Void> admitCreate(CrdRequest req, JsonObject obj) {
+        return first.admitCreate(req, obj).compose(v -> next.admitCreate(req, obj));
+      }
+
+      @Override
+      public JsonObject prepareCreate(CrdRequest req, JsonObject obj) {
+        return next.prepareCreate(req, first.prepareCreate(req, obj));
+      }
+
+      @Override
+      public JsonObject prepareUpdate(CrdRequest req, JsonObject old, JsonObject n) {
+        return next.prepareUpdate(req, old, first.prepareUpdate(req, old, n));
+      }
+
+      @Override
+      public JsonObject onDelete(CrdRequest req, JsonObject current) {
+        JsonObject r = first.onDelete(req, current);
+        return r != null ? r : next.onDelete(req, current);
+      }
+
+      @Override
+      public JsonObject present(JsonObject obj) {
+        return next.present(first.present(obj));
+      }
+    };
+  }
+}
