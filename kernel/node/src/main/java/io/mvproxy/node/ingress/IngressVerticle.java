@@ -98,7 +98,9 @@ public final class IngressVerticle extends VerticleBase {
         .invalidRequestHandler(ServerLimits::invalid)
         .requestHandler(req -> {
           readHeader.arrived(req);
-          router.handle(req);
+          if (ServerLimits.pathDecodes(req)) {
+            router.handle(req);
+          }
         });
     return s.listen().onSuccess(x -> server = x);
   }
@@ -147,10 +149,15 @@ public final class IngressVerticle extends VerticleBase {
     router.route().handler(ctx -> StatusResponses.send(ctx, StatusException.resourceNotFound()));
   }
 
-  /** Parses the request info (400 for a malformed path escape) and counts the request for shutdown and metrics. */
+  /** Parses the request info (400 for a malformed path or query escape) and counts the request for shutdown and metrics. */
   private void requestInfo(RoutingContext ctx) {
-    RequestInfo info = RequestInfo.parse(ctx.request().method().name(), ctx.request().path(),
-        ctx.request().getParam("watch"));
+    String watch;
+    try {
+      watch = ctx.request().getParam("watch");
+    } catch (IllegalArgumentException e) {
+      throw StatusException.badRequest("invalid URL query: " + e.getMessage());
+    }
+    RequestInfo info = RequestInfo.parse(ctx.request().method().name(), ctx.request().path(), watch);
     ctx.put(ResourceHandler.INFO_KEY, info);
     track(ctx, info);
     ctx.put(ResourceHandler.PEER_PROXIED_KEY, Boolean.TRUE.equals(ctx.get(Authenticator.PEER_PROXIED_KEY)));

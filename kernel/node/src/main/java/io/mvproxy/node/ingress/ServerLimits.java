@@ -38,6 +38,24 @@ public final class ServerLimits {
   }
 
   /** Answers a request Netty could not decode: 414, 431 or 400, with a Status body; the connection is closed. */
+  /**
+   * Answers {@code 400} Status for a path with a malformed percent-escape before routing (the router would answer
+   * it in plain text).
+   *
+   * @param req a request
+   * @return true when its path decodes; false when it was answered
+   */
+  public static boolean pathDecodes(HttpServerRequest req) {
+    try {
+      io.mvproxy.api.PathSegments.decode(req.path() == null ? "/" : req.path());
+      return true;
+    } catch (io.mvproxy.api.StatusException e) {
+      req.response().setStatusCode(e.code()).putHeader("Content-Type", "application/json")
+          .end(e.toStatus().toBuffer());
+      return false;
+    }
+  }
+
   /** @param req a request Netty could not decode (the server's invalid-request handler) */
   public static void invalid(HttpServerRequest req) {
     Throwable cause = req.decoderResult().cause();

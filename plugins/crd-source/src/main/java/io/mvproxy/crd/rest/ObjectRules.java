@@ -74,6 +74,7 @@ public final class ObjectRules {
    * @throws StatusException 400 on a mismatch
    */
   public void checkIdentity(CrdRequest req, JsonObject o, boolean nameFromPath) {
+    checkTypes(req, o);
     String kind = o.getString("kind");
     if (kind == null || kind.isEmpty()) {
       o.put("kind", req.crd().kind());
@@ -110,6 +111,76 @@ public final class ObjectRules {
             + req.name() + ")");
       }
     }
+  }
+
+  /**
+   * Type checks the decoder of a typed object would make ({@code apiVersion}, {@code kind} and the string fields
+   * of {@code metadata} are strings, {@code generation} an integer, labels and annotations maps of strings,
+   * finalizers a list of strings), with kube-apiserver's decoding message.
+   *
+   * @throws StatusException 400 BadRequest {@code <Kind> in version "<v>" cannot be handled as a <Kind>: json: cannot
+   *     unmarshal ...}
+   */
+  static void checkTypes(CrdRequest req, JsonObject o) {
+    for (String f : new String[] {"apiVersion", "kind"}) {
+      if (o.getValue(f) != null && !(o.getValue(f) instanceof String)) {
+        throw typeError(req, f, typeName(o.getValue(f)), "string", "");
+      }
+    }
+    Object m = o.getValue("metadata");
+    if (m == null) {
+      return;
+    }
+    if (!(m instanceof JsonObject meta)) {
+      throw typeError(req, "metadata", typeName(m), "v1.ObjectMeta", "");
+    }
+    for (String f : new String[] {"name", "generateName", "namespace", "uid", "resourceVersion", "selfLink",
+        "creationTimestamp", "deletionTimestamp"}) {
+      Object v = meta.getValue(f);
+      if (v != null && !(v instanceof String)) {
+        throw typeError(req, "metadata." + f, typeName(v), "string", " ObjectMeta");
+      }
+    }
+    Object gen = meta.getValue("generation");
+    if (gen != null && !(gen instanceof Long || gen instanceof Integer)) {
+      throw typeError(req, "metadata.generation", typeName(gen), "int64", " ObjectMeta");
+    }
+    for (String f : new String[] {"labels", "annotations"}) {
+      Object v = meta.getValue(f);
+      if (v != null && !(v instanceof JsonObject)) {
+        throw typeError(req, "metadata." + f, typeName(v), "map[string]string", " ObjectMeta");
+      }
+      if (v instanceof JsonObject map) {
+        for (java.util.Map.Entry<String, Object> e : map) {
+          if (e.getValue() != null && !(e.getValue() instanceof String)) {
+            throw typeError(req, "metadata." + f, typeName(e.getValue()), "string", " ObjectMeta");
+          }
+        }
+      }
+    }
+    Object fin = meta.getValue("finalizers");
+    if (fin != null && !(fin instanceof JsonArray)) {
+      throw typeError(req, "metadata.finalizers", typeName(fin), "[]string", " ObjectMeta");
+    }
+    if (fin instanceof JsonArray a) {
+      for (Object v : a) {
+        if (!(v instanceof String)) {
+          throw typeError(req, "metadata.finalizers", typeName(v), "string", " ObjectMeta");
+        }
+      }
+    }
+  }
+
+  private static String typeName(Object v) {
+    return v instanceof Number ? "number" : v instanceof Boolean ? "bool" : v instanceof JsonArray ? "array"
+        : v instanceof JsonObject ? "object" : "string";
+  }
+
+  private static StatusException typeError(CrdRequest req, String field, String got, String want, String struct) {
+    String kind = req.crd().kind();
+    String where = struct.isEmpty() ? "" : " into Go struct field" + struct + "." + field;
+    return StatusException.badRequest(kind + " in version \"" + req.version().name() + "\" cannot be handled as a "
+        + kind + ": json: cannot unmarshal " + got + (where.isEmpty() ? " into Go value" : where) + " of type " + want);
   }
 
   /**
