@@ -87,6 +87,24 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void servingLimitsAsKubeApiserver() {
+    NodeConfig d = ConfigLoader.load(file, List.of());
+    assertEquals(NodeConfig.ServingLimits.DEFAULTS, d.serving());
+    NodeConfig c = ConfigLoader.load(file, List.of("--request-timeout=1m30s", "--max-requests-inflight=10",
+        "--max-mutating-requests-inflight=0"));
+    assertEquals(java.time.Duration.ofSeconds(90), c.serving().requestTimeout());
+    assertEquals(10, c.serving().maxRequestsInflight());
+    assertEquals(0, c.serving().maxMutatingInflight());
+    assertEquals(java.time.Duration.ofMillis(2500), ConfigLoader.load(file, List.of("--request-timeout=2.5"))
+        .serving().requestTimeout());
+    assertEquals("1m0s", GoDuration.format(java.time.Duration.ofMinutes(1)));
+    assertTrue(error(List.of("--request-timeout=soon")).startsWith("--request-timeout (requestTimeout): \"soon\" is "
+        + "not a duration"));
+    assertTrue(error(List.of("--request-timeout=0s")).startsWith("--request-timeout (requestTimeout): must be positive"));
+    assertTrue(error(List.of("--max-requests-inflight=-1")).startsWith("--max-requests-inflight (maxRequestsInflight)"));
+  }
+
+  @Test
   void tlsIsRequired() throws Exception {
     Files.writeString(file, "{}");
     assertTrue(error(List.of()).startsWith("--tls-cert-file (tlsCertFile): required"));
