@@ -30,10 +30,12 @@ public final class ServerLimits {
 
   /**
    * @param o server options to change
-   * @return {@code o} with the header, line and idle limits set
+   * @return {@code o} with the header, line and idle limits set (and no cleartext HTTP/2 detection, which would
+   *     delay the connection handler, hence the read-header clock, until the first bytes arrive)
    */
   public static HttpServerOptions apply(HttpServerOptions o) {
     return o.setMaxHeaderSize(MAX_HEADER_BYTES).setMaxInitialLineLength(MAX_INITIAL_LINE_BYTES)
+        .setHttp2ClearTextEnabled(false)
         .setIdleTimeout(IDLE_TIMEOUT_S).setIdleTimeoutUnit(java.util.concurrent.TimeUnit.SECONDS);
   }
 
