@@ -8,8 +8,10 @@ import java.util.regex.Pattern;
 /**
  * Gives every request an ID, returned in the {@value #HEADER} response header and used in log lines, as
  * kube-apiserver's {@code WithAuditInit} ({@code apiserver/pkg/endpoints/filters/audit_init.go}): the client's own
- * {@code Audit-Id} is kept when it is a plausible ID (1-64 letters, digits, {@code -}), else a random UUID. Also binds
- * the request to its Vert.x context for {@link RequestFailures}.
+ * {@code Audit-Id} is kept when it is a plausible ID (1-64 letters, digits, {@code -}), else a random UUID. The ID
+ * is also set on the request, so a peer or backend the request is forwarded to uses the same one, and the answer
+ * carries it once (a relayed peer answer's own {@code Audit-Id} is replaced). Also binds the request to its Vert.x
+ * context for {@link RequestFailures}.
  */
 public final class AuditIds implements Handler<RoutingContext> {
   /** The response (and optional request) header carrying the ID. */
@@ -23,7 +25,9 @@ public final class AuditIds implements Handler<RoutingContext> {
     String sent = ctx.request().getHeader(HEADER);
     String id = sent != null && PLAUSIBLE.matcher(sent).matches() ? sent : UUID.randomUUID().toString();
     ctx.put(KEY, id);
+    ctx.request().headers().set(HEADER, id);
     ctx.response().putHeader(HEADER, id);
+    ctx.addHeadersEndHandler(v -> ctx.response().headers().set(HEADER, id));
     RequestFailures.bind(ctx);
     ctx.next();
   }

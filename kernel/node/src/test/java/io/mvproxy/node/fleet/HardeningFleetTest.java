@@ -267,6 +267,16 @@ class HardeningFleetTest {
   }
 
   @Test
+  void auditIdIsOneIdAcrossTheProxyHop() throws Exception {
+    HttpsClient.Resp r = admin.send(HttpMethod.GET, url("node-b"), PROBES + "/sentinel",
+        Map.of("Audit-Id", "corpus-audit-1"), null);
+    assertEquals(200, r.status());
+    assertEquals(List.of("corpus-audit-1"), r.headers().getAll("Audit-Id"));
+    HttpsClient.Resp gen = admin.get(url("node-b"), PROBES + "/sentinel");
+    assertEquals(1, gen.headers().getAll("Audit-Id").size(), gen.headers().getAll("Audit-Id").toString());
+  }
+
+  @Test
   void deepestAllowedObjectThroughTheProxyInEveryFormat() throws Exception {
     HttpsClient.Resp c = post("node-b", PROBES, deepBody("deepest", DEEP), "application/json");
     assertEquals(201, c.status(), c.text().substring(0, Math.min(300, c.text().length())));
