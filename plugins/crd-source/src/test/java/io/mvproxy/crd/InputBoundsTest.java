@@ -131,6 +131,11 @@ class InputBoundsTest {
     assertEquals("Widget in version \"v1\" cannot be handled as a Widget: strict decoding error: duplicate field "
         + "\"spec.color\"", strict.json().getString("message"));
     assertAbsent("dup-s");
+    Http.Res loud = http.send("POST", W + "?fieldValidation=Loud", "application/json", body.formatted("dup-l"),
+        "application/json");
+    assertEquals(422, loud.code(), loud.body());
+    assertEquals("CreateOptions.meta.k8s.io \"\" is invalid: fieldValidation: Unsupported value: \"Loud\": supported "
+        + "values: \"Ignore\", \"Strict\", \"Warn\"", loud.json().getString("message"));
     Http.Res warn = http.send("POST", W, "application/json", body.formatted("dup-w"), "application/json");
     assertEquals(201, warn.code(), warn.body());
     assertEquals("299 - \"duplicate field \\\"spec.color\\\"\"", warn.header("Warning"));

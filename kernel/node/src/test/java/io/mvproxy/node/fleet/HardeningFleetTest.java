@@ -136,6 +136,10 @@ class HardeningFleetTest {
     cs.add(bad("strict duplicate", HttpMethod.POST, PROBES + "?fieldValidation=Strict", json,
         "{\"metadata\":{\"name\":\"dup\"},\"spec\":{\"a\":1,\"a\":2}}"));
     cs.add(bad("too deep", HttpMethod.POST, PROBES, json, deepBody("deep-513", DEEP + 1)));
+    cs.add(bad("fieldValidation value", HttpMethod.POST, PROBES + "?fieldValidation=Loud", json,
+        base.replace("\"x\"", "\"loud\"")));
+    cs.add(bad("4 MiB body", HttpMethod.POST, PROBES, json, "{\"metadata\":{\"name\":\"big\"},\"spec\":{\"s\":\""
+        + "x".repeat(4 << 20) + "\"}}"));
     cs.add(bad("parse too deep", HttpMethod.POST, PROBES, json, deepBody("deep-1200", 1200)));
     cs.add(bad("bad escape ns", HttpMethod.POST, "/apis/hardening.mvproxy.io/v1/namespaces/%zz/probes", json, base));
     cs.add(bad("dot-dot ns", HttpMethod.POST, "/apis/hardening.mvproxy.io/v1/namespaces/%2E%2E/probes", json, base));

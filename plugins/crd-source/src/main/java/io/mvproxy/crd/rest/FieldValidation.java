@@ -21,6 +21,27 @@ public final class FieldValidation {
   }
 
   /**
+   * Checks the {@code fieldValidation} value as apimachinery's {@code ValidateFieldValidation} does.
+   *
+   * @param req     a create, update or patch
+   * @param options {@code CreateOptions}, {@code UpdateOptions} or {@code PatchOptions}
+   * @throws StatusException 422 {@code CreateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value:
+   *     "x": supported values: "Ignore", "Strict", "Warn"}
+   */
+  public static void requireValid(CrdRequest req, String options) {
+    String v = req.param("fieldValidation");
+    if (v == null || v.isEmpty() || "Ignore".equals(v) || "Strict".equals(v) || "Warn".equals(v)) {
+      return;
+    }
+    String msg = "fieldValidation: Unsupported value: \"" + v + "\": supported values: \"Ignore\", \"Strict\", \"Warn\"";
+    throw new StatusException(io.mvproxy.api.StatusReason.Invalid, options + ".meta.k8s.io \"\" is invalid: " + msg,
+        new io.vertx.core.json.JsonObject().put("group", "meta.k8s.io").put("kind", options).put("causes",
+            new io.vertx.core.json.JsonArray().add(new io.vertx.core.json.JsonObject().put("reason", "FieldValueNotSupported")
+                .put("message", "Unsupported value: \"" + v + "\": supported values: \"Ignore\", \"Strict\", \"Warn\"")
+                .put("field", "fieldValidation"))));
+  }
+
+  /**
    * Reports the request's duplicate fields and {@code unknown} fields as its {@code fieldValidation} asks.
    *
    * @param req     the request

@@ -32,6 +32,7 @@ public final class Patches {
   public void patch(CrdRequest req) {
     PatchApplier.Type type;
     try {
+      FieldValidation.requireValid(req, "PatchOptions");
       type = PatchApplier.type(req.ctx().request().getHeader("Content-Type"));
     } catch (StatusException e) {
       Responses.fail(req.ctx(), e);

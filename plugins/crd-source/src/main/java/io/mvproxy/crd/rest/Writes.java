@@ -21,6 +21,7 @@ public final class Writes {
 
   /** POST: answers 201 with the stored object; 409 AlreadyExists, 422 Invalid, 400 BadRequest. */
   public void create(CrdRequest req) {
+    FieldValidation.requireValid(req, "CreateOptions");
     BodyReader.read(req.ctx(), rt.options().maxBodyBytes())
         .compose(body -> create(req, rt.rules().decode(req, BodyTypes.requireObject(req, body)), false))
         .onSuccess(o -> Responses.send(req.ctx(), 201, req.view(o)))
@@ -52,6 +53,7 @@ public final class Writes {
 
   /** PUT on the object, {@code /status} or {@code /scale}: 200, or 404, 409 Conflict, 422, 400. */
   public void update(CrdRequest req) {
+    FieldValidation.requireValid(req, "UpdateOptions");
     BodyReader.read(req.ctx(), rt.options().maxBodyBytes())
         .compose(body -> {
           JsonObject in = rt.rules().decode(req, BodyTypes.requireObject(req, body));
