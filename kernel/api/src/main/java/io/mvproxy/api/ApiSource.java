@@ -78,6 +78,17 @@ public interface ApiSource {
     return null;
   }
 
+  /**
+   * Completes once the source's API set is known: at once for fixed sources; after the first discovery check of
+   * its backend (successful or not) for an aggregated API. The node publishes its membership record only after
+   * every source's future completed (or a bounded wait), so peers never learn a partial API set from it.
+   *
+   * @return completes (never fails) when {@link #groupVersions()} is as good as it gets for now
+   */
+  default Future<Void> ready() {
+    return Future.succeededFuture();
+  }
+
   /** Releases resources (listeners, timers). @return completes when stopped */
   default Future<Void> close() {
     return Future.succeededFuture();

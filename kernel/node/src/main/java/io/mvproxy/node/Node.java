@@ -59,6 +59,11 @@ public final class Node {
    * (like kube-apiserver's --shutdown-delay-duration; membership changes propagate in well under a second).
    */
   static final long SHUTDOWN_DELAY_MS = 1000;
+  /**
+   * Longest wait for the local API sources' first discovery checks before the membership record is published, ms
+   * (an aggregated backend's check times out after 5 s).
+   */
+  static final long SOURCES_READY_TIMEOUT_MS = 15_000;
   private static final Logger LOG = Logger.getLogger(Node.class.getName());
 
   private final NodeConfig config;
@@ -200,7 +205,7 @@ public final class Node {
       HealthHandler health = new HealthHandler(MvproxyVersion.VERSION, live, ready);
       ingress = new IngressVerticle(serverOptions, authenticator, health, view, metrics,
           peerOptions == null ? null
-              : v -> new PeerProxy(v.createHttpClient(peerOptions, TlsOptions.peerPool()), metrics),
+              : v -> PeerProxy.create(v, peerOptions, metrics),
           config.peersEnabled(), lifecycle, authorization, config.serving());
       return vertx.deployVerticle(ingress);
     }
@@ -222,11 +227,41 @@ public final class Node {
         return all;
       };
       DiscoveryVerticle discovery = new DiscoveryVerticle(config.serverId(), advertise + ":" + port, sources,
-          client, view, metrics);
+          client, view, metrics, config.clusterMembers().stream().map(HazelcastConfigFactory::resolved).toList(),
+          selfClusterAddress(), config.memberWait());
       MembershipVerticle membership = new MembershipVerticle(config.serverId(), advertise, config.peerPort(port),
-          MvproxyVersion.VERSION, objects::pluginSummaries);
-      return vertx.deployVerticle(discovery).compose(d -> vertx.deployVerticle(membership))
+          MvproxyVersion.VERSION, objects::pluginSummaries, () -> view.get().discovery().localEtag());
+      return vertx.deployVerticle(discovery).compose(d -> sourcesReady(sources.get()))
+          .compose(v -> vertx.deployVerticle(membership))
           .map(mid -> new Node(this, new Deployments(pluginDeployment, mid)));
+    }
+
+    /** @return this member's Hazelcast {@code ip:port}, or "" when unknown */
+    private String selfClusterAddress() {
+      try {
+        com.hazelcast.cluster.Address a = mgr.getHazelcastInstance().getCluster().getLocalMember().getAddress();
+        return a.getHost() + ":" + a.getPort();
+      } catch (RuntimeException e) {
+        return "";
+      }
+    }
+
+    /**
+     * Waits until every local source knows its API set ({@link ApiSource#ready()}: aggregated backends' first
+     * discovery check), at most {@link #SOURCES_READY_TIMEOUT_MS}, before the membership record is published.
+     */
+    private Future<Void> sourcesReady(List<ApiSource> all) {
+      Promise<Void> p = Promise.promise();
+      long timer = vertx.setTimer(SOURCES_READY_TIMEOUT_MS, t -> {
+        if (p.tryComplete()) {
+          LOG.warning("API sources not ready after " + SOURCES_READY_TIMEOUT_MS + " ms; publishing the record anyway");
+        }
+      });
+      Future.join(all.stream().map(ApiSource::ready).toList()).onComplete(ar -> {
+        vertx.cancelTimer(timer);
+        p.tryComplete();
+      });
+      return p.future();
     }
 
     private void registerGauges() {

@@ -59,6 +59,21 @@ public final class ProxyHop {
    * @param out  the caller's response
    */
   public static void relay(HttpClientResponse resp, HttpServerResponse out) {
+    relay(resp, out, false, e -> { });
+  }
+
+  /**
+   * Streams a response back as {@link #relay(HttpClientResponse, HttpServerResponse)}, choosing what an upstream
+   * failure after the head does to the caller's response.
+   *
+   * @param resp          the next hop's response
+   * @param out           the caller's response
+   * @param endOnFailure  true for watches: end the response cleanly (final chunk), so the client sees the watch
+   *                      end and re-establishes it; false: reset the stream (a cut body must not look complete)
+   * @param onLost        told about an upstream failure after the head
+   */
+  public static void relay(HttpClientResponse resp, HttpServerResponse out, boolean endOnFailure,
+                           java.util.function.Consumer<Throwable> onLost) {
     if (out.closed() || out.ended()) {
       resp.request().reset();
       return;
@@ -89,7 +104,12 @@ public final class ProxyHop {
     });
     resp.exceptionHandler(e -> {
       if (!out.closed() && !out.ended()) {
-        out.reset();
+        onLost.accept(e);
+        if (endOnFailure && len == null) {
+          out.end();
+        } else {
+          out.reset();
+        }
       }
     });
     resp.endHandler(v -> {

@@ -58,6 +58,7 @@ public final class ApiServiceSource implements ApiSource {
   private final Context context;
   private final HttpClient client;
   private final BackendDiscovery discovery;
+  private final Promise<Void> started = Promise.promise();
   private final BackendProxy proxy;
   private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
   private volatile State state;
@@ -93,13 +94,18 @@ public final class ApiServiceSource implements ApiSource {
    *     {@link #available()})
    */
   public Future<Void> start() {
-    Promise<Void> started = Promise.promise();
     context.runOnContext(v -> {
       if (!closed && timerId < 0) {
         timerId = vertx.setPeriodic(options.refreshIntervalMs(), t -> refresh());
       }
-      refresh().onComplete(ar -> started.complete());
+      refresh().onComplete(ar -> started.tryComplete());
     });
+    return started.future();
+  }
+
+  /** @return completes after the first discovery check of the backend, successful or not (see {@link #start()}) */
+  @Override
+  public Future<Void> ready() {
     return started.future();
   }
 
@@ -281,6 +287,7 @@ public final class ApiServiceSource implements ApiSource {
     Promise<Void> p = Promise.promise();
     context.runOnContext(v -> {
       closed = true;
+      started.tryComplete();
       if (timerId >= 0) {
         vertx.cancelTimer(timerId);
         timerId = -1;

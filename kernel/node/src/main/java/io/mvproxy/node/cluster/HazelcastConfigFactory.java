@@ -62,7 +62,7 @@ public final class HazelcastConfigFactory {
    * @param member {@code host:port}
    * @return {@code ip:port}
    */
-  static String resolved(String member) {
+  public static String resolved(String member) {
     int c = member.lastIndexOf(':');
     String host = c > 0 ? member.substring(0, c) : member;
     try {

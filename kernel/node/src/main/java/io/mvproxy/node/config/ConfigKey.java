@@ -40,7 +40,8 @@ public enum ConfigKey {
   ETCD_CERTFILE("etcdCertfile", Type.FILE, null, "Client certificate presented to etcd (needs etcd-keyfile)."),
   ETCD_KEYFILE("etcdKeyfile", Type.FILE, null, "PKCS#8 PEM key of etcd-certfile."),
   ETCD_COMPACTION_INTERVAL("etcdCompactionInterval", Type.DURATION, "5m", "Interval of fleet-wide etcd compaction, coordinated through etcd's compact_rev_key (0 disables)."),
-  ETCD_HEALTHCHECK_TIMEOUT("etcdHealthcheckTimeout", Type.DURATION, "2s", "Deadline of the etcd health probe behind /livez/etcd and /readyz/etcd.");
+  ETCD_HEALTHCHECK_TIMEOUT("etcdHealthcheckTimeout", Type.DURATION, "2s", "Deadline of the etcd health probe behind /livez/etcd and /readyz/etcd."),
+  MEMBER_WAIT_SECONDS("memberWaitSeconds", Type.INT, "60", "Longest time (s) one awaited member (in cluster-members but not joined, joined but not yet published, or published but its discovery not fetched) holds 404 answers back: until then a resource no known node serves gets 503 + Retry-After.");
 
   /** Value types, each with its own validation. */
   public enum Type {

@@ -145,7 +145,8 @@ public final class ConfigLoader {
         v.map(ConfigKey.SERVICE_RESOLUTION), v.oneOf(ConfigKey.LOGGING_FORMAT, "text", "json"),
         authorizationModes(v.list(ConfigKey.AUTHORIZATION_MODE)),
         new NodeConfig.ServingLimits(v.duration(ConfigKey.REQUEST_TIMEOUT), v.integer(ConfigKey.MAX_REQUESTS_INFLIGHT),
-            v.integer(ConfigKey.MAX_MUTATING_REQUESTS_INFLIGHT)), storage(v));
+            v.integer(ConfigKey.MAX_MUTATING_REQUESTS_INFLIGHT)), storage(v),
+        Duration.ofSeconds(v.integer(ConfigKey.MEMBER_WAIT_SECONDS)));
   }
 
   private static List<String> authorizationModes(List<String> modes) {

@@ -35,6 +35,7 @@ import java.util.List;
  * @param authorizationModes        {@code --authorization-mode} values in order (validated)
  * @param serving                   request time-out and in-flight limits of the ingress
  * @param storage                   the storage backend and its etcd settings ({@code --storage-backend}, {@code --etcd-*})
+ * @param memberWait                longest time one awaited member holds 404 answers back (README "Routing rules")
  */
 public record NodeConfig(String serverId, String bindAddress, int securePort, String advertiseAddress,
                          String peerAdvertiseIp, Integer peerAdvertisePort, Path tlsCertFile,
@@ -44,7 +45,8 @@ public record NodeConfig(String serverId, String bindAddress, int securePort, St
                          String clusterName, String clusterHost, int clusterPort, List<String> clusterMembers,
                          Duration shutdownGracePeriod, java.util.Map<String, String> serviceResolution,
                          String loggingFormat, List<String> authorizationModes, ServingLimits serving,
-                         io.mvproxy.storage.StorageConfig storage) {
+                         io.mvproxy.storage.StorageConfig storage,
+                         Duration memberWait) {
 
   /**
    * The ingress's request limits (kube-apiserver's {@code --request-timeout}, {@code --max-requests-inflight},

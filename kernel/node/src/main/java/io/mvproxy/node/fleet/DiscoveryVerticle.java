@@ -8,9 +8,11 @@ import io.mvproxy.api.discovery.DiscoveryVersion;
 import io.mvproxy.api.discovery.Freshness;
 import io.mvproxy.api.discovery.ServedGroupVersion;
 import io.mvproxy.discovery.DiscoveryDocuments;
+import io.mvproxy.node.membership.MembershipSnapshot;
 import io.mvproxy.node.membership.PeerInfo;
 import io.mvproxy.openapi.OpenApiDocuments;
 import io.mvproxy.node.metrics.NodeMetrics;
+import io.mvproxy.node.routing.Awaited;
 import io.mvproxy.node.routing.Capabilities;
 import io.mvproxy.node.routing.PeerTarget;
 import io.mvproxy.node.routing.RoutingSnapshot;
@@ -32,13 +34,14 @@ import java.util.logging.Logger;
  * (fetching its nopeer discovery when it joins, when it announces a new ETag on
  * {@link Addresses#DISCOVERY_CHANGED}, and every {@link #REVALIDATE_MS}), keeps last-known-good data on a failed
  * fetch (marked Stale, retried with backoff), remembers what departed peers served (Stale in discovery, 503 in
- * routing) and recomputes the merged documents and routing snapshot only when something changed.
+ * routing) and recomputes the merged documents and routing snapshot only when something changed. It also tracks
+ * what the node still waits for before a 404 may be given (README "Routing rules"): the first membership snapshot,
+ * {@code --cluster-members} not yet joined, Hazelcast members without a record, peers not yet fetched; each wait
+ * bounded by {@code --member-wait-seconds}.
  */
 public final class DiscoveryVerticle extends VerticleBase {
   /** Periodic revalidation of every peer, ms (upstream never revalidates; peer-proxy.md section 3). */
   static final long REVALIDATE_MS = 30_000;
-  /** A peer failing this many fetches in a row no longer holds readiness back. */
-  static final int FAILURES_BEFORE_READY = 3;
   /** How long the APIs of a departed peer stay known (Stale, 503), ms: like a lingering upstream lease. */
   static final long DEPARTED_RETENTION_MS = 3_600_000;
   private static final Logger LOG = Logger.getLogger(DiscoveryVerticle.class.getName());
@@ -53,6 +56,14 @@ public final class DiscoveryVerticle extends VerticleBase {
   private final Map<String, PeerState> peers = new TreeMap<>();
   private final Map<String, List<DiscoveryGroup>> departed = new TreeMap<>();
   private final Map<String, Long> departedAt = new HashMap<>();
+  private final List<String> configuredMembers;
+  private final String selfClusterAddress;
+  private final long memberWaitMs;
+  private final Map<String, Long> memberSeenAt = new HashMap<>();
+  private List<MembershipSnapshot.Member> members = List.of();
+  private long startedAt;
+  private long expiryTimer = -1;
+  private List<Awaited> lastAwaiting = List.of();
   private boolean membershipKnown;
   private OpenApiDocuments openapi = OpenApiDocuments.empty();
   private Set<GroupVersion> openapiFleet;
@@ -65,9 +76,16 @@ public final class DiscoveryVerticle extends VerticleBase {
    * @param client        peer discovery client, or null when peers are disabled (local only)
    * @param view          the reference to publish views to
    * @param metrics       sync error counters
+   * @param configuredMembers  {@code --cluster-members} as resolved {@code ip:port} (may include this node)
+   * @param selfClusterAddress this node's own Hazelcast {@code ip:port}
+   * @param memberWait         {@code --member-wait-seconds}: the longest one awaited member holds 404 back
    */
   public DiscoveryVerticle(String serverId, String serverAddress, java.util.function.Supplier<List<ApiSource>> sources,
-                           PeerDiscoveryClient client, FleetViewRef view, NodeMetrics metrics) {
+                           PeerDiscoveryClient client, FleetViewRef view, NodeMetrics metrics,
+                           List<String> configuredMembers, String selfClusterAddress, java.time.Duration memberWait) {
+    this.configuredMembers = List.copyOf(configuredMembers);
+    this.selfClusterAddress = selfClusterAddress;
+    this.memberWaitMs = memberWait.toMillis();
     this.serverId = serverId;
     this.serverAddress = serverAddress;
     this.sources = sources;
@@ -87,6 +105,7 @@ public final class DiscoveryVerticle extends VerticleBase {
     });
     vertx.setPeriodic(REVALIDATE_MS, t -> peers.values().forEach(this::fetch));
     membershipKnown = !peersEnabled;
+    startedAt = System.currentTimeMillis();
     rebuild();
     return Future.succeededFuture();
   }
@@ -96,11 +115,17 @@ public final class DiscoveryVerticle extends VerticleBase {
       return;
     }
     membershipKnown = true;
+    MembershipSnapshot snap = MembershipSnapshot.fromJson(body);
+    members = snap.members();
+    long now = System.currentTimeMillis();
+    Set<String> ids = new HashSet<>();
+    for (MembershipSnapshot.Member m : members) {
+      ids.add(m.nodeId());
+      memberSeenAt.putIfAbsent(m.nodeId(), now);
+    }
+    memberSeenAt.keySet().retainAll(ids);
     Map<String, PeerInfo> live = new HashMap<>();
-    body.getJsonArray("peers").forEach(o -> {
-      PeerInfo p = PeerInfo.fromJson((JsonObject) o);
-      live.put(p.serverId(), p);
-    });
+    snap.peers().forEach(p -> live.put(p.serverId(), p));
     for (String gone : new ArrayList<>(peers.keySet())) {
       if (!live.containsKey(gone)) {
         PeerState s = peers.remove(gone);
@@ -120,8 +145,18 @@ public final class DiscoveryVerticle extends VerticleBase {
         fetch(s);
       } else {
         boolean moved = !s.info.host().equals(p.host()) || s.info.port() != p.port();
+        boolean rejoined = !Objects.equals(s.info.nodeId(), p.nodeId());
         s.info = p;
-        if (moved || !Objects.equals(p.etag(), s.fetchedEtag)) {
+        if (rejoined && s.loaded) {
+          // came back from a split or suspicion: its API set may have changed; keep the old one as departed (503)
+          // until it is fetched again
+          LOG.info("peer " + p.serverId() + " rejoined as member " + p.nodeId() + ": re-learning its APIs");
+          departed.put(p.serverId(), s.groups);
+          departedAt.put(p.serverId(), System.currentTimeMillis());
+          s.loaded = false;
+          s.since = System.currentTimeMillis();
+        }
+        if (moved || rejoined || !Objects.equals(p.etag(), s.fetchedEtag)) {
           fetch(s);
         }
       }
@@ -158,6 +193,7 @@ public final class DiscoveryVerticle extends VerticleBase {
         s.stale = false;
         s.failures = 0;
         departed.remove(s.info.serverId());
+        departedAt.remove(s.info.serverId());
       } else {
         s.failures++;
         s.stale = s.loaded;
@@ -190,23 +226,24 @@ public final class DiscoveryVerticle extends VerticleBase {
     });
     TreeMap<String, List<DiscoveryGroup>> docs = new TreeMap<>();
     Map<String, RoutingSnapshot.PeerEntry> entries = new HashMap<>();
-    boolean ready = membershipKnown;
     for (PeerState s : peers.values()) {
       if (s.loaded) {
         docs.put(s.info.serverId(), s.stale ? stale(s.groups) : s.groups);
       }
-      ready &= s.loaded || s.failures >= FAILURES_BEFORE_READY;
       entries.put(s.info.serverId(), new RoutingSnapshot.PeerEntry(
           new PeerTarget(s.info.serverId(), s.info.host(), s.info.port()),
-          Capabilities.of(s.groups), s.loaded || s.failures >= FAILURES_BEFORE_READY));
+          s.loaded ? Capabilities.of(s.groups) : Capabilities.NONE, s.loaded));
     }
     Map<String, Capabilities> gone = new HashMap<>();
     departed.forEach((id, groups) -> {
-      if (!peers.containsKey(id)) {
+      PeerState back = peers.get(id);
+      if (back == null || !back.loaded) {
         docs.put(id, stale(groups));
         gone.put(id, Capabilities.of(groups));
       }
     });
+    List<Awaited> awaiting = awaiting(now);
+    boolean ready = awaiting.stream().noneMatch(a -> a.kind() != Awaited.Kind.MEMBER_JOIN);
     List<ApiSource> local = sources.get();
     List<ServedGroupVersion> served = new ArrayList<>();
     local.forEach(s -> served.addAll(s.groupVersions()));
@@ -216,7 +253,13 @@ public final class DiscoveryVerticle extends VerticleBase {
       metrics.discoveryMerged();
     }
     RoutingSnapshot rs = new RoutingSnapshot(RoutingSnapshot.index(local), localCaps(dd), entries, gone, ready,
-        RoutingSnapshot.wholeGroupVersions(local));
+        RoutingSnapshot.wholeGroupVersions(local), awaiting);
+    if (!awaiting.equals(lastAwaiting)) {
+      LOG.info(awaiting.isEmpty() ? "the fleet's API set is known: unknown resources now get 404"
+          : "404 answers held back (503) while waiting for "
+          + String.join(", ", awaiting.stream().map(Awaited::describe).toList()));
+      lastAwaiting = awaiting;
+    }
     Map<String, PeerInfo> members = new TreeMap<>();
     peers.values().forEach(p -> members.put(p.info.serverId(), p.info));
     view.set(new FleetView(rs, dd, openapi, members));
@@ -225,6 +268,58 @@ public final class DiscoveryVerticle extends VerticleBase {
       lastEtag = dd.localEtag();
       vertx.eventBus().send(Addresses.LOCAL_ETAG_CHANGED, lastEtag);
     }
+  }
+
+  /**
+   * What this node still waits for before it may answer 404, each within {@link #memberWaitMs} of when the wait
+   * began (node start for {@code --cluster-members}, first sight for members and peers); schedules a rebuild at the
+   * earliest expiry so the answer changes even when nothing else happens.
+   */
+  private List<Awaited> awaiting(long now) {
+    List<Awaited> out = new ArrayList<>();
+    if (!membershipKnown) {
+      out.add(new Awaited(Awaited.Kind.MEMBERSHIP, ""));
+      return out;
+    }
+    long next = Long.MAX_VALUE;
+    if (peersEnabled) {
+      Set<String> joined = new HashSet<>();
+      members.forEach(m -> joined.add(m.address()));
+      if (now < startedAt + memberWaitMs) {
+        for (String c : configuredMembers) {
+          if (!c.equals(selfClusterAddress) && !joined.contains(c)) {
+            out.add(new Awaited(Awaited.Kind.MEMBER_JOIN, c));
+            next = Math.min(next, startedAt + memberWaitMs);
+          }
+        }
+      }
+      Set<String> published = new HashSet<>();
+      peers.values().forEach(p -> published.add(p.info.nodeId()));
+      for (MembershipSnapshot.Member m : members) {
+        long seen = memberSeenAt.getOrDefault(m.nodeId(), now);
+        if (!published.contains(m.nodeId()) && now < seen + memberWaitMs) {
+          out.add(new Awaited(Awaited.Kind.MEMBER_RECORD, m.address()));
+          next = Math.min(next, seen + memberWaitMs);
+        }
+      }
+      for (PeerState s : peers.values()) {
+        if (!s.loaded && now < s.since + memberWaitMs) {
+          out.add(new Awaited(Awaited.Kind.PEER_DISCOVERY, s.info.serverId()));
+          next = Math.min(next, s.since + memberWaitMs);
+        }
+      }
+    }
+    if (expiryTimer >= 0) {
+      vertx.cancelTimer(expiryTimer);
+      expiryTimer = -1;
+    }
+    if (next != Long.MAX_VALUE) {
+      expiryTimer = vertx.setTimer(Math.max(1, next - now + 1), t -> {
+        expiryTimer = -1;
+        rebuild();
+      });
+    }
+    return out;
   }
 
   /** Rebuilds the OpenAPI documents (off the event loop) when the fleet's set of group-versions changed. */

@@ -18,6 +18,8 @@ final class PeerState {
   boolean fetching;
   boolean refetch;
   int failures;
+  /** When this node began waiting for the peer's discovery, epoch ms (first seen, or rejoined). */
+  long since = System.currentTimeMillis();
 
   PeerState(PeerInfo info) {
     this.info = info;

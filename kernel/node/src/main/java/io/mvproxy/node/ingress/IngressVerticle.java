@@ -132,7 +132,7 @@ public final class IngressVerticle extends VerticleBase {
         (ctx, gv) -> toPeer(ctx, gv, proxy),
         v -> metrics.discoveryServed(v == io.mvproxy.discovery.DiscoveryDocuments.View.LOCAL));
     OpenApiHandler openApi = new OpenApiHandler(() -> view.get().openapi(), (ctx, gv) -> toPeer(ctx, gv, proxy));
-    ResourceHandler resources = new ResourceHandler(view, proxy, peersEnabled);
+    ResourceHandler resources = new ResourceHandler(view, proxy, peersEnabled, metrics);
     router.route().handler(ctx -> {
       RequestInfo info = ctx.get(ResourceHandler.INFO_KEY);
       String path = ctx.request().path();

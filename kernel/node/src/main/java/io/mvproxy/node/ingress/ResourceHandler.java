@@ -26,13 +26,17 @@ public final class ResourceHandler implements Handler<RoutingContext> {
   private final FleetViewRef view;
   private final PeerProxy proxy;
   private final boolean peersEnabled;
+  private final io.mvproxy.node.metrics.NodeMetrics metrics;
 
   /**
    * @param view         the node's fleet view
    * @param proxy        the peer proxy, or null when peers are disabled
    * @param peersEnabled gate on and {@code --peer-ca-file} set
+   * @param metrics      counts 503 decisions ({@code apiserver_peer_proxy_unavailable_total})
    */
-  public ResourceHandler(FleetViewRef view, PeerProxy proxy, boolean peersEnabled) {
+  public ResourceHandler(FleetViewRef view, PeerProxy proxy, boolean peersEnabled,
+                         io.mvproxy.node.metrics.NodeMetrics metrics) {
+    this.metrics = metrics;
     this.view = view;
     this.proxy = proxy;
     this.peersEnabled = peersEnabled && proxy != null;
@@ -43,7 +47,8 @@ public final class ResourceHandler implements Handler<RoutingContext> {
     RequestInfo info = ctx.get(INFO_KEY);
     UserInfo user = ctx.get(UserInfo.CONTEXT_KEY);
     boolean proxied = Boolean.TRUE.equals(ctx.get(PEER_PROXIED_KEY));
-    Decision d = view.get().routing().decide(info, proxied, peersEnabled);
+    io.mvproxy.node.routing.RoutingSnapshot routing = view.get().routing();
+    Decision d = routing.decide(info, proxied, peersEnabled);
     if (d instanceof Decision.Local l) {
       ctx.put(SERVED_KEY, "local");
       try {
@@ -55,8 +60,10 @@ public final class ResourceHandler implements Handler<RoutingContext> {
       }
     } else if (d instanceof Decision.Proxy p) {
       ctx.put(SERVED_KEY, "proxied");
-      proxy.forward(ctx, user, info.gvr(), p.targets());
+      proxy.forwardResource(ctx, user, info, p.targets());
     } else if (d instanceof Decision.Unavailable u) {
+      metrics.routingUnavailable(u.cause().label(), u.cause() == Decision.Unavailable.Cause.DEPARTED
+          || routing.awaiting().isEmpty() ? "none" : routing.awaiting().get(0).kind().label());
       StatusResponses.send(ctx, StatusException.unavailable(u.message(), PeerProxy.RETRY_AFTER_SECONDS));
     } else {
       StatusResponses.send(ctx, StatusException.resourceNotFound());

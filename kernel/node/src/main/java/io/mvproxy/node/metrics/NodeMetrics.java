@@ -71,14 +71,42 @@ public final class NodeMetrics {
   /**
    * Counts a failed proxy attempt: {@code apiserver_peer_proxy_errors_total{type,group,version,resource}}.
    *
-   * @param type {@code endpoint_resolution} (no reachable peer) or {@code proxy_connection} (a peer refused)
+   * @param type what failed
    * @param gvr  the resource
    */
-  public void proxyError(String type, Gvr gvr) {
+  public void proxyError(io.mvproxy.node.proxy.ProxyErrorType type, Gvr gvr) {
     Counter.builder("apiserver_peer_proxy_errors")
         .description("Number of errors encountered when proxying a request to a peer")
-        .tag("type", type).tag("group", gvr.group()).tag("version", gvr.version()).tag("resource", gvr.resource())
+        .tag("type", type.label()).tag("group", gvr.group()).tag("version", gvr.version()).tag("resource", gvr.resource())
         .register(registry).increment();
+  }
+
+  /**
+   * Counts an idempotent request retried on the next capable peer after its peer's connection failed before the
+   * response head: {@code apiserver_peer_proxy_retries_total{group,version,resource}}.
+   *
+   * @param gvr the resource
+   */
+  public void proxyRetried(Gvr gvr) {
+    Counter.builder("apiserver_peer_proxy_retries")
+        .description("Number of idempotent proxied requests retried on the next capable peer")
+        .tag("group", gvr.group()).tag("version", gvr.version()).tag("resource", gvr.resource())
+        .register(registry).increment();
+  }
+
+  /**
+   * Counts a resource request answered 503 by the routing decision:
+   * {@code apiserver_peer_proxy_unavailable_total{cause,awaiting}}; {@code cause} is {@code departed} (only departed
+   * peers served it) or {@code fleet_unknown} (404 held back), {@code awaiting} the first awaited kind
+   * ({@code membership}, {@code member_join}, {@code member_record}, {@code peer_discovery}) or {@code none}.
+   *
+   * @param cause    the decision's cause label
+   * @param awaiting the awaited kind label, or {@code none}
+   */
+  public void routingUnavailable(String cause, String awaiting) {
+    Counter.builder("apiserver_peer_proxy_unavailable")
+        .description("Number of resource requests answered 503 because only departed peers served them or the fleet's API set was not fully known")
+        .tag("cause", cause).tag("awaiting", awaiting).register(registry).increment();
   }
 
   /**

@@ -1,22 +1,29 @@
 package io.mvproxy.node.proxy;
 
 import io.mvproxy.api.Gvr;
+import io.mvproxy.api.RequestInfo;
 import io.mvproxy.api.StatusException;
 import io.mvproxy.api.UserInfo;
 import io.mvproxy.node.metrics.NodeMetrics;
 import io.mvproxy.node.routing.PeerTarget;
 import io.mvproxy.security.ProxyHop;
+import io.mvproxy.security.TlsOptions;
 import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
+import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpClientRequest;
 import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.ext.web.RoutingContext;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
 import java.util.logging.Logger;
 
 /**
@@ -24,37 +31,101 @@ import java.util.logging.Logger;
  * method, path and query; headers cloned minus hop-by-hop ones and credentials; {@code X-Kubernetes-Peer-Proxied:
  * true} SET; the caller's identity as front-proxy {@code X-Remote-*} headers; {@code X-Forwarded-*} added. The
  * request body (read by the ingress, at most 3 MiB as in Kubernetes) is resent as is; the response (watch
- * included) streams. A peer that cannot be connected to (refused, TLS failure, before
- * any byte is sent) is skipped for the next; when none connects: 503 Status with {@code Retry-After}.
+ * included) streams.
+ *
+ * <p>Failover: a peer that cannot be connected to (refused, TLS failure, {@link #CONNECT_TIMEOUT_MS}) is skipped for
+ * the next. An idempotent request ({@link #IDEMPOTENT}) whose connection fails after it was sent but before the
+ * response head (reset, closed, {@link #IDLE_TIMEOUT_MS} / {@link #HEAD_TIMEOUT_MS} elapsed) is retried once on the
+ * next capable peer, within {@link #DEADLINE_MS}; a non-idempotent one never is (503). When no peer answers: 503
+ * Status with {@code Retry-After}. A watch whose peer dies after its head ends cleanly (final chunk), so the client
+ * re-establishes it through this node, which picks a live peer.
+ *
+ * <p>Long-running requests (watches, and streaming subresources) use their own connection pool
+ * ({@link #LONG_RUNNING_POOL_SIZE} per peer, TCP keep-alive, no idle timeout once streaming), so any number of
+ * proxied watches never starve short proxied requests of the {@link TlsOptions#PEER_POOL_SIZE}-connection pool.
  */
 public final class PeerProxy {
   /** Header marking a proxied hop (KEP-4020). */
   public static final String PEER_PROXIED = "X-Kubernetes-Peer-Proxied";
   /** Seconds a client should wait before retrying when no peer is reachable. */
   public static final int RETRY_AFTER_SECONDS = 1;
+  /** Per-request connect (TCP + TLS handshake) timeout, ms: a half-open or stalled peer is skipped after it. */
+  public static final long CONNECT_TIMEOUT_MS = 5_000;
+  /** Idle timeout of a short proxied request, ms: no byte from the peer for this long fails the attempt. */
+  public static final long IDLE_TIMEOUT_MS = 15_000;
+  /** A long-running request's peer must send its response head within this many ms. */
+  public static final long HEAD_TIMEOUT_MS = 15_000;
+  /** Overall budget of a proxied request's attempts, ms (kube-apiserver's default --request-timeout, 60 s). */
+  public static final long DEADLINE_MS = 60_000;
+  /** Connections per peer of the long-running pool (watches): well above the 2,000 watches of issue 7. */
+  public static final int LONG_RUNNING_POOL_SIZE = 10_000;
+  /** Methods retried on the next peer when the connection fails before the response head (RFC 9110 9.2.2). */
+  public static final Set<HttpMethod> IDEMPOTENT = Set.of(HttpMethod.GET, HttpMethod.HEAD, HttpMethod.OPTIONS);
+  /** Subresources kube-apiserver treats as long-running (besides watches): {@code longRunningRequestCheck}. */
+  static final Set<String> LONG_RUNNING_SUBRESOURCES = Set.of("proxy", "log", "exec", "attach", "portforward");
   private static final Logger LOG = Logger.getLogger(PeerProxy.class.getName());
 
+  private final Vertx vertx;
   private final HttpClient client;
+  private final HttpClient longRunning;
   private final NodeMetrics metrics;
 
   /**
-   * @param client  HTTP client with the peer TLS options (trust {@code --peer-ca-file}, key = proxy client cert)
-   * @param metrics where proxied requests and errors are counted
+   * @param vertx       the Vert.x of the calling verticle (timers)
+   * @param client      HTTP client for short requests (pooled, {@link TlsOptions#peerPool()})
+   * @param longRunning HTTP client for watches and other streaming requests (its own pool)
+   * @param metrics     where proxied requests and errors are counted
    */
-  public PeerProxy(HttpClient client, NodeMetrics metrics) {
+  public PeerProxy(Vertx vertx, HttpClient client, HttpClient longRunning, NodeMetrics metrics) {
+    this.vertx = vertx;
     this.client = client;
+    this.longRunning = longRunning;
     this.metrics = metrics;
   }
 
   /**
-   * Forwards the request; its body, if any, has been read into {@code ctx.body()} by the ingress.
+   * Builds the proxy with its two peer clients.
+   *
+   * @param vertx       the calling verticle's Vert.x
+   * @param peerOptions peer TLS client options (trust {@code --peer-ca-file}, key = proxy client cert)
+   * @param metrics     node metrics
+   * @return the proxy
+   */
+  public static PeerProxy create(Vertx vertx, HttpClientOptions peerOptions, NodeMetrics metrics) {
+    HttpClient shortClient = vertx.createHttpClient(new HttpClientOptions(peerOptions)
+        .setConnectTimeout((int) CONNECT_TIMEOUT_MS), TlsOptions.peerPool());
+    HttpClient longClient = vertx.createHttpClient(new HttpClientOptions(peerOptions)
+        .setConnectTimeout((int) CONNECT_TIMEOUT_MS).setTcpKeepAlive(true),
+        new PoolOptions().setHttp1MaxSize(LONG_RUNNING_POOL_SIZE).setMaxWaitQueueSize(TlsOptions.PEER_WAIT_QUEUE));
+    return new PeerProxy(vertx, shortClient, longClient, metrics);
+  }
+
+  /**
+   * Forwards a non-resource request (legacy discovery, OpenAPI of a group-version this node lacks).
    *
    * @param ctx     the request
-   * @param user    the authenticated caller, sent as X-Remote-* headers
-   * @param gvr     the routing key (for metrics); null for non-resource requests (discovery, OpenAPI)
+   * @param user    the authenticated caller
+   * @param gvr     null (kept for callers that have no request info)
    * @param targets capable peers in the order to try
    */
   public void forward(RoutingContext ctx, UserInfo user, Gvr gvr, List<PeerTarget> targets) {
+    forward(ctx, user, gvr, false, targets);
+  }
+
+  /**
+   * Forwards a resource request; its body, if any, has been read into {@code ctx.body()} by the ingress.
+   *
+   * @param ctx     the request
+   * @param user    the authenticated caller, sent as X-Remote-* headers
+   * @param info    the parsed request (routing key for metrics; watch and streaming subresources are long-running)
+   * @param targets capable peers in the order to try
+   */
+  public void forwardResource(RoutingContext ctx, UserInfo user, RequestInfo info, List<PeerTarget> targets) {
+    boolean streaming = "watch".equals(info.verb()) || LONG_RUNNING_SUBRESOURCES.contains(info.subresource());
+    forward(ctx, user, info.gvr(), streaming, targets);
+  }
+
+  private void forward(RoutingContext ctx, UserInfo user, Gvr gvr, boolean streaming, List<PeerTarget> targets) {
     if ("websocket".equalsIgnoreCase(ctx.request().getHeader("Upgrade"))) {
       // WebSocket watches are not tunnelled between peers: clients such as fabric8 fall back to an HTTP watch on 503
       fail(ctx, StatusException.unavailable("WebSocket upgrades are not proxied to peers; use an HTTP watch",
@@ -62,52 +133,112 @@ public final class PeerProxy {
       return;
     }
     long start = System.nanoTime();
-    attempt(ctx, user, gvr, targets, 0, null, start);
+    new Attempts(ctx, user, gvr, streaming, targets, start, System.currentTimeMillis() + DEADLINE_MS).next(null);
   }
 
-  private void attempt(RoutingContext ctx, UserInfo user, Gvr gvr, List<PeerTarget> targets, int i,
-                       Throwable last, long start) {
-    HttpServerRequest in = ctx.request();
-    if (i >= targets.size()) {
-      if (gvr != null) {
-        metrics.proxyError("endpoint_resolution", gvr);
-      }
-      String why = last == null ? "no peer available" : last.getMessage();
-      fail(ctx, StatusException.unavailable("error trying to reach a peer server for this resource: " + why,
-          RETRY_AFTER_SECONDS));
-      return;
+  /** The attempts of one proxied request, tried in order. */
+  private final class Attempts {
+    final RoutingContext ctx;
+    final UserInfo user;
+    final Gvr gvr;
+    final boolean streaming;
+    final List<PeerTarget> targets;
+    final long start;
+    final long deadline;
+    final boolean idempotent;
+    int index;
+    boolean retried;
+
+    Attempts(RoutingContext ctx, UserInfo user, Gvr gvr, boolean streaming, List<PeerTarget> targets, long start,
+             long deadline) {
+      this.ctx = ctx;
+      this.user = user;
+      this.gvr = gvr;
+      this.streaming = streaming;
+      this.targets = targets;
+      this.start = start;
+      this.deadline = deadline;
+      this.idempotent = IDEMPOTENT.contains(ctx.request().method());
     }
-    PeerTarget t = targets.get(i);
-    RequestOptions opts = new RequestOptions().setHost(t.host()).setPort(t.port()).setMethod(in.method())
-        .setURI(in.uri()).setSsl(true).setHeaders(headers(in, user, t));
-    client.request(opts).onComplete(ar -> {
-      if (ar.failed()) {
-        LOG.warning("peer " + t.serverId() + " at " + t.host() + ":" + t.port() + " unreachable: " + ar.cause());
+
+    void next(Throwable last) {
+      long left = deadline - System.currentTimeMillis();
+      if (index >= targets.size() || left <= 0 || ctx.response().closed()) {
         if (gvr != null) {
-          metrics.proxyError("proxy_connection", gvr);
+          metrics.proxyError(ProxyErrorType.ENDPOINT_RESOLUTION, gvr);
         }
-        attempt(ctx, user, gvr, targets, i + 1, ar.cause(), start);
+        String why = last == null ? "no peer available" : String.valueOf(last.getMessage());
+        fail(ctx, StatusException.unavailable("error trying to reach a peer server for this resource: " + why,
+            RETRY_AFTER_SECONDS));
         return;
       }
-      HttpClientRequest out = ar.result();
+      PeerTarget t = targets.get(index++);
+      HttpServerRequest in = ctx.request();
+      RequestOptions opts = new RequestOptions().setHost(t.host()).setPort(t.port()).setMethod(in.method())
+          .setURI(in.uri()).setSsl(true).setHeaders(headers(in, user, t))
+          .setConnectTimeout(Math.min(CONNECT_TIMEOUT_MS, left));
+      if (!streaming) {
+        opts.setIdleTimeout(Math.min(IDLE_TIMEOUT_MS, left));
+      }
+      (streaming ? longRunning : client).request(opts).onComplete(ar -> {
+        if (ar.failed()) {
+          LOG.warning("peer " + t.serverId() + " at " + t.host() + ":" + t.port() + " unreachable: " + ar.cause());
+          if (gvr != null) {
+            metrics.proxyError(ProxyErrorType.PROXY_CONNECTION, gvr);
+          }
+          next(ar.cause());
+          return;
+        }
+        send(t, ar.result());
+      });
+    }
+
+    private void send(PeerTarget t, HttpClientRequest out) {
+      long headTimer = streaming ? vertx.setTimer(Math.min(HEAD_TIMEOUT_MS, Math.max(1, deadline
+          - System.currentTimeMillis())), x -> out.reset(0, new java.util.concurrent.TimeoutException(
+          "no response head from peer " + t.serverId() + " within " + HEAD_TIMEOUT_MS + " ms"))) : -1;
       Buffer body = ctx.body() == null ? null : ctx.body().buffer();
       Future<HttpClientResponse> sent = body == null ? out.send() : out.send(body);
       sent.onComplete(rr -> {
-        if (rr.failed()) {
-          fail(ctx, StatusException.unavailable("error proxying to peer " + t.serverId() + ": "
-              + rr.cause().getMessage(), RETRY_AFTER_SECONDS));
+        if (headTimer >= 0) {
+          vertx.cancelTimer(headTimer);
+        }
+        if (rr.succeeded()) {
+          relay(rr.result());
           return;
         }
-        relay(ctx, rr.result(), gvr, start);
+        if (gvr != null) {
+          metrics.proxyError(ProxyErrorType.CONNECTION_LOST, gvr);
+        }
+        if (idempotent && !retried && !ctx.response().headWritten() && index < targets.size()) {
+          retried = true;
+          LOG.warning("peer " + t.serverId() + " failed before answering " + ctx.request().method() + " "
+              + ctx.request().path() + " (" + rr.cause() + "): retrying on peer " + targets.get(index).serverId());
+          if (gvr != null) {
+            metrics.proxyRetried(gvr);
+          }
+          next(rr.cause());
+          return;
+        }
+        LOG.warning("peer " + t.serverId() + " failed before answering " + ctx.request().method() + " "
+            + ctx.request().path() + ": " + rr.cause() + (idempotent ? "" : " (not retried: not idempotent)"));
+        fail(ctx, StatusException.unavailable("error proxying to peer " + t.serverId() + ": "
+            + rr.cause().getMessage(), RETRY_AFTER_SECONDS));
       });
-    });
-  }
-
-  private void relay(RoutingContext ctx, HttpClientResponse resp, Gvr gvr, long start) {
-    if (gvr != null) {
-      metrics.rerouted(gvr, resp.statusCode(), Duration.ofNanos(System.nanoTime() - start));
     }
-    ProxyHop.relay(resp, ctx.response());
+
+    private void relay(HttpClientResponse resp) {
+      if (gvr != null) {
+        metrics.rerouted(gvr, resp.statusCode(), Duration.ofNanos(System.nanoTime() - start));
+      }
+      ProxyHop.relay(resp, ctx.response(), streaming, e -> {
+        LOG.info("peer connection lost while streaming " + ctx.request().path() + ": " + e
+            + (streaming ? " (watch ended; the client re-establishes it)" : ""));
+        if (gvr != null) {
+          metrics.proxyError(ProxyErrorType.STREAM_LOST, gvr);
+        }
+      });
+    }
   }
 
   private static MultiMap headers(HttpServerRequest in, UserInfo user, PeerTarget t) {

@@ -22,12 +22,15 @@ import java.util.concurrent.ThreadLocalRandom;
  * @param localCaps  local capabilities (for subresource-aware routing)
  * @param peers      live peers' capabilities and targets, by server ID
  * @param departed   capabilities of peers that left or whose data could not be refreshed, by server ID
- * @param ready      false until every live peer's discovery has been fetched once
+ * @param ready      false until the membership is known and every member seen in the cluster has published its
+ *                   record and had its discovery fetched (or waited for longer than the bound): {@code /readyz}
  * @param localWhole group-versions a local source answers for as a whole (aggregated APIs)
+ * @param awaiting   what this node still waits for (within {@code --member-wait-seconds}) before a 404 may be given;
+ *                   empty once the whole fleet's API set is known
  */
 public record RoutingSnapshot(Map<Gvr, ApiSource> local, Capabilities localCaps,
                               Map<String, PeerEntry> peers, Map<String, Capabilities> departed, boolean ready,
-                              Map<GroupVersion, ApiSource> localWhole) {
+                              Map<GroupVersion, ApiSource> localWhole, List<Awaited> awaiting) {
 
   /**
    * A live peer.
@@ -45,11 +48,12 @@ public record RoutingSnapshot(Map<Gvr, ApiSource> local, Capabilities localCaps,
     peers = Map.copyOf(peers);
     departed = Map.copyOf(departed);
     localWhole = Map.copyOf(localWhole);
+    awaiting = List.copyOf(awaiting);
   }
 
   /** A node with nothing loaded yet: everything is 503 until the first real snapshot. */
   public static final RoutingSnapshot EMPTY = new RoutingSnapshot(Map.of(), Capabilities.NONE, Map.of(), Map.of(), false,
-      Map.of());
+      Map.of(), List.of(new Awaited(Awaited.Kind.MEMBERSHIP, "")));
 
   /**
    * @param sources the local API sources
@@ -82,7 +86,11 @@ public record RoutingSnapshot(Map<Gvr, ApiSource> local, Capabilities localCaps,
   }
 
   /**
-   * Decides where a resource request goes (peer-proxy.md sections 1 and 3).
+   * Decides where a resource request goes (peer-proxy.md sections 1 and 3, README "Routing rules"), in order:
+   * a local source serving the resource (and subresource); a local whole-group-version source; with the loop
+   * guard or peers off, local or 404; live peers serving it (shuffled); a local source lacking only the
+   * subresource, unless a departed peer served it or the fleet is not fully known; 503 when only departed peers
+   * served it; 503 while anything is {@link #awaiting()}; else 404.
    *
    * @param info         the parsed request (a resource request)
    * @param peerProxied  true when an authenticated peer hop marked it: always served locally
@@ -113,19 +121,26 @@ public record RoutingSnapshot(Map<Gvr, ApiSource> local, Capabilities localCaps,
       Collections.shuffle(targets, ThreadLocalRandom.current());
       return new Decision.Proxy(targets);
     }
-    if (mine != null) {
-      return new Decision.Local(mine);
-    }
     for (Capabilities c : departed.values()) {
-      if (c.serves(gvr, "")) {
-        return new Decision.Unavailable("no live server of the fleet serves " + gvr.groupResource()
-            + " in " + gvr.groupVersion() + " right now; its servers are unreachable");
+      if (c.serves(gvr, sub)) {
+        return new Decision.Unavailable(Decision.Unavailable.Cause.DEPARTED, "no live server of the fleet serves "
+            + gvr.groupResource() + (sub.isEmpty() ? "" : "/" + sub) + " in " + gvr.groupVersion()
+            + " right now; its servers are unreachable");
       }
     }
-    if (!ready || peers.values().stream().anyMatch(p -> !p.loaded())) {
-      return new Decision.Unavailable("the fleet's API set is still being learned");
+    if (ready && awaiting.isEmpty()) {
+      return mine != null ? new Decision.Local(mine) : new Decision.NotFound();
     }
-    return new Decision.NotFound();
+    List<String> what = new ArrayList<>();
+    for (Awaited a : awaiting) {
+      what.add(a.describe());
+    }
+    if (what.isEmpty()) {
+      what.add("the discovery of every peer");
+    }
+    return new Decision.Unavailable(Decision.Unavailable.Cause.FLEET_UNKNOWN,
+        "the fleet's API set is not fully known yet (waiting for " + String.join(", ", what) + "); no known server"
+            + " serves " + gvr.groupResource() + (sub.isEmpty() ? "" : "/" + sub) + " in " + gvr.groupVersion());
   }
 
   /**

@@ -137,13 +137,21 @@ public final class FleetHarness implements AutoCloseable {
   }
 
   /**
-   * Starts a node's process (does not wait).
+   * Starts a node's process (does not wait); {@link NodeProc#log()} then reads this run's log only.
    *
    * @param name the node
    * @throws IOException when the JVM cannot be started
    */
   public void start(String name) throws IOException {
     NodeProc n = nodes.get(name);
+    if (Files.exists(n.log)) {
+      // one log per process run: the previous run's log is kept beside it, numbered
+      int i = 1;
+      while (Files.exists(Path.of(n.log + "." + i))) {
+        i++;
+      }
+      Files.move(n.log, Path.of(n.log + "." + i));
+    }
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.addAll(JvmFlags.HAZELCAST);
@@ -182,6 +190,40 @@ public final class FleetHarness implements AutoCloseable {
     Process p = nodes.get(name).process;
     p.destroyForcibly();
     p.waitFor(10, TimeUnit.SECONDS);
+  }
+
+  /** Kills every running node with SIGKILL and waits for the processes to be gone. */
+  public void killAll() throws InterruptedException {
+    for (NodeProc n : nodes.values()) {
+      if (n.process != null && n.process.isAlive()) {
+        n.process.destroyForcibly();
+      }
+    }
+    for (NodeProc n : nodes.values()) {
+      if (n.process != null) {
+        n.process.waitFor(10, TimeUnit.SECONDS);
+      }
+    }
+  }
+
+  /**
+   * Sends a signal to a node's process ({@code STOP} freezes it: its Hazelcast member is suspected and removed by
+   * the others, as in a partition; {@code CONT} lets it come back and merge).
+   *
+   * @param name   the node
+   * @param signal signal name for {@code kill -s}
+   */
+  public void signal(String name, String signal) throws IOException, InterruptedException {
+    Process kill = new ProcessBuilder("kill", "-s", signal, String.valueOf(nodes.get(name).process.pid()))
+        .inheritIO().start();
+    if (kill.waitFor() != 0) {
+      throw new IOException("kill -s " + signal + " failed for " + name);
+    }
+  }
+
+  /** @param name a node @return true once its log says it is ready (membership published, serving) */
+  public boolean started(String name) {
+    return nodes.get(name).log().contains("ready on https://");
   }
 
   @Override

@@ -33,6 +33,35 @@ public final class TestData {
     }
   }
 
+  /**
+   * Writes a minimal namespaced CRD manifest (one served version {@code v1}, any fields kept).
+   *
+   * @param dir    folder to write into
+   * @param group  API group
+   * @param plural plural resource name
+   * @param kind   kind
+   * @return the manifest file
+   */
+  public static Path crd(Path dir, String group, String plural, String kind) throws java.io.IOException {
+    String singular = kind.toLowerCase();
+    return Files.writeString(dir.resolve(plural + "." + group + ".yaml"), """
+        apiVersion: apiextensions.k8s.io/v1
+        kind: CustomResourceDefinition
+        metadata:
+          name: %s.%s
+        spec:
+          group: %s
+          scope: Namespaced
+          names: {plural: %s, singular: %s, kind: %s}
+          versions:
+            - name: v1
+              served: true
+              storage: true
+              schema:
+                openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+        """.formatted(plural, group, group, plural, singular, kind));
+  }
+
   /** @return the {@code shared} folder beside the checkout (or above it), when present */
   public static Optional<Path> shared() {
     Path p = repoRoot();
