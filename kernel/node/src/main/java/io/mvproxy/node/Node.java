@@ -269,6 +269,10 @@ public final class Node {
           () -> view.get().routing().peers().size());
       metrics.gauge("mvproxy_peers", "Peers of this node by state", "state", "departed",
           () -> view.get().routing().departed().size());
+      for (io.mvproxy.node.routing.Awaited.Kind k : io.mvproxy.node.routing.Awaited.Kind.values()) {
+        metrics.gauge("mvproxy_fleet_awaited", "What this node waits for before it may answer 404, by kind", "kind",
+            k.label(), () -> view.get().routing().awaiting().stream().filter(a -> a.kind() == k).count());
+      }
       for (PluginState s : PluginState.values()) {
         metrics.gauge("mvproxy_plugins", "Plugins of this node by state", "state", s.name(),
             () -> plugins.plugins().stream().filter(p -> p.state() == s).count());

@@ -44,6 +44,12 @@ public final class DiscoveryVerticle extends VerticleBase {
   static final long REVALIDATE_MS = 30_000;
   /** How long the APIs of a departed peer stay known (Stale, 503), ms: like a lingering upstream lease. */
   static final long DEPARTED_RETENTION_MS = 3_600_000;
+  /**
+   * Cluster-wide map of what departed peers served (server ID to {@code {"at": epoch ms, "discovery":
+   * APIGroupDiscoveryList}}), so a node that starts or rejoins after a peer crashed still answers 503, not 404, for
+   * the GVRs only that peer served. Written by the survivors that saw it leave, removed once it is back.
+   */
+  static final String DEPARTED_MAP = "mvproxy.departed";
   private static final Logger LOG = Logger.getLogger(DiscoveryVerticle.class.getName());
 
   private final String serverId;
@@ -65,6 +71,7 @@ public final class DiscoveryVerticle extends VerticleBase {
   private long expiryTimer = -1;
   private List<Awaited> lastAwaiting = List.of();
   private boolean membershipKnown;
+  private io.vertx.core.shareddata.AsyncMap<String, JsonObject> shared;
   private OpenApiDocuments openapi = OpenApiDocuments.empty();
   private Set<GroupVersion> openapiFleet;
   private String lastEtag;
@@ -103,7 +110,16 @@ public final class DiscoveryVerticle extends VerticleBase {
       openapiFleet = null;
       rebuild();
     });
-    vertx.setPeriodic(REVALIDATE_MS, t -> peers.values().forEach(this::fetch));
+    vertx.setPeriodic(REVALIDATE_MS, t -> {
+      peers.values().forEach(this::fetch);
+      loadShared();
+    });
+    if (peersEnabled) {
+      vertx.sharedData().<String, JsonObject>getAsyncMap(DEPARTED_MAP).onSuccess(m -> {
+        shared = m;
+        loadShared();
+      }).onFailure(e -> LOG.warning("cluster map " + DEPARTED_MAP + " unavailable: " + e));
+    }
     membershipKnown = !peersEnabled;
     startedAt = System.currentTimeMillis();
     rebuild();
@@ -113,6 +129,9 @@ public final class DiscoveryVerticle extends VerticleBase {
   private void onMembership(JsonObject body) {
     if (!peersEnabled) {
       return;
+    }
+    if (!membershipKnown && shared != null) {
+      shared.remove(serverId); // this node is back: what it served before is no longer "departed"
     }
     membershipKnown = true;
     MembershipSnapshot snap = MembershipSnapshot.fromJson(body);
@@ -132,6 +151,11 @@ public final class DiscoveryVerticle extends VerticleBase {
         if (s.loaded) {
           departed.put(gone, s.groups);
           departedAt.put(gone, System.currentTimeMillis());
+          if (shared != null) {
+            shared.put(gone, new JsonObject().put("at", departedAt.get(gone))
+                .put("discovery", io.mvproxy.discovery.DiscoveryCodec.toJson(s.groups,
+                    io.mvproxy.discovery.DiscoveryFormat.V2)));
+          }
         }
         LOG.info("peer " + gone + " left the fleet");
       }
@@ -192,7 +216,9 @@ public final class DiscoveryVerticle extends VerticleBase {
         s.loaded = true;
         s.stale = false;
         s.failures = 0;
-        departed.remove(s.info.serverId());
+        if (departed.remove(s.info.serverId()) != null && shared != null) {
+          shared.remove(s.info.serverId());
+        }
         departedAt.remove(s.info.serverId());
       } else {
         s.failures++;
@@ -268,6 +294,40 @@ public final class DiscoveryVerticle extends VerticleBase {
       lastEtag = dd.localEtag();
       vertx.eventBus().send(Addresses.LOCAL_ETAG_CHANGED, lastEtag);
     }
+  }
+
+  /**
+   * Merges what other nodes remember of departed peers ({@link #DEPARTED_MAP}) into this node's departed set: for
+   * peers that are not live here, within {@link #DEPARTED_RETENTION_MS}.
+   */
+  private void loadShared() {
+    if (shared == null) {
+      return;
+    }
+    shared.entries().onSuccess(all -> {
+      long now = System.currentTimeMillis();
+      boolean changed = false;
+      for (Map.Entry<String, JsonObject> e : all.entrySet()) {
+        String id = e.getKey();
+        long at = e.getValue().getLong("at", 0L);
+        PeerState live = peers.get(id);
+        if (id.equals(serverId) || live != null && live.loaded || departed.containsKey(id)
+            || now - at > DEPARTED_RETENTION_MS) {
+          continue;
+        }
+        try {
+          departed.put(id, io.mvproxy.discovery.DiscoveryCodec.fromJson(e.getValue().getJsonObject("discovery")));
+          departedAt.put(id, at);
+          changed = true;
+          LOG.info("peer " + id + " departed before this node knew it (remembered by the fleet): its APIs get 503");
+        } catch (RuntimeException bad) {
+          LOG.warning("unreadable departed entry for " + id + ": " + bad);
+        }
+      }
+      if (changed) {
+        rebuild();
+      }
+    });
   }
 
   /**

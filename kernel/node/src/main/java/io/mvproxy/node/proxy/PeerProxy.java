@@ -40,7 +40,7 @@ import java.util.logging.Logger;
  * Status with {@code Retry-After}. A watch whose peer dies after its head ends cleanly (final chunk), so the client
  * re-establishes it through this node, which picks a live peer.
  *
- * <p>Long-running requests (watches, and streaming subresources) use their own connection pool
+ * <p>Long-running requests ({@link io.mvproxy.node.ingress.LongRunning}: watches, streaming subresources) use their own connection pool
  * ({@link #LONG_RUNNING_POOL_SIZE} per peer, TCP keep-alive, no idle timeout once streaming), so any number of
  * proxied watches never starve short proxied requests of the {@link TlsOptions#PEER_POOL_SIZE}-connection pool.
  */
@@ -61,8 +61,6 @@ public final class PeerProxy {
   public static final int LONG_RUNNING_POOL_SIZE = 10_000;
   /** Methods retried on the next peer when the connection fails before the response head (RFC 9110 9.2.2). */
   public static final Set<HttpMethod> IDEMPOTENT = Set.of(HttpMethod.GET, HttpMethod.HEAD, HttpMethod.OPTIONS);
-  /** Subresources kube-apiserver treats as long-running (besides watches): {@code longRunningRequestCheck}. */
-  static final Set<String> LONG_RUNNING_SUBRESOURCES = Set.of("proxy", "log", "exec", "attach", "portforward");
   private static final Logger LOG = Logger.getLogger(PeerProxy.class.getName());
 
   private final Vertx vertx;
@@ -117,11 +115,11 @@ public final class PeerProxy {
    *
    * @param ctx     the request
    * @param user    the authenticated caller, sent as X-Remote-* headers
-   * @param info    the parsed request (routing key for metrics; watch and streaming subresources are long-running)
+   * @param info    the parsed request (routing key for metrics; long-running ones use the long-running pool)
    * @param targets capable peers in the order to try
    */
   public void forwardResource(RoutingContext ctx, UserInfo user, RequestInfo info, List<PeerTarget> targets) {
-    boolean streaming = "watch".equals(info.verb()) || LONG_RUNNING_SUBRESOURCES.contains(info.subresource());
+    boolean streaming = io.mvproxy.node.ingress.LongRunning.is(ctx.request(), info);
     forward(ctx, user, info.gvr(), streaming, targets);
   }
 

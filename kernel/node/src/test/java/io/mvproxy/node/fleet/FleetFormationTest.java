@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
  */
 class FleetFormationTest {
   /** Start-up race runs (three processes each); raise with {@code -Dmvproxy.startupRuns=20} for the full proof. */
-  static final int RUNS = Integer.getInteger("mvproxy.startupRuns", 6);
+  static final int RUNS = Integer.getInteger("mvproxy.startupRuns", 3);
 
   enum Order { ALL_AT_ONCE, PROBED_NODE_FIRST, PROBED_NODE_LAST }
 

@@ -155,7 +155,7 @@ public final class FleetHarness implements AutoCloseable {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.addAll(JvmFlags.HAZELCAST);
-    cmd.add("-Xmx384m");
+    cmd.add("-Xmx" + System.getProperty("mvproxy.nodeHeap", "384m"));
     cmd.add("-XX:TieredStopAtLevel=1");
     cmd.add("-cp");
     cmd.add(System.getProperty("java.class.path"));

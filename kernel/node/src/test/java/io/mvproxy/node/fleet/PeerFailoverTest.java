@@ -3,14 +3,8 @@ package io.mvproxy.node.fleet;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.vertx.core.http.HttpClient;
-import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpMethod;
-import io.vertx.core.http.PoolOptions;
-import io.vertx.core.http.RequestOptions;
 import io.vertx.core.json.JsonObject;
-import io.vertx.core.net.PemKeyCertOptions;
-import io.vertx.core.net.PemTrustOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -124,50 +118,15 @@ class PeerFailoverTest {
     String a = fleet.node("node-a").url();
     FleetTest.await("widgets v2 through node-a", 60_000, () -> admin.get(a, FleetTest.WIDGETS_V2).status() == 200);
     String rv = admin.get(a, FleetTest.WIDGETS_V2).json().getJsonObject("metadata").getString("resourceVersion");
-    HttpClient http = admin.vertx().createHttpClient(new HttpClientOptions().setSsl(true)
-        .setTrustOptions(new PemTrustOptions().addCertPath(fleet.pki().caCert().toString()))
-        .setKeyCertOptions(new PemKeyCertOptions().setCertPath(fleet.pki().adminCert().toString())
-            .setKeyPath(fleet.pki().adminKey().toString())), new PoolOptions().setHttp1MaxSize(WATCHES + 10));
-    AtomicInteger heads = new AtomicInteger();
-    AtomicInteger sawEvent = new AtomicInteger();
-    List<String> watchErrors = new CopyOnWriteArrayList<>();
-    try {
-      // opened in batches, as clients arrive: a few hundred TLS handshakes in the same millisecond on a 2-core
-      // machine can exceed the server's 10 s handshake timeout, which is not what this test is about
-      for (int i = 0; i < WATCHES; i++) {
-        if (i % 25 == 0 && i > 0) {
-          int opened = i;
-          FleetTest.await(opened + " watch heads", 60_000, () -> heads.get() + watchErrors.size() >= opened);
-        }
-        StringBuilder seen = new StringBuilder();
-        boolean[] counted = {false};
-        http.request(new RequestOptions().setAbsoluteURI(a + FleetTest.WIDGETS_V2 + "?watch=true&resourceVersion=" + rv))
-            .compose(req -> req.send())
-            .onSuccess(resp -> {
-              if (resp.statusCode() == 200) {
-                heads.incrementAndGet();
-              } else {
-                watchErrors.add("watch answered " + resp.statusCode());
-              }
-              resp.handler(buf -> {
-                seen.append(buf);
-                if (!counted[0] && seen.indexOf("starve-1") >= 0) {
-                  counted[0] = true;
-                  sawEvent.incrementAndGet();
-                }
-              });
-            })
-            .onFailure(e -> watchErrors.add(String.valueOf(e)));
-      }
-      FleetTest.await(WATCHES + " proxied watches open", 120_000,
-          () -> heads.get() + watchErrors.size() >= WATCHES);
-      assertEquals(List.of(), watchErrors);
+    try (WatchLoad watches = new WatchLoad(admin, fleet.pki(), a, FleetTest.WIDGETS_V2, rv, WATCHES, "starve-1",
+        120_000)) {
+      assertEquals(List.of(), watches.errors());
       long worst = 0;
       List<Long> times = new ArrayList<>();
       for (int i = 0; i < 20; i++) {
         long t0 = System.nanoTime();
         HttpsClient.Resp r = i % 2 == 0 ? admin.get(a, FleetTest.WIDGETS_V2)
-            : admin.get(a, "/apis/demo.mvproxy.io/v1/namespaces/default/gadgets");
+            : admin.get(a, "/apis/demo.mvproxy.io/v1/gadgets");
         long ms = (System.nanoTime() - t0) / 1_000_000;
         assertEquals(200, r.status(), r.text());
         times.add(ms);
@@ -177,12 +136,10 @@ class PeerFailoverTest {
           .put("metadata", new JsonObject().put("name", "starve-1")).put("spec", new JsonObject().put("size", 1));
       assertEquals(201, admin.send(HttpMethod.POST, fleet.node("node-b").url(), FleetTest.WIDGETS_V2,
           Map.of("Content-Type", "application/json"), w.encode()).status());
-      FleetTest.await("every watch gets the event", 60_000, () -> sawEvent.get() >= WATCHES);
+      FleetTest.await("every watch gets the event", 60_000, () -> watches.sawMarker() >= WATCHES);
       System.out.printf("FIGURE %d proxied watches through node-a: short proxied requests took %s ms (worst %d ms);"
-          + " %d watches got the event%n", WATCHES, times, worst, sawEvent.get());
+          + " %d watches got the event%n", WATCHES, times, worst, watches.sawMarker());
       assertTrue(worst < 2000, "a short proxied request took " + worst + " ms while watches were open");
-    } finally {
-      http.close();
     }
   }
 
