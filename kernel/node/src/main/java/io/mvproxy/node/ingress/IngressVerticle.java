@@ -9,7 +9,6 @@ import io.mvproxy.discovery.DiscoveryHandler;
 import io.mvproxy.node.fleet.FleetViewRef;
 import io.mvproxy.node.metrics.NodeMetrics;
 import io.mvproxy.node.proxy.PeerProxy;
-import io.mvproxy.node.routing.PeerTarget;
 import io.mvproxy.openapi.OpenApiHandler;
 import io.mvproxy.security.Authenticator;
 import io.vertx.core.Future;
@@ -195,16 +194,21 @@ public final class IngressVerticle extends VerticleBase {
     return !info.apiPrefix().isEmpty();
   }
 
-  /** Hands a non-resource request for a group-version this node lacks (legacy discovery, OpenAPI) to a peer. */
+  /**
+   * Hands a non-resource request for a group-version this node lacks (legacy discovery, OpenAPI) to a peer, or
+   * answers 503 / 404 as {@link io.mvproxy.node.routing.RoutingSnapshot#decideGroupVersion} decides.
+   */
   private void toPeer(RoutingContext ctx, GroupVersion gv, PeerProxy proxy) {
-    List<PeerTarget> targets = proxy == null || !peersEnabled || Boolean.TRUE.equals(ctx.get(ResourceHandler.PEER_PROXIED_KEY))
-        ? List.of() : view.get().routing().peersFor(gv);
-    if (targets.isEmpty()) {
+    io.mvproxy.node.routing.Decision d = view.get().routing().decideGroupVersion(gv,
+        Boolean.TRUE.equals(ctx.get(ResourceHandler.PEER_PROXIED_KEY)), proxy != null && peersEnabled);
+    if (d instanceof io.mvproxy.node.routing.Decision.Proxy p) {
+      ctx.put(ResourceHandler.SERVED_KEY, "proxied");
+      proxy.forward(ctx, ctx.get(UserInfo.CONTEXT_KEY), null, p.targets());
+    } else if (d instanceof io.mvproxy.node.routing.Decision.Unavailable u) {
+      StatusResponses.send(ctx, StatusException.unavailable(u.message(), PeerProxy.RETRY_AFTER_SECONDS));
+    } else {
       StatusResponses.send(ctx, StatusException.resourceNotFound());
-      return;
     }
-    ctx.put(ResourceHandler.SERVED_KEY, "proxied");
-    proxy.forward(ctx, ctx.get(UserInfo.CONTEXT_KEY), null, targets);
   }
 
   @Override

@@ -144,6 +144,40 @@ public record RoutingSnapshot(Map<Gvr, ApiSource> local, Capabilities localCaps,
   }
 
   /**
+   * Decides where a non-resource request for a whole group-version this node lacks goes (legacy discovery
+   * {@code /apis/<g>/<v>}, OpenAPI {@code /openapi/v3/apis/<g>/<v>}), with the same rule as {@link #decide}: live
+   * peers serving it; 503 when only departed peers served it or the fleet is not fully known; else 404.
+   *
+   * @param gv           the group-version
+   * @param peerProxied  true on an authenticated peer hop: never proxied again (404)
+   * @param peersEnabled false when peers are off (404)
+   * @return {@link Decision.Proxy}, {@link Decision.Unavailable} or {@link Decision.NotFound}
+   */
+  public Decision decideGroupVersion(GroupVersion gv, boolean peerProxied, boolean peersEnabled) {
+    if (peerProxied || !peersEnabled) {
+      return new Decision.NotFound();
+    }
+    List<PeerTarget> targets = peersFor(gv);
+    if (!targets.isEmpty()) {
+      return new Decision.Proxy(targets);
+    }
+    for (Capabilities c : departed.values()) {
+      if (c.serves(gv)) {
+        return new Decision.Unavailable(Decision.Unavailable.Cause.DEPARTED, "no live server of the fleet serves "
+            + gv + " right now; its servers are unreachable");
+      }
+    }
+    if (ready && awaiting.isEmpty()) {
+      return new Decision.NotFound();
+    }
+    List<String> what = new ArrayList<>();
+    awaiting.forEach(a -> what.add(a.describe()));
+    return new Decision.Unavailable(Decision.Unavailable.Cause.FLEET_UNKNOWN,
+        "the fleet's API set is not fully known yet (waiting for " + (what.isEmpty() ? "the discovery of every peer"
+            : String.join(", ", what)) + "); no known server serves " + gv);
+  }
+
+  /**
    * Peers able to answer for a group-version (legacy discovery and OpenAPI documents this node lacks).
    *
    * @param gv the group-version

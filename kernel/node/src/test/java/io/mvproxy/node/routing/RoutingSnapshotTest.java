@@ -166,6 +166,34 @@ class RoutingSnapshotTest {
     }
   }
 
+  static Stream<Arguments> groupVersionRows() {
+    GroupVersion v2 = new GroupVersion("demo.mvproxy.io", "v2");
+    GroupVersion things = new GroupVersion("things.mvproxy.io", "v1");
+    Decision notFound = new Decision.NotFound();
+    return Stream.of(
+        Arguments.of("a peer serves the group-version: proxied", new Fleet().peerB(Map.of(WIDGETS_V2, Set.of()))
+            .build(), v2, false, new Decision.Proxy(List.of(B))),
+        Arguments.of("already proxied: 404", new Fleet().peerB(Map.of(WIDGETS_V2, Set.of())).build(), v2, true,
+            notFound),
+        Arguments.of("only a departed peer served it: 503", new Fleet().departedC(THINGS).build(), things, false,
+            new Decision.Unavailable(Decision.Unavailable.Cause.DEPARTED, null)),
+        Arguments.of("fleet not known yet: 503", new Fleet().awaiting(new Awaited(Awaited.Kind.MEMBER_JOIN,
+            "127.0.0.1:5702")).build(), v2, false, new Decision.Unavailable(Decision.Unavailable.Cause.FLEET_UNKNOWN,
+            null)),
+        Arguments.of("nobody serves it, fleet known: 404", new Fleet().build(), v2, false, notFound));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("groupVersionRows")
+  void decidesGroupVersions(String name, RoutingSnapshot snapshot, GroupVersion gv, boolean proxied, Decision want) {
+    Decision got = snapshot.decideGroupVersion(gv, proxied, true);
+    if (want instanceof Decision.Unavailable w) {
+      assertEquals(w.cause(), assertInstance(got, name).cause(), name);
+    } else {
+      assertEquals(want, got, name);
+    }
+  }
+
   private static Decision.Unavailable assertInstance(Decision d, String name) {
     assertTrue(d instanceof Decision.Unavailable, name + ": got " + d);
     return (Decision.Unavailable) d;
