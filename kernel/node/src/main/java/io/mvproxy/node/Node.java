@@ -155,6 +155,7 @@ public final class Node {
     final NodeAuthorization authorization;
     final FleetViewRef view;
     NodeSourceContext ctx;
+    BuiltinApis builtin;
     IngressVerticle ingress;
     NodeStorage storage;
 
@@ -184,7 +185,10 @@ public final class Node {
           config.serviceResolution(), config.proxyClientCertFile() == null ? null
           : TlsOptions.keyCert(str(config.proxyClientCertFile()), "--proxy-client-cert-file",
               str(config.proxyClientKeyFile()), "--proxy-client-key-file"), authorization,
-          authenticator::authenticateToken);
+          authenticator::authenticateToken,
+          new java.util.concurrent.atomic.AtomicReference<>());
+      builtin = BuiltinApis.create(ctx, authorization);
+      ctx.namespaces().set(builtin.namespaces());
       PluginVerticle pluginVerticle = new PluginVerticle(config.pluginDir(),
           new PluginLoader(privateDir, PluginLoader.discoverFactories()), ctx, plugins);
       registerGauges();
@@ -197,6 +201,7 @@ public final class Node {
       ready.put("plugins", plugins::loaded);
       ready.put("peer-discovery", () -> view.get().routing().ready());
       ready.put("shutdown", () -> !lifecycle.shuttingDown());
+      ready.put("builtin-apis", () -> builtin.started().succeeded());
       Map<String, BooleanSupplier> live = new LinkedHashMap<>();
       if (StorageConfig.ETCD3.equals(storage.backend())) {
         ready.put("etcd", storage::healthy);
@@ -218,7 +223,7 @@ public final class Node {
       FleetObjects objects = new FleetObjects(config.serverId(), MvproxyVersion.VERSION,
           advertise + ":" + config.peerPort(port), plugins::plugins, view::get);
       NodeApiSource builtin = new NodeApiSource(objects::plugins, objects::nodes);
-      List<ApiSource> builtinApis = BuiltinApis.create(ctx);
+      List<ApiSource> builtinApis = Boot.this.builtin.sources();
       Supplier<List<ApiSource>> sources = () -> {
         List<ApiSource> all = new ArrayList<>();
         all.add(builtin);

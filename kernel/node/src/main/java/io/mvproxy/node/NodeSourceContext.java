@@ -19,12 +19,19 @@ import java.util.Optional;
  * @param proxyClientKeyCert the proxy client key pair, or null
  * @param accessControl     the node's authorization (access reviews, escalation checks)
  * @param tokens            the node's token authenticator (TokenReviews)
+ * @param namespaces        the NamespaceLifecycle of the built-in namespaces (set once they exist)
  */
 record NodeSourceContext(Vertx vertx, HazelcastInstance hazelcast, Storage storage, String serverId,
                          Map<String, String> serviceResolution, PemKeyCertOptions proxyClientKeyCert,
                          io.mvproxy.api.authz.AccessControl accessControl,
-                         java.util.function.Function<String, Optional<io.mvproxy.api.UserInfo>> tokens)
+                         java.util.function.Function<String, Optional<io.mvproxy.api.UserInfo>> tokens,
+                         java.util.concurrent.atomic.AtomicReference<io.mvproxy.api.NamespaceLifecycle> namespaces)
     implements ApiSourceContext {
+
+  @Override
+  public io.mvproxy.api.NamespaceLifecycle namespaceLifecycle() {
+    return namespaces.get();
+  }
 
   @Override
   public Optional<io.mvproxy.api.UserInfo> authenticateToken(String token) {

@@ -2,29 +2,53 @@ package io.mvproxy.builtin;
 
 import io.mvproxy.api.ApiSource;
 import io.mvproxy.api.ApiSourceContext;
+import io.mvproxy.api.NamespaceLifecycle;
+import io.mvproxy.authorization.NodeAuthorization;
+import io.mvproxy.crd.CrdApiSource;
+import io.mvproxy.crd.rest.ObjectStrategy;
+import io.vertx.core.Future;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
- * The built-in API set every node serves, created once per node (not hot-loaded): the review APIs of
- * {@link ReviewsApiSource}.
+ * The built-in API set every node serves, created once per node (not hot-loaded): core {@code v1} namespaces,
+ * configmaps, secrets, serviceaccounts, events; {@code coordination.k8s.io/v1} leases;
+ * {@code rbac.authorization.k8s.io/v1} roles, rolebindings, clusterroles, clusterrolebindings (all stored, see
+ * {@link BuiltinKinds}); and the review APIs of {@link ReviewsApiSource}.
+ *
+ * @param sources    the API sources, in a fixed order
+ * @param namespaces the node's NamespaceLifecycle (for every namespaced kind)
+ * @param started    completes when the system namespaces and the default RBAC policy are stored
  */
-public final class BuiltinApis {
-  private BuiltinApis() {
+public record BuiltinApis(List<ApiSource> sources, NamespaceLifecycle namespaces, Future<Void> started) {
+  /** Copies the list. */
+  public BuiltinApis {
+    sources = List.copyOf(sources);
   }
 
   /**
-   * @param ctx the node's services (its {@code accessControl()} must be set)
-   * @return the sources, in a fixed order
-   * @throws IllegalStateException when the node offers no authorization
+   * @param ctx           the node's services; its {@code namespaceLifecycle()} should answer with
+   *                      {@link #namespaces()} of the result (the node wires it)
+   * @param authorization the node's authorization (its index is fed from the stored RBAC objects)
+   * @return the built-in APIs, started
    */
-  public static List<ApiSource> create(ApiSourceContext ctx) {
-    if (ctx.accessControl() == null) {
-      throw new IllegalStateException("the built-in APIs need the node's authorization");
-    }
+  public static BuiltinApis create(ApiSourceContext ctx, NodeAuthorization authorization) {
+    Namespaces namespaces = new Namespaces();
+    Map<String, ObjectStrategy> strategies = Map.of(
+        "namespaces", namespaces,
+        "secrets", new Secrets(),
+        "roles", new Rbac(authorization, false),
+        "clusterroles", new Rbac(authorization, false),
+        "rolebindings", new Rbac(authorization, true),
+        "clusterrolebindings", new Rbac(authorization, true));
+    Map<String, CrdApiSource> kinds = BuiltinKinds.create(ctx, strategies);
+    Future<Void> ns = namespaces.start(kinds.get("namespaces"));
+    Future<Void> rbac = new RbacFeed(authorization.index()).start(kinds.get("roles"), kinds.get("clusterroles"),
+        kinds.get("rolebindings"), kinds.get("clusterrolebindings"));
     List<ApiSource> out = new ArrayList<>();
-    out.add(new ReviewsApiSource(new AccessReviews(ctx.accessControl()),
-        new AuthenticationReviews(ctx::authenticateToken)));
-    return List.copyOf(out);
+    kinds.values().forEach(k -> out.add(new ProtobufBodies(k)));
+    out.add(new ReviewsApiSource(new AccessReviews(authorization), new AuthenticationReviews(ctx::authenticateToken)));
+    return new BuiltinApis(out, namespaces, Future.all(ns, rbac).mapEmpty());
   }
 }

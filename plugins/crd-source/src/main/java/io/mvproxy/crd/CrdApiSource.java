@@ -37,6 +37,7 @@ public final class CrdApiSource implements ApiSource {
   private final Promise<Void> ready = Promise.promise();
   private final AtomicBoolean started = new AtomicBoolean();
   private final Map<String, JsonObject> openApi = new ConcurrentHashMap<>();
+  private final CrdRuntime runtime;
 
   /**
    * @param crd      the validated definition
@@ -51,6 +52,104 @@ public final class CrdApiSource implements ApiSource {
     this.store = store;
     this.router = new CrdRouter(runtime);
     this.groupVersions = List.copyOf(groupVersions);
+    this.runtime = runtime;
+  }
+
+  /**
+   * Follows every object of this source, for in-memory indexes (RBAC, namespaces): once the store is ready, each
+   * current object as an {@code ADDED} event, then every change in order; an event older than what the sink
+   * already got for a key is dropped. Runs on the caller's Vert.x context.
+   *
+   * @param sink receives events
+   */
+  public void follow(java.util.function.Consumer<io.mvproxy.crd.store.WatchEvent> sink) {
+    io.vertx.core.Context ctx = runtime.vertx().getOrCreateContext();
+    Map<String, Long> seen = new java.util.HashMap<>();
+    java.util.function.Consumer<io.mvproxy.crd.store.WatchEvent> ordered = e -> {
+      Long prev = seen.get(e.key());
+      if (prev != null && prev >= e.resourceVersion()) {
+        return;
+      }
+      seen.put(e.key(), e.resourceVersion());
+      sink.accept(e);
+    };
+    ready.future().onSuccess(v -> ctx.runOnContext(x -> {
+      java.util.List<io.mvproxy.crd.store.WatchEvent> buffered = new java.util.ArrayList<>();
+      boolean[] listed = {false};
+      try {
+        EventWindow.Subscription sub = store.window().subscribe(store.window().highWater(), e -> ctx.runOnContext(
+            y -> {
+              if (listed[0]) {
+                ordered.accept(e);
+              } else {
+                buffered.add(e);
+              }
+            }));
+        sub.replay().forEach(buffered::add);
+      } catch (io.mvproxy.crd.store.TooOldException e) {
+        throw new IllegalStateException(e);
+      }
+      store.list("").onSuccess(items -> {
+        for (io.mvproxy.crd.store.StoredObject so : items) {
+          ordered.accept(new io.mvproxy.crd.store.WatchEvent("ADDED", so.resourceVersion(), so.key(), so.object(),
+              null));
+        }
+        listed[0] = true;
+        buffered.forEach(ordered);
+        buffered.clear();
+      });
+    }));
+  }
+
+  /**
+   * Creates an object unless one with its name exists (system namespaces, default RBAC policy), with the metadata
+   * a create through the API would give it.
+   *
+   * @param object the object ({@code metadata.name} and, for namespaced kinds, {@code metadata.namespace} set)
+   * @return the stored object, or the existing one
+   */
+  public Future<JsonObject> ensure(JsonObject object) {
+    JsonObject o = object.copy();
+    JsonObject md = o.getJsonObject("metadata");
+    md.put("uid", java.util.UUID.randomUUID().toString()).put("creationTimestamp", io.mvproxy.crd.rest.ObjectRules.now());
+    md.remove("resourceVersion");
+    o.put("apiVersion", crd.storageApiVersion());
+    String key = io.mvproxy.crd.store.StoredObject.key(crd.namespaced() ? md.getString("namespace", "") : "",
+        md.getString("name"));
+    return ready.future().compose(v -> store.create(key, o)).compose(created -> created != null
+        ? Future.succeededFuture(created.object()) : store.get(key).map(so -> so == null ? null : so.object()));
+  }
+
+  /**
+   * Replaces a stored object through a function of its current state (compare-and-set, one attempt per call).
+   *
+   * @param namespace namespace ({@code ""} for cluster-scoped)
+   * @param name      name
+   * @param change    current object to the next (null: leave it)
+   * @return true when written
+   */
+  public Future<Boolean> update(String namespace, String name, java.util.function.UnaryOperator<JsonObject> change) {
+    String key = io.mvproxy.crd.store.StoredObject.key(namespace, name);
+    return ready.future().compose(v -> store.get(key)).compose(cur -> {
+      if (cur == null) {
+        return Future.succeededFuture(false);
+      }
+      JsonObject next = change.apply(cur.object().copy());
+      if (next == null || next.equals(cur.object())) {
+        return Future.succeededFuture(false);
+      }
+      return store.replace(cur, next).map(so -> so != null);
+    });
+  }
+
+  /**
+   * @param namespace namespace ({@code ""} for cluster-scoped)
+   * @param name      name
+   * @return the stored object, or null
+   */
+  public Future<JsonObject> get(String namespace, String name) {
+    return ready.future().compose(v -> store.get(io.mvproxy.crd.store.StoredObject.key(namespace, name)))
+        .map(so -> so == null ? null : so.object());
   }
 
   /** Starts the store (listener, map configuration) once. @return this */

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * Authorization in the chain of a real 3-node mixed fleet: node-a (widgets v1, RBAC) and node-c (widgets v1,
+ * Authorization and the built-in APIs in a real 3-node mixed fleet: node-a (widgets v1, RBAC) and node-c (widgets v1,
  * AlwaysAllow) proxy widgets v2 to node-b (widgets v2+v1, RBAC). alice (token, group dev, no bindings) is denied
  * locally and before forwarding (node-b never sees it); through the AlwaysAllow node the serving peer denies her
  * itself; discovery stays open to her; impersonation is authorized by the impersonate verb.
@@ -198,6 +198,138 @@ class AuthorizationFleetTest {
         KubectlFleetTest.Result path = kubectl(k, node, "alice-token", "auth", "can-i", "get", "/apis");
         assertEquals("yes", path.out().strip(), what + path.all());
       }
+    }
+  }
+
+  HttpsClient.Resp adminSend(HttpMethod m, String node, String path, String body) throws Exception {
+    return admin.send(m, fleet.node(node).url(), path, body == null ? Map.of() : Map.of("Content-Type",
+        "application/json"), body);
+  }
+
+  static String widget(String name) {
+    return "{\"apiVersion\":\"demo.mvproxy.io/v1\",\"kind\":\"Widget\",\"metadata\":{\"name\":\"" + name
+        + "\"},\"spec\":{}}";
+  }
+
+  @Test
+  void namespacesAsKubeApiserver() throws Exception {
+    for (String node : List.of("node-a", "node-c")) {
+      HttpsClient.Resp list = adminSend(HttpMethod.GET, node, "/api/v1/namespaces", null);
+      assertEquals(200, list.status(), list.text());
+      for (String ns : List.of("default", "kube-system", "kube-public", "kube-node-lease")) {
+        assertTrue(list.text().contains("\"name\":\"" + ns + "\""), node + " lists " + ns + ": " + list.text());
+      }
+    }
+    HttpsClient.Resp missing = adminSend(HttpMethod.POST, "node-a", "/apis/demo.mvproxy.io/v1/namespaces/nope/widgets",
+        widget("w"));
+    assertEquals(404, missing.status(), missing.text());
+    assertEquals("namespaces \"nope\" not found", missing.json().getString("message"));
+    HttpsClient.Resp proxied = adminSend(HttpMethod.POST, "node-a", "/apis/demo.mvproxy.io/v2/namespaces/nope/widgets",
+        widget("w").replace("/v1", "/v2"));
+    assertEquals(404, proxied.status(), "checked at the serving peer: " + proxied.text());
+    assertEquals(201, adminSend(HttpMethod.POST, "node-b", "/api/v1/namespaces",
+        "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"doomed\"}}").status());
+    HttpsClient.Resp got = adminSend(HttpMethod.GET, "node-a", "/api/v1/namespaces/doomed", null);
+    assertEquals("Active", got.json().getJsonObject("status").getString("phase"));
+    assertEquals("[\"kubernetes\"]", got.json().getJsonObject("spec").getJsonArray("finalizers").encode());
+    assertEquals("doomed", got.json().getJsonObject("metadata").getJsonObject("labels")
+        .getString("kubernetes.io/metadata.name"));
+    FleetTest.await("doomed usable through node-c", 5_000, () -> adminSend(HttpMethod.POST, "node-c",
+        "/apis/demo.mvproxy.io/v1/namespaces/doomed/widgets", widget("w1")).status() == 201);
+    HttpsClient.Resp del = adminSend(HttpMethod.DELETE, "node-c", "/api/v1/namespaces/doomed", null);
+    assertEquals(200, del.status(), del.text());
+    assertEquals("Terminating", del.json().getJsonObject("status").getString("phase"));
+    FleetTest.await("Terminating seen by node-a", 5_000, () -> adminSend(HttpMethod.POST, "node-a",
+        "/apis/demo.mvproxy.io/v1/namespaces/doomed/widgets", widget("w2")).status() == 403);
+    HttpsClient.Resp term = adminSend(HttpMethod.POST, "node-a", "/apis/demo.mvproxy.io/v1/namespaces/doomed/widgets",
+        widget("w3"));
+    assertEquals("widgets.demo.mvproxy.io \"w3\" is forbidden: unable to create new content in namespace doomed "
+        + "because it is being terminated", term.json().getString("message"));
+    assertEquals(409, adminSend(HttpMethod.DELETE, "node-a", "/api/v1/namespaces/doomed", null).status());
+    HttpsClient.Resp immortal = adminSend(HttpMethod.DELETE, "node-a", "/api/v1/namespaces/default", null);
+    assertEquals(403, immortal.status());
+    assertEquals("namespaces \"default\" is forbidden: this namespace may not be deleted",
+        immortal.json().getString("message"));
+  }
+
+  @Test
+  void roleBindingMadeThroughOneNodeTakesEffectEverywhere() throws Exception {
+    for (String ns : List.of("ns1", "ns2")) {
+      adminSend(HttpMethod.POST, "node-a", "/api/v1/namespaces",
+          "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"" + ns + "\"}}");
+    }
+    // widgets join edit through aggregation, as a plugin's ClusterRole would make them
+    HttpsClient.Resp agg = adminSend(HttpMethod.POST, "node-a", "/apis/rbac.authorization.k8s.io/v1/clusterroles",
+        "{\"apiVersion\":\"rbac.authorization.k8s.io/v1\",\"kind\":\"ClusterRole\",\"metadata\":{\"name\":"
+        + "\"widgets-edit\",\"labels\":{\"rbac.authorization.k8s.io/aggregate-to-edit\":\"true\"}},\"rules\":"
+        + "[{\"apiGroups\":[\"demo.mvproxy.io\"],\"resources\":[\"widgets\"],\"verbs\":[\"*\"]}]}");
+    assertEquals(201, agg.status(), agg.text());
+    String cm = "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"c1\"},\"data\":{\"k\":\"v\"}}";
+    assertEquals(403, alice(HttpMethod.POST, "node-a", "/api/v1/namespaces/ns1/configmaps", cm).status());
+    HttpsClient.Resp rb = adminSend(HttpMethod.POST, "node-b",
+        "/apis/rbac.authorization.k8s.io/v1/namespaces/ns1/rolebindings",
+        "{\"apiVersion\":\"rbac.authorization.k8s.io/v1\",\"kind\":\"RoleBinding\",\"metadata\":{\"name\":"
+        + "\"alice-edit\"},\"roleRef\":{\"apiGroup\":\"rbac.authorization.k8s.io\",\"kind\":\"ClusterRole\","
+        + "\"name\":\"edit\"},\"subjects\":[{\"apiGroup\":\"rbac.authorization.k8s.io\",\"kind\":\"User\","
+        + "\"name\":\"alice\"}]}");
+    assertEquals(201, rb.status(), rb.text());
+    long t0 = System.nanoTime();
+    for (String node : List.of("node-a", "node-b")) { // node-c allows everything (AlwaysAllow)
+      FleetTest.await("alice may list widgets in ns1 on " + node, 1_000,
+          () -> alice(HttpMethod.GET, node, "/apis/demo.mvproxy.io/v1/namespaces/ns1/widgets", null).status() == 200);
+    }
+    System.out.println("FIGURE RoleBinding made through node-b effective on the RBAC nodes after "
+        + (System.nanoTime() - t0) / 1_000_000 + " ms");
+    assertEquals(201, alice(HttpMethod.POST, "node-a", "/api/v1/namespaces/ns1/configmaps", cm).status());
+    assertEquals(201, alice(HttpMethod.POST, "node-a", "/apis/demo.mvproxy.io/v2/namespaces/ns1/widgets",
+        widget("wa").replace("/v1", "/v2")).status(), "proxied to node-b and authorized there too");
+    assertEquals(403, alice(HttpMethod.POST, "node-a", "/api/v1/namespaces/ns2/configmaps", cm.replace("c1", "c2"))
+        .status());
+    assertEquals(403, alice(HttpMethod.GET, "node-b", "/apis/demo.mvproxy.io/v2/namespaces/ns2/widgets", null).status());
+    // edit cannot grant admin (it may not even write rolebindings)
+    HttpsClient.Resp esc = alice(HttpMethod.POST, "node-a", "/apis/rbac.authorization.k8s.io/v1/namespaces/ns1/rolebindings",
+        "{\"apiVersion\":\"rbac.authorization.k8s.io/v1\",\"kind\":\"RoleBinding\",\"metadata\":{\"name\":"
+        + "\"x\"},\"roleRef\":{\"apiGroup\":\"rbac.authorization.k8s.io\",\"kind\":\"ClusterRole\",\"name\":"
+        + "\"admin\"},\"subjects\":[{\"kind\":\"User\",\"name\":\"alice\"}]}");
+    assertEquals(403, esc.status(), esc.text());
+    // the admin ClusterRole as stored carries the aggregated rules (widgets included)
+    FleetTest.await("admin aggregated", 5_000, () -> adminSend(HttpMethod.GET, "node-c",
+        "/apis/rbac.authorization.k8s.io/v1/clusterroles/admin", null).text().contains("demo.mvproxy.io"));
+  }
+
+  @Test
+  void kubectlBuiltins() throws Exception {
+    for (String k : kubectls()) {
+      String ns = "k" + Math.abs(k.hashCode() % 1000);
+      String what = k + ": ";
+      KubectlFleetTest.Result c = kubectl(k, "node-a", null, "create", "namespace", ns);
+      assertEquals(0, c.code(), what + c.all());
+      KubectlFleetTest.Result get = kubectl(k, "node-b", null, "get", "ns");
+      assertTrue(get.out().contains(ns) && get.out().contains("Active") && get.out().contains("kube-node-lease"),
+          what + get.all());
+      KubectlFleetTest.Result cm = kubectl(k, "node-a", null, "create", "configmap", "cfg", "-n", ns, "--from-literal=a=b");
+      assertEquals(0, cm.code(), what + cm.all());
+      KubectlFleetTest.Result sec = kubectl(k, "node-c", null, "create", "secret", "generic", "s1", "-n", ns,
+          "--from-literal=password=hunter2");
+      assertEquals(0, sec.code(), what + sec.all());
+      KubectlFleetTest.Result secGet = kubectl(k, "node-b", null, "get", "secret", "s1", "-n", ns, "-o",
+          "jsonpath={.data.password}");
+      assertEquals(java.util.Base64.getEncoder().encodeToString("hunter2".getBytes()), secGet.out().strip(),
+          what + secGet.all());
+      KubectlFleetTest.Result ev = kubectl(k, "node-a", null, "events", "-n", ns);
+      assertEquals(0, ev.code(), what + ev.all());
+      assertTrue(ev.all().contains("No events found in " + ns + " namespace."), what + ev.all());
+      KubectlFleetTest.Result rb = kubectl(k, "node-b", null, "create", "rolebinding", "v", "-n", ns,
+          "--clusterrole=view", "--user=bob");
+      assertEquals(0, rb.code(), what + rb.all());
+      KubectlFleetTest.Result lease = kubectl(k, "node-c", null, "get", "leases", "-n", ns);
+      assertEquals(0, lease.code(), what + lease.all());
+      KubectlFleetTest.Result cmDel = kubectl(k, "node-c", null, "delete", "configmap", "cfg", "-n", ns);
+      assertEquals(0, cmDel.code(), what + cmDel.all());
+      KubectlFleetTest.Result del = kubectl(k, "node-b", null, "delete", "namespace", ns, "--wait=false");
+      assertEquals(0, del.code(), what + del.all());
+      KubectlFleetTest.Result term = kubectl(k, "node-a", null, "get", "namespace", ns);
+      assertTrue(term.out().contains("Terminating"), what + term.all());
     }
   }
 }

@@ -1,0 +1,208 @@
+package io.mvproxy.builtin;
+
+import io.mvproxy.api.Gvr;
+import io.mvproxy.api.NamespaceLifecycle;
+import io.mvproxy.api.StatusException;
+import io.mvproxy.api.StatusReason;
+import io.mvproxy.crd.CrdApiSource;
+import io.mvproxy.crd.rest.CrdRequest;
+import io.mvproxy.crd.rest.ObjectRules;
+import io.mvproxy.crd.rest.ObjectStrategy;
+import io.mvproxy.crd.store.WatchEvent;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
+
+/**
+ * Namespaces as kube-apiserver has them ({@code pkg/registry/core/namespace/storage/storage.go}, {@code strategy.go},
+ * {@code admission/plugin/namespace/lifecycle/admission.go}): created Active with the {@code kubernetes} finalizer
+ * and the {@code kubernetes.io/metadata.name} label; plain updates keep {@code spec.finalizers} and {@code status};
+ * the first DELETE sets {@code deletionTimestamp} and phase {@code Terminating}; {@code default}, {@code kube-system}
+ * and {@code kube-public} cannot be deleted; the four system namespaces exist from the start. Also the node's
+ * {@link NamespaceLifecycle}: an in-memory index of phases fed by the namespaces' store, with a live read for a
+ * namespace not (yet) in it.
+ */
+public final class Namespaces implements ObjectStrategy, NamespaceLifecycle {
+  /** Created at start-up ({@code pkg/controlplane/controller.go}, and {@code default}). */
+  public static final List<String> SYSTEM = List.of("default", "kube-system", "kube-public", "kube-node-lease");
+  /** Namespaces that may not be deleted (lifecycle admission's immortal set). */
+  public static final Set<String> IMMORTAL = Set.of("default", "kube-system", "kube-public");
+  /** The finalizer the namespace controller removes when the namespace is empty. */
+  public static final String FINALIZER = "kubernetes";
+  /** KEP-2161 label. */
+  public static final String NAME_LABEL = "kubernetes.io/metadata.name";
+  private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
+  private static final Gvr NAMESPACES = new Gvr("", "v1", "namespaces");
+
+  private final Map<String, String> phases = new ConcurrentHashMap<>();
+  private volatile CrdApiSource source;
+
+  /**
+   * Starts following the namespaces' store and creates the system namespaces.
+   *
+   * @param namespaces the namespaces source
+   * @return completes when the system namespaces exist
+   */
+  public Future<Void> start(CrdApiSource namespaces) {
+    this.source = namespaces;
+    namespaces.follow(this::apply);
+    Future<?> all = Future.succeededFuture();
+    for (String n : SYSTEM) {
+      all = all.compose(v -> namespaces.ensure(systemNamespace(n)).onSuccess(this::record));
+    }
+    return all.mapEmpty();
+  }
+
+  private void apply(WatchEvent e) {
+    if ("DELETED".equals(e.type())) {
+      phases.remove(name(e.object()));
+    } else {
+      record(e.object());
+    }
+  }
+
+  private void record(JsonObject ns) {
+    if (ns != null) {
+      phases.put(name(ns), phase(ns));
+    }
+  }
+
+  static JsonObject systemNamespace(String name) {
+    return new JsonObject().put("apiVersion", "v1").put("kind", "Namespace")
+        .put("metadata", new JsonObject().put("name", name).put("labels", new JsonObject().put(NAME_LABEL, name)))
+        .put("spec", new JsonObject().put("finalizers", new JsonArray().add(FINALIZER)))
+        .put("status", new JsonObject().put("phase", "Active"));
+  }
+
+  @Override
+  public Future<Void> admitCreate(String namespace, Gvr gvr, String name) {
+    String phase = phases.get(namespace);
+    if (phase != null) {
+      return check(namespace, phase, gvr, name);
+    }
+    CrdApiSource s = source;
+    if (s == null) {
+      return Future.failedFuture(notFound(namespace));
+    }
+    // not in the index yet (created through another node a moment ago): read it, as upstream's live lookup
+    return s.get("", namespace).compose(ns -> ns == null ? Future.failedFuture(notFound(namespace))
+        : check(namespace, phase(ns), gvr, name));
+  }
+
+  private static Future<Void> check(String namespace, String phase, Gvr gvr, String name) {
+    if (!"Terminating".equals(phase)) {
+      return Future.succeededFuture();
+    }
+    String gr = gvr.group().isEmpty() ? gvr.resource() : gvr.resource() + "." + gvr.group();
+    JsonObject details = new JsonObject();
+    if (!name.isEmpty()) {
+      details.put("name", name);
+    }
+    if (!gvr.group().isEmpty()) {
+      details.put("group", gvr.group());
+    }
+    details.put("kind", gvr.resource()).put("causes", new JsonArray().add(new JsonObject()
+        .put("reason", "NamespaceTerminating").put("message", "namespace " + namespace + " is being terminated")
+        .put("field", "metadata.namespace")));
+    String msg = gr + (name.isEmpty() ? "" : " \"" + name + "\"") + " is forbidden: unable to create new content in "
+        + "namespace " + namespace + " because it is being terminated";
+    return Future.failedFuture(new StatusException(StatusReason.Forbidden, msg, details));
+  }
+
+  private static StatusException notFound(String namespace) {
+    return StatusException.notFound(NAMESPACES, namespace);
+  }
+
+  @Override
+  public JsonObject prepareCreate(CrdRequest req, JsonObject obj) {
+    String name = name(obj);
+    if (!name.isEmpty() && (name.length() > 63 || !DNS_LABEL.matcher(name).matches())) {
+      throw StatusException.invalid(NAMESPACES, "Namespace", name, new JsonArray().add(new JsonObject()
+          .put("reason", "FieldValueInvalid").put("field", "metadata.name").put("message", "Invalid value: \"" + name
+              + "\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must "
+              + "start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for "
+              + "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')")));
+    }
+    JsonObject spec = obj.getJsonObject("spec");
+    if (spec == null) {
+      spec = new JsonObject();
+      obj.put("spec", spec);
+    }
+    JsonArray fin = spec.getJsonArray("finalizers");
+    if (fin == null) {
+      fin = new JsonArray();
+      spec.put("finalizers", fin);
+    }
+    if (!fin.contains(FINALIZER)) {
+      fin.add(FINALIZER);
+    }
+    obj.put("status", new JsonObject().put("phase", "Active"));
+    label(obj);
+    return obj;
+  }
+
+  @Override
+  public JsonObject prepareUpdate(CrdRequest req, JsonObject old, JsonObject next) {
+    if ("status".equals(req.info().subresource())) {
+      next.put("spec", old.getJsonObject("spec", new JsonObject()).copy());
+    } else {
+      next.put("spec", next.getJsonObject("spec", new JsonObject()));
+      JsonArray fin = old.getJsonObject("spec", new JsonObject()).getJsonArray("finalizers");
+      if (fin != null) {
+        next.getJsonObject("spec").put("finalizers", fin.copy());
+      } else {
+        next.getJsonObject("spec").remove("finalizers");
+      }
+      next.put("status", old.getJsonObject("status", new JsonObject()).copy());
+    }
+    label(next);
+    return next;
+  }
+
+  @Override
+  public JsonObject onDelete(CrdRequest req, JsonObject current) {
+    String name = name(current);
+    if (IMMORTAL.contains(name)) {
+      throw new StatusException(StatusReason.Forbidden, "namespaces \"" + name + "\" is forbidden: this namespace "
+          + "may not be deleted", new JsonObject().put("name", name).put("kind", "namespaces"));
+    }
+    JsonArray fin = current.getJsonObject("spec", new JsonObject()).getJsonArray("finalizers", new JsonArray());
+    if (fin.isEmpty()) {
+      return null;
+    }
+    JsonObject md = current.getJsonObject("metadata");
+    if (md.getValue("deletionTimestamp") != null) {
+      throw new StatusException(StatusReason.Conflict, "Operation cannot be fulfilled on namespaces \"" + name
+          + "\": The system is ensuring all content is removed from this namespace.  Upon completion, this namespace "
+          + "will automatically be purged by the system.", new JsonObject().put("name", name).put("kind", "namespaces"));
+    }
+    JsonObject next = current.copy();
+    next.getJsonObject("metadata").put("deletionTimestamp", ObjectRules.now()).put("deletionGracePeriodSeconds", 0);
+    JsonObject status = next.getJsonObject("status", new JsonObject());
+    next.put("status", status.put("phase", "Terminating"));
+    return next;
+  }
+
+  private static void label(JsonObject obj) {
+    JsonObject md = obj.getJsonObject("metadata");
+    JsonObject labels = md.getJsonObject("labels");
+    if (labels == null) {
+      labels = new JsonObject();
+      md.put("labels", labels);
+    }
+    labels.put(NAME_LABEL, md.getString("name", ""));
+  }
+
+  private static String name(JsonObject o) {
+    return o.getJsonObject("metadata", new JsonObject()).getString("name", "");
+  }
+
+  private static String phase(JsonObject ns) {
+    return ns.getJsonObject("status", new JsonObject()).getString("phase", "Active");
+  }
+}

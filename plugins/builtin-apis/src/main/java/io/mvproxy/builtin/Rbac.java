@@ -1,0 +1,61 @@
+package io.mvproxy.builtin;
+
+import io.mvproxy.api.Gvr;
+import io.mvproxy.api.StatusException;
+import io.mvproxy.api.authz.AccessControl;
+import io.mvproxy.crd.rest.CrdRequest;
+import io.mvproxy.crd.rest.ObjectStrategy;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * The escalation checks of RBAC writes ({@code pkg/registry/rbac/*}/policybased/storage.go) and the immutable
+ * {@code roleRef} of bindings ({@code pkg/apis/rbac/validation/validation.go}).
+ */
+public final class Rbac implements ObjectStrategy {
+  private final AccessControl access;
+  private final boolean binding;
+
+  /**
+   * @param access  the node's authorization
+   * @param binding true for (Cluster)RoleBindings, false for (Cluster)Roles
+   */
+  public Rbac(AccessControl access, boolean binding) {
+    this.access = access;
+    this.binding = binding;
+  }
+
+  @Override
+  public Future<Void> admitCreate(CrdRequest req, JsonObject obj) {
+    try {
+      check(req, obj, null);
+      return Future.succeededFuture();
+    } catch (StatusException e) {
+      return Future.failedFuture(e);
+    }
+  }
+
+  @Override
+  public JsonObject prepareUpdate(CrdRequest req, JsonObject old, JsonObject next) {
+    if (binding && !old.getJsonObject("roleRef", new JsonObject()).equals(next.getJsonObject("roleRef"))) {
+      Gvr gvr = req.gvr();
+      String name = next.getJsonObject("metadata").getString("name", "");
+      throw StatusException.invalid(gvr, req.crd().kind(), name, new JsonArray().add(new JsonObject()
+          .put("reason", "FieldValueInvalid").put("field", "roleRef")
+          .put("message", "Invalid value: " + next.getValue("roleRef") + ": cannot change roleRef")));
+    }
+    check(req, next, old);
+    return next;
+  }
+
+  private void check(CrdRequest req, JsonObject obj, JsonObject old) {
+    String ns = req.crd().namespaced() ? req.namespace() : "";
+    String name = obj.getJsonObject("metadata", new JsonObject()).getString("name", "");
+    if (binding) {
+      access.checkBindingWrite(req.user(), ns, name, obj.getJsonObject("roleRef", new JsonObject()));
+    } else {
+      access.checkRoleWrite(req.user(), ns, name, obj, old);
+    }
+  }
+}

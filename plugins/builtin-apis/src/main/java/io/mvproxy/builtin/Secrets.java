@@ -1,0 +1,57 @@
+package io.mvproxy.builtin;
+
+import io.mvproxy.api.Gvr;
+import io.mvproxy.api.StatusException;
+import io.mvproxy.crd.rest.CrdRequest;
+import io.mvproxy.crd.rest.ObjectStrategy;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+
+/**
+ * Secrets as {@code pkg/registry/core/secret/strategy.go} and {@code pkg/apis/core/v1/conversion.go} treat them:
+ * {@code type} defaults to {@code Opaque} and is immutable; the write-only {@code stringData} is merged over
+ * {@code data} (base64) and never stored or returned.
+ */
+public final class Secrets implements ObjectStrategy {
+  private static final Gvr SECRETS = new Gvr("", "v1", "secrets");
+
+  @Override
+  public JsonObject prepareCreate(CrdRequest req, JsonObject obj) {
+    if (obj.getString("type", "").isEmpty()) {
+      obj.put("type", "Opaque");
+    }
+    return mergeStringData(obj);
+  }
+
+  @Override
+  public JsonObject prepareUpdate(CrdRequest req, JsonObject old, JsonObject next) {
+    if (next.getString("type", "").isEmpty()) {
+      next.put("type", old.getString("type", "Opaque"));
+    }
+    if (!next.getString("type").equals(old.getString("type", "Opaque"))) {
+      String name = next.getJsonObject("metadata").getString("name", "");
+      throw StatusException.invalid(SECRETS, "Secret", name, new JsonArray().add(new JsonObject()
+          .put("reason", "FieldValueInvalid").put("field", "type")
+          .put("message", "Invalid value: \"" + next.getString("type") + "\": field is immutable")));
+    }
+    return mergeStringData(next);
+  }
+
+  private static JsonObject mergeStringData(JsonObject obj) {
+    JsonObject sd = obj.getJsonObject("stringData");
+    if (sd != null) {
+      JsonObject data = obj.getJsonObject("data");
+      if (data == null) {
+        data = new JsonObject();
+        obj.put("data", data);
+      }
+      for (String k : sd.fieldNames()) {
+        data.put(k, Base64.getEncoder().encodeToString(String.valueOf(sd.getValue(k)).getBytes(StandardCharsets.UTF_8)));
+      }
+      obj.remove("stringData");
+    }
+    return obj;
+  }
+}
