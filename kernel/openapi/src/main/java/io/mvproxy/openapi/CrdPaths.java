@@ -83,7 +83,7 @@ final class CrdPaths {
   }
 
   private static List<Route> routes(Names n, boolean status, boolean scale) {
-    String gvPrefix = "/apis/" + n.group + "/" + n.version;
+    String gvPrefix = n.group.isEmpty() ? "/api/" + n.version : "/apis/" + n.group + "/" + n.version;
     String gvId = gvIdPart(n.group, n.version);
     String ns = n.namespaced ? "Namespaced" : "";
     String k = n.kind;

@@ -334,4 +334,54 @@ class AuthorizationFleetTest {
       assertTrue(term.out().contains("Terminating"), what + term.all());
     }
   }
+
+  io.fabric8.kubernetes.client.KubernetesClient fabric8(String node) {
+    io.fabric8.kubernetes.client.Config cfg = new io.fabric8.kubernetes.client.ConfigBuilder(
+        io.fabric8.kubernetes.client.Config.empty()).withMasterUrl(fleet.node(node).url())
+        .withCaCertFile(fleet.pki().caCert().toString()).withClientCertFile(fleet.pki().adminCert().toString())
+        .withClientKeyFile(fleet.pki().adminKey().toString()).withClientKeyAlgo("EC").withRequestTimeout(10_000)
+        .build();
+    return new io.fabric8.kubernetes.client.KubernetesClientBuilder().withConfig(cfg).build();
+  }
+
+  @Test
+  void fabric8LeaderElectionOnALease() throws Exception {
+    java.util.Map<String, java.util.concurrent.CompletableFuture<?>> running = new java.util.concurrent.ConcurrentHashMap<>();
+    java.util.Set<String> leading = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    List<io.fabric8.kubernetes.client.KubernetesClient> clients = new java.util.ArrayList<>();
+    try {
+      for (String node : List.of("node-a", "node-b")) {
+        String id = "candidate-on-" + node;
+        io.fabric8.kubernetes.client.KubernetesClient c = fabric8(node);
+        clients.add(c);
+        var cfg = new io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder()
+            .withName("mvproxy-test").withLeaseDuration(java.time.Duration.ofSeconds(3))
+            .withRenewDeadline(java.time.Duration.ofSeconds(2)).withRetryPeriod(java.time.Duration.ofMillis(250))
+            .withReleaseOnCancel(false)
+            .withLock(new io.fabric8.kubernetes.client.extended.leaderelection.resourcelock.LeaseLock("default",
+                "mvproxy-test", id))
+            .withLeaderCallbacks(new io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks(
+                () -> leading.add(id), () -> leading.remove(id), leader -> { }))
+            .build();
+        running.put(id, c.leaderElector().withConfig(cfg).build().start());
+      }
+      FleetTest.await("one leader", 20_000, () -> leading.size() == 1);
+      String first = leading.iterator().next();
+      io.fabric8.kubernetes.api.model.coordination.v1.Lease lease = clients.get(0).leases().inNamespace("default")
+          .withName("mvproxy-test").get();
+      assertEquals(first, lease.getSpec().getHolderIdentity());
+      assertEquals(1, leading.size(), "exactly one leader");
+      running.get(first).cancel(true); // the leader dies without releasing the lease
+      leading.remove(first);
+      long t0 = System.nanoTime();
+      FleetTest.await("the other candidate takes over", 20_000, () -> leading.size() == 1 && !leading.contains(first));
+      System.out.println("FIGURE fabric8 leader election: takeover " + (System.nanoTime() - t0) / 1_000_000
+          + " ms after the leader stopped (lease 3 s)");
+      assertEquals(leading.iterator().next(), clients.get(1).leases().inNamespace("default").withName("mvproxy-test")
+          .get().getSpec().getHolderIdentity());
+    } finally {
+      running.values().forEach(f -> f.cancel(true));
+      clients.forEach(io.fabric8.kubernetes.client.KubernetesClient::close);
+    }
+  }
 }
