@@ -116,7 +116,8 @@ public class StatusException extends RuntimeException {
   }
 
   /**
-   * 422 Invalid with field causes.
+   * 422 Invalid with field causes; the message is {@code errors.NewInvalid}'s: {@code <Kind>.<group> "<name>" is
+   * invalid: <field>: <message>}, several (de-duplicated) causes in brackets joined by {@code ", "}.
    *
    * @param gvr    the resource
    * @param kind   the object kind (e.g. {@code Widget})
@@ -124,12 +125,15 @@ public class StatusException extends RuntimeException {
    * @param causes array of {@code {reason, message, field}}
    */
   public static StatusException invalid(Gvr gvr, String kind, String name, JsonArray causes) {
-    StringBuilder msg = new StringBuilder(kind + "." + gvr.group() + " \"" + name + "\" is invalid: ");
+    java.util.Set<String> errs = new java.util.LinkedHashSet<>();
     for (int i = 0; i < causes.size(); i++) {
       JsonObject c = causes.getJsonObject(i);
-      msg.append(i > 0 ? ", " : "").append(c.getString("field", "")).append(": ").append(c.getString("message"));
+      errs.add(c.getString("field", "") + ": " + c.getString("message"));
     }
-    return new StatusException(StatusReason.Invalid, msg.toString(),
+    String joined = String.join(", ", errs);
+    String msg = kind + "." + gvr.group() + " \"" + name + "\" is invalid" + (errs.isEmpty() ? ""
+        : ": " + (errs.size() == 1 ? joined : "[" + joined + "]"));
+    return new StatusException(StatusReason.Invalid, msg,
         details(gvr, name).put("kind", kind).put("causes", causes));
   }
 

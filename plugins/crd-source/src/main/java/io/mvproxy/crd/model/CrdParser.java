@@ -2,6 +2,8 @@ package io.mvproxy.crd.model;
 
 import io.mvproxy.api.Gvr;
 import io.mvproxy.api.StatusException;
+import io.mvproxy.crd.schema.FieldError;
+import io.mvproxy.crd.schema.VersionSchema;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
@@ -13,7 +15,9 @@ import java.util.regex.Pattern;
 
 /**
  * Validates and defaults a CRD manifest like {@code apiextensions-apiserver/pkg/apis/apiextensions/validation}
- * (the essentials only) and {@code .../v1/defaults.go}. Collects every problem before failing.
+ * (the essentials only) and {@code .../v1/defaults.go}: names, scope, versions, printer columns, and each version's
+ * schema (structural rules and CEL rules compiled once here, {@link VersionSchema#compile}). Collects every problem
+ * before failing.
  */
 public final class CrdParser {
   /** The resource CRDs themselves belong to, used in error details. */
@@ -152,7 +156,14 @@ public final class CrdParser {
           : spec.getValue("additionalPrinterColumns") instanceof JsonArray c2 ? c2 : new JsonArray();
       JsonObject schema = v.getValue("schema") instanceof JsonObject s
           && s.getValue("openAPIV3Schema") instanceof JsonObject o ? o : null;
-      out.add(new CrdVersion(vn, served, stor, sub.containsKey("status"), scaleSpec, columns(f, cols), schema));
+      VersionSchema compiled = null;
+      if (schema != null) {
+        List<FieldError> errs = new ArrayList<>();
+        compiled = VersionSchema.compile(schema, f + ".schema.openAPIV3Schema", errs);
+        errs.forEach(e -> causes.add(e.toCause()));
+      }
+      out.add(new CrdVersion(vn, served, stor, sub.containsKey("status"), scaleSpec, columns(f, cols), schema,
+          compiled));
     }
     if (storage != 1) {
       invalid("spec.versions", "", "must have exactly one version marked as storage version");

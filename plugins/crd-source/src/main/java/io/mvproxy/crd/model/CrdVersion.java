@@ -1,5 +1,6 @@
 package io.mvproxy.crd.model;
 
+import io.mvproxy.crd.schema.VersionSchema;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
 
@@ -13,11 +14,19 @@ import java.util.List;
  * @param scale         the scale subresource, or null when absent
  * @param columns       additional printer columns (possibly empty)
  * @param schema        {@code schema.openAPIV3Schema}, or null
+ * @param validation    the compiled schema (pruning, defaulting, validation, CEL), or null without a schema
  */
 public record CrdVersion(String name, boolean served, boolean storage, boolean statusEnabled, ScaleSpec scale,
-                         List<PrinterColumn> columns, JsonObject schema) {
+                         List<PrinterColumn> columns, JsonObject schema, VersionSchema validation) {
   /** Copies the column list. */
   public CrdVersion {
     columns = List.copyOf(columns);
+  }
+
+  /** A version whose schema is compiled here (tests and callers that validated it already). */
+  public CrdVersion(String name, boolean served, boolean storage, boolean statusEnabled, ScaleSpec scale,
+                    List<PrinterColumn> columns, JsonObject schema) {
+    this(name, served, storage, statusEnabled, scale, columns, schema, schema == null ? null
+        : VersionSchema.compile(schema, "openAPIV3Schema", new java.util.ArrayList<>()));
   }
 }

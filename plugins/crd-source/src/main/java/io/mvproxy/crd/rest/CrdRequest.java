@@ -64,11 +64,12 @@ public record CrdRequest(RoutingContext ctx, RequestInfo info, UserInfo user, Cr
   }
 
   /**
-   * @return a copy of a stored object as returned to this request ({@code apiVersion} rewritten; conversion None;
-   *     {@link ObjectStrategy#present} applied)
+   * @return a copy of a stored object as returned to this request: pruned and defaulted with this version's schema
+   *     ({@link SchemaDefaults#stored}), {@code apiVersion} rewritten (conversion None), {@link ObjectStrategy#present}
+   *     applied
    */
   public JsonObject view(JsonObject stored) {
-    JsonObject o = stored.copy();
+    JsonObject o = SchemaDefaults.stored(version, stored);
     o.put("apiVersion", apiVersion());
     return strategy.present(o);
   }

@@ -9,7 +9,9 @@ import io.vertx.core.json.JsonObject;
 /**
  * Create (POST, 201) and update (PUT, 200) of the main resource and of its {@code status} and {@code scale}
  * subresources (apiserver {@code pkg/endpoints/handlers/create.go}, {@code update.go}); unknown fields are pruned
- * ({@link FieldPruner}) and the result validated ({@link SchemaValidator}) per the version schema.
+ * ({@link FieldPruner}), defaults applied ({@link SchemaDefaults}) and the result validated
+ * ({@link SchemaValidator}, against the defaulted stored object on updates for ratcheting and transition rules)
+ * per the version schema.
  */
 public final class Writes {
   private final CrdRuntime rt;
@@ -36,8 +38,9 @@ public final class Writes {
    */
   Future<JsonObject> create(CrdRequest req, JsonObject o, boolean nameFromPath) {
     rt.rules().checkIdentity(req, o, nameFromPath);
-    JsonObject prepared = FieldPruner.apply(req, rt.strategy().prepareCreate(req, rt.rules().prepareCreate(req, o)));
-    SchemaValidator.validate(req, prepared);
+    JsonObject pruned = SchemaDefaults.apply(req.version(), FieldPruner.apply(req, o));
+    JsonObject prepared = rt.strategy().prepareCreate(req, rt.rules().prepareCreate(req, pruned));
+    SchemaValidator.validate(req, prepared, null, false);
     ObjectBounds.check(req, prepared);
     return rt.strategy().admitCreate(req, prepared).compose(admitted -> {
       if (req.dryRun()) {
@@ -87,19 +90,21 @@ public final class Writes {
    * @return the next stored object for the request's subresource ({@code ""} or {@code status})
    */
   JsonObject next(CrdRequest req, StoredObject cur, JsonObject incoming) {
-    JsonObject next = "status".equals(req.info().subresource())
-        ? FieldPruner.apply(req, rt.rules().prepareStatusUpdate(cur.object(), incoming))
-        : FieldPruner.apply(req, rt.rules().prepareUpdate(req, cur.object(), incoming));
+    boolean status = "status".equals(req.info().subresource());
+    JsonObject old = SchemaDefaults.stored(req.version(), cur.object());
+    JsonObject in = SchemaDefaults.apply(req.version(), FieldPruner.apply(req, incoming));
+    JsonObject next = status ? rt.rules().prepareStatusUpdate(old, in) : rt.rules().prepareUpdate(req, old, in);
     next = rt.strategy().prepareUpdate(req, cur.object(), next);
-    SchemaValidator.validate(req, next);
+    SchemaValidator.validate(req, next, old, status);
     return ObjectBounds.check(req, next);
   }
 
   /** @return the next stored object after setting the replicas of {@code scale} */
   JsonObject scaleTo(CrdRequest req, StoredObject cur, JsonObject scale) {
     JsonObject applied = ScaleCodec.applyScale(req, cur.object(), scale, req.version().scale());
-    JsonObject next = rt.rules().prepareUpdate(req, cur.object(), applied);
-    SchemaValidator.validate(req, next);
+    JsonObject old = SchemaDefaults.stored(req.version(), cur.object());
+    JsonObject next = rt.rules().prepareUpdate(req, old, applied);
+    SchemaValidator.validate(req, next, old, false);
     return ObjectBounds.check(req, next);
   }
 }
