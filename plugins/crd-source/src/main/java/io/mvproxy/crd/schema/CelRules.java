@@ -191,9 +191,6 @@ public final class CelRules {
     }
     long cost = CelCost.estimate(ast, s);
     long expressionCost = CelCost.times(cost, cardinality);
-    if (Boolean.getBoolean("mvproxy.cel.debugCost")) {
-      System.err.println("CELCOST " + path + " cost=" + cost + " card=" + cardinality + " rule=" + rule);
-    }
     if (expressionCost > STATIC_COST_LIMIT) {
       errors.add(FieldError.forbidden(path + ".rule", CelCost.message("estimated rule cost", expressionCost,
           STATIC_COST_LIMIT)));
