@@ -49,6 +49,7 @@ class KubectlFleetTest {
       }
     });
     bPlugins.put("wardle", List.of(TestData.example("wardle").resolve("apiservice.yaml")));
+    bPlugins.put("gateway-api-gatewayclasses", List.of(GATEWAY_CLASSES));
     fleet = new FleetHarness(tmp.resolve("fleet"), plugins);
     // the wardle APIService on node-b points at the sample extension API server, started here
     vertx = io.vertx.core.Vertx.vertx();
@@ -200,6 +201,37 @@ class KubectlFleetTest {
     Result r = run(cmd, 300);
     System.out.println(r.out);
     assertEquals(0, r.code, r.all());
+  }
+
+  /** The gateway-api GatewayClass CRD (CEL transition rule, defaults on status), served by node-b only. */
+  static final Path GATEWAY_CLASSES = Path.of("../../plugins/crd-source/src/test/resources/schema-crds/"
+      + "gateway-api-gatewayclasses.yaml").toAbsolutePath().normalize();
+
+  @Test
+  @Order(7)
+  void schemaDefaultsAndTransitionRulesThroughANodeLackingTheCrd() throws Exception {
+    Path gc = tmp.resolve("gc.yaml");
+    Files.writeString(gc, "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata:\n  name: gc1\n"
+        + "spec:\n  controllerName: example.com/one\n");
+    Result applied = kubectl("apply", "--server-side", "--field-manager=tester", "-f", gc.toString());
+    assertEquals(0, applied.code, applied.all());
+    // the schema's status default is served (defaulting on read), through node-a -> node-b
+    Result yaml = kubectl("get", "gatewayclass", "gc1", "-o", "yaml");
+    assertEquals(0, yaml.code, yaml.all());
+    assertTrue(yaml.out.contains("message: Waiting for controller") && yaml.out.contains("type: Accepted"), yaml.out);
+    // x-kubernetes-validations self == oldSelf on spec.controllerName, as kube-apiserver words it
+    Files.writeString(gc, Files.readString(gc).replace("example.com/one", "example.com/two"));
+    Result changed = kubectl("apply", "--server-side", "--field-manager=tester", "--force-conflicts", "-f",
+        gc.toString());
+    assertEquals(1, changed.code, changed.all());
+    // kubectl renders the 422 Status from its details (kind, name, causes)
+    assertTrue(changed.err.contains("The GatewayClass \"gc1\" is invalid: spec.controllerName: Invalid value: "
+        + "\"string\": field is immutable"), changed.all());
+    Result patched = kubectl("patch", "gatewayclass", "gc1", "--type=merge", "-p",
+        "{\"spec\":{\"controllerName\":\"bad\"}}");
+    assertEquals(1, patched.code, patched.all());
+    assertTrue(patched.err.contains("spec.controllerName: Invalid value: \"bad\": spec.controllerName in body should "
+        + "match '"), patched.all());
   }
 
   record Result(int code, String out, String err) {
