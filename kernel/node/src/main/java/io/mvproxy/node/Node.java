@@ -8,6 +8,8 @@ import io.mvproxy.node.cluster.HazelcastConfigFactory;
 import io.mvproxy.node.config.ConfigException;
 import io.mvproxy.node.config.ConfigKey;
 import io.mvproxy.node.config.NodeConfig;
+import io.mvproxy.node.controllers.ControllerIdentities;
+import io.mvproxy.node.controllers.ControllerVerticle;
 import io.mvproxy.node.fleet.DiscoveryVerticle;
 import io.mvproxy.node.fleet.FleetView;
 import io.mvproxy.node.fleet.FleetViewRef;
@@ -50,7 +52,7 @@ import java.util.logging.Logger;
 
 /**
  * One mvproxy node: joins the Hazelcast cluster (clustered Vert.x), then deploys, in order, the plugin, ingress,
- * discovery-aggregation and membership verticles. {@link #start(NodeConfig)} fails fast on bad TLS material;
+ * discovery-aggregation, membership and controller-manager verticles. {@link #start(NodeConfig)} fails fast on bad TLS material;
  * {@link #stop()} leaves the fleet gracefully (readiness off, record withdrawn, requests drained, sources closed).
  */
 public final class Node {
@@ -65,6 +67,8 @@ public final class Node {
    */
   static final long SOURCES_READY_TIMEOUT_MS = 15_000;
   private static final Logger LOG = Logger.getLogger(Node.class.getName());
+  /** This process's controller identities (random tokens, accepted only by nodes of this process). */
+  private static final ControllerIdentities CONTROLLERS = ControllerIdentities.generate();
 
   private final NodeConfig config;
   private final Vertx vertx;
@@ -77,7 +81,7 @@ public final class Node {
   private final NodeStorage storage;
 
   /** Deployment IDs of the verticles, undeployed in reverse order on stop. */
-  private record Deployments(String plugins, String membership) {
+  private record Deployments(String plugins, String membership, String controllers) {
   }
 
   private Node(Boot b, Deployments deployments) {
@@ -108,7 +112,7 @@ public final class Node {
           str(config.clientCaFile()), str(config.requestheaderClientCaFile()))
           .setHost(config.bindAddress()).setPort(config.securePort());
       authenticator = Authenticator.fromFlags(str(config.clientCaFile()), str(config.requestheaderClientCaFile()),
-          config.requestheaderAllowedNames(), str(config.tokenAuthFile()));
+          config.requestheaderAllowedNames(), str(config.tokenAuthFile())).withTokens(CONTROLLERS.tokens());
       if (config.peersEnabled()) {
         peerOptions = TlsOptions.peerClient(str(config.peerCaFile()), str(config.proxyClientCertFile()),
             str(config.proxyClientKeyFile()));
@@ -236,9 +240,14 @@ public final class Node {
           selfClusterAddress(), config.memberWait());
       MembershipVerticle membership = new MembershipVerticle(config.serverId(), advertise, config.peerPort(port),
           MvproxyVersion.VERSION, objects::pluginSummaries, () -> view.get().discovery().localEtag());
+      String host = "0.0.0.0".equals(config.bindAddress()) || "::".equals(config.bindAddress()) ? "127.0.0.1"
+          : config.bindAddress();
+      ControllerVerticle controllers = new ControllerVerticle(config.serverId(), str(config.tlsCertFile()), host, port,
+          CONTROLLERS, metrics.registry());
       return vertx.deployVerticle(discovery).compose(d -> sourcesReady(sources.get()))
           .compose(v -> vertx.deployVerticle(membership))
-          .map(mid -> new Node(this, new Deployments(pluginDeployment, mid)));
+          .compose(mid -> vertx.deployVerticle(controllers)
+              .map(cid -> new Node(this, new Deployments(pluginDeployment, mid, cid))));
     }
 
     /** @return this member's Hazelcast {@code ip:port}, or "" when unknown */
@@ -334,7 +343,8 @@ public final class Node {
     long t0 = System.nanoTime();
     LOG.info("shutting down: leaving the fleet, draining " + lifecycle.inFlight() + " request(s) for up to "
         + grace.toSeconds() + " s");
-    return step("leave the fleet", vertx.undeploy(deployments.membership()), 3000)
+    return step("release the controller manager's lease", vertx.undeploy(deployments.controllers()), 3000)
+        .compose(v -> step("leave the fleet", vertx.undeploy(deployments.membership()), 3000))
         .compose(v -> delay(Math.min(SHUTDOWN_DELAY_MS, grace.toMillis())))
         .compose(v -> {
           ingress.shutdown(grace).onFailure(e -> LOG.fine("server shutdown: " + e));

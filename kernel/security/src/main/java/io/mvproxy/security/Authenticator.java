@@ -71,6 +71,26 @@ public final class Authenticator implements Handler<RoutingContext> {
     this.tokens = Map.copyOf(tokens);
   }
 
+  private Authenticator(Authenticator base, Map<String, UserInfo> tokens) {
+    this.clientCa = base.clientCa;
+    this.requestHeaderCa = base.requestHeaderCa;
+    this.allowedNames = base.allowedNames;
+    this.tokens = Map.copyOf(tokens);
+  }
+
+  /**
+   * The same authenticator accepting more bearer tokens: the node's own controller identities (its controller
+   * manager's loopback clients, as kube-apiserver's loopback token).
+   *
+   * @param extra token to user; a token already in {@code --token-auth-file} keeps its file user
+   * @return a new authenticator
+   */
+  public Authenticator withTokens(Map<String, UserInfo> extra) {
+    Map<String, UserInfo> all = new java.util.HashMap<>(extra);
+    all.putAll(tokens);
+    return new Authenticator(this, all);
+  }
+
   /**
    * Builds an authenticator from kube-apiserver flag values.
    *

@@ -256,6 +256,43 @@ class CrdRestTest {
   }
 
   @Test
+  void deletePropagationSetsGcFinalizers() throws Exception {
+    create("ns1", "w-fg");
+    Http.Res fg = http.send("DELETE", W + "/w-fg", "application/json", "{\"propagationPolicy\":\"Foreground\"}",
+        "application/json");
+    assertEquals(200, fg.code(), fg.body());
+    JsonObject md = http.get(W + "/w-fg").json().getJsonObject("metadata");
+    assertEquals(new JsonArray().add("foregroundDeletion"), md.getJsonArray("finalizers"));
+    assertNotNull(md.getString("deletionTimestamp"));
+    // the garbage collector's finalizer removal: JSON patch guarded by uid and resourceVersion tests
+    String guard = "[{\"op\":\"test\",\"path\":\"/metadata/uid\",\"value\":\"" + md.getString("uid") + "\"},"
+        + "{\"op\":\"test\",\"path\":\"/metadata/resourceVersion\",\"value\":\"" + md.getString("resourceVersion")
+        + "\"},{\"op\":\"remove\",\"path\":\"/metadata/finalizers\"}]";
+    Http.Res stale = http.patch(W + "/w-fg", "application/json-patch+json", guard.replace(md.getString("uid"), "x"));
+    assertTrue(stale.code() >= 400, stale.body());
+    assertEquals(200, http.patch(W + "/w-fg", "application/json-patch+json", guard).code());
+    assertEquals(404, http.get(W + "/w-fg").code());
+
+    create("ns1", "w-orphan");
+    assertEquals(200, http.send("DELETE", W + "/w-orphan", "application/json", "{\"orphanDependents\":true}",
+        "application/json").code());
+    assertEquals(new JsonArray().add("orphan"), http.get(W + "/w-orphan").json().getJsonObject("metadata")
+        .getJsonArray("finalizers"));
+    // a later Background delete drops the orphan finalizer, and with it the object
+    assertEquals(200, http.send("DELETE", W + "/w-orphan", "application/json",
+        "{\"propagationPolicy\":\"Background\"}", "application/json").code());
+    assertEquals(404, http.get(W + "/w-orphan").code());
+
+    create("ns1", "w-bad");
+    Http.Res bad = http.send("DELETE", W + "/w-bad", "application/json", "{\"propagationPolicy\":\"Sideways\"}",
+        "application/json");
+    assertEquals(422, bad.code());
+    assertEquals("DeleteOptions.meta.k8s.io \"\" is invalid: propagationPolicy: Unsupported value: \"Sideways\": "
+        + "supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\"", bad.json().getString("message"));
+    assertEquals(200, http.get(W + "/w-bad").code());
+  }
+
+  @Test
   void listPagingAndSelectors() throws Exception {
     String base = "/apis/example.com/v1/namespaces/pg/widgets";
     for (String n : new String[] {"a", "b", "c"}) {

@@ -14,8 +14,9 @@ import java.util.List;
  * DELETE of one object and deletecollection (apiserver {@code registry/generic/registry/store.go Delete},
  * {@code DeleteCollection}): DeleteOptions {@code preconditions} (uid, resourceVersion; 409 when they fail); an
  * object with finalizers gets {@code deletionTimestamp} and stays (200 with the object) until an update removes the
- * last finalizer; otherwise it is removed (200 with a Success Status). {@code propagationPolicy} is accepted and
- * ignored (no garbage collector).
+ * last finalizer; otherwise it is removed (200 with a Success Status). {@code propagationPolicy} /
+ * {@code orphanDependents} set the garbage collector's {@code orphan} / {@code foregroundDeletion} finalizers first
+ * ({@link GcFinalizers}).
  */
 public final class Deletes {
   private final CrdRuntime rt;
@@ -94,13 +95,16 @@ public final class Deletes {
         return rt.store().replace(cur, replacement).compose(stored -> stored != null
             ? Future.succeededFuture(req.view(stored.object())) : retry(req, key, name, opts, left));
       }
-      if (GuaranteedUpdate.hasFinalizers(cur.object())) {
-        if (meta.getValue("deletionTimestamp") != null) {
+      JsonObject withGc = GcFinalizers.apply(cur.object(), opts);
+      if (GuaranteedUpdate.hasFinalizers(withGc)) {
+        if (meta.getValue("deletionTimestamp") != null && withGc == cur.object()) {
           return Future.succeededFuture(req.view(cur.object()));
         }
-        JsonObject next = cur.object().copy();
-        next.getJsonObject("metadata").put("deletionTimestamp", ObjectRules.now())
-            .put("deletionGracePeriodSeconds", 0);
+        JsonObject next = withGc.copy();
+        if (meta.getValue("deletionTimestamp") == null) {
+          next.getJsonObject("metadata").put("deletionTimestamp", ObjectRules.now())
+              .put("deletionGracePeriodSeconds", 0);
+        }
         if (dryRun(req, opts)) {
           return Future.succeededFuture(req.view(next));
         }
