@@ -142,6 +142,8 @@ public final class GarbageCollector {
           sweeping = false;
           if (ar.failed()) {
             LOG.warning("garbage collector sweep failed: " + ar.cause());
+          } else {
+            observer.swept();
           }
           schedule();
         });

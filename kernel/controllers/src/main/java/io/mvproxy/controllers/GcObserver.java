@@ -23,4 +23,8 @@ public interface GcObserver {
    */
   default void deleted(ApiResource resource, String policy) {
   }
+
+  /** A sweep finished (every dependent judged once). */
+  default void swept() {
+  }
 }

@@ -9,7 +9,8 @@ import io.mvproxy.controllers.OwnerReference;
 /**
  * The controllers' metrics: {@code mvproxy_garbagecollector_owner_unknown_total{group,version,kind}} (a dependent
  * kept because its owner could not be read, once per sweep and reference) and
- * {@code mvproxy_garbagecollector_deleted_total{group,version,resource,policy}}.
+ * {@code mvproxy_garbagecollector_deleted_total{group,version,resource,policy}} and
+ * {@code mvproxy_garbagecollector_sweeps_total}.
  */
 public final class ControllerMetrics implements GcObserver {
   private final MeterRegistry registry;
@@ -36,5 +37,11 @@ public final class ControllerMetrics implements GcObserver {
         .description("Dependents the garbage collector deleted because their owners were gone")
         .tag("group", resource.group()).tag("version", resource.version()).tag("resource", resource.resource())
         .tag("policy", policy).register(registry).increment();
+  }
+
+  @Override
+  public void swept() {
+    Counter.builder("mvproxy_garbagecollector_sweeps").description("Garbage collector sweeps finished")
+        .register(registry).increment();
   }
 }
