@@ -22,6 +22,8 @@ import java.util.regex.Pattern;
  * Namespaces as kube-apiserver has them ({@code pkg/registry/core/namespace/storage/storage.go}, {@code strategy.go},
  * {@code admission/plugin/namespace/lifecycle/admission.go}): created Active with the {@code kubernetes} finalizer
  * and the {@code kubernetes.io/metadata.name} label; plain updates keep {@code spec.finalizers} and {@code status};
+ * the {@code finalize} subresource (PUT) changes {@code spec.finalizers}, and a Terminating namespace is removed only
+ * by the update that leaves both {@code spec.finalizers} and {@code metadata.finalizers} empty;
  * the first DELETE sets {@code deletionTimestamp} and phase {@code Terminating}; {@code default}, {@code kube-system}
  * and {@code kube-public} cannot be deleted; the four system namespaces exist from the start. Also the node's
  * {@link NamespaceLifecycle}: an in-memory index of phases fed by the namespaces' store, with a live read for a
@@ -147,7 +149,25 @@ public final class Namespaces implements ObjectStrategy, NamespaceLifecycle {
   }
 
   @Override
+  public boolean servesSubresource(String subresource, String verb) {
+    return "finalize".equals(subresource) && "update".equals(verb);
+  }
+
+  /** A Terminating namespace goes only once {@code spec.finalizers} is empty too ({@code ShouldDeleteNamespaceDuringUpdate}). */
+  @Override
+  public boolean deleteDuringUpdate(JsonObject next) {
+    return next.getJsonObject("spec", new JsonObject()).getJsonArray("finalizers", new JsonArray()).isEmpty();
+  }
+
+  @Override
   public JsonObject prepareUpdate(CrdRequest req, JsonObject old, JsonObject next) {
+    if ("finalize".equals(req.info().subresource())) {
+      // namespaceFinalizeStrategy: only spec.finalizers (and metadata) change
+      next.put("spec", next.getJsonObject("spec", new JsonObject()));
+      next.put("status", old.getJsonObject("status", new JsonObject()).copy());
+      label(next);
+      return next;
+    }
     if ("status".equals(req.info().subresource())) {
       next.put("spec", old.getJsonObject("spec", new JsonObject()).copy());
     } else {

@@ -236,8 +236,10 @@ class AuthorizationFleetTest {
     assertEquals("[\"kubernetes\"]", got.json().getJsonObject("spec").getJsonArray("finalizers").encode());
     assertEquals("doomed", got.json().getJsonObject("metadata").getJsonObject("labels")
         .getString("kubernetes.io/metadata.name"));
+    // w1 carries a finalizer, so the namespace controller cannot empty doomed until it is released below
     FleetTest.await("doomed usable through node-c", 5_000, () -> adminSend(HttpMethod.POST, "node-c",
-        "/apis/demo.mvproxy.io/v1/namespaces/doomed/widgets", widget("w1")).status() == 201);
+        "/apis/demo.mvproxy.io/v1/namespaces/doomed/widgets", widget("w1").replace("\"name\":\"w1\"",
+            "\"name\":\"w1\",\"finalizers\":[\"example.com/hold\"]")).status() == 201);
     HttpsClient.Resp del = adminSend(HttpMethod.DELETE, "node-c", "/api/v1/namespaces/doomed", null);
     assertEquals(200, del.status(), del.text());
     assertEquals("Terminating", del.json().getJsonObject("status").getString("phase"));
@@ -248,6 +250,11 @@ class AuthorizationFleetTest {
     assertEquals("widgets.demo.mvproxy.io \"w3\" is forbidden: unable to create new content in namespace doomed "
         + "because it is being terminated", term.json().getString("message"));
     assertEquals(409, adminSend(HttpMethod.DELETE, "node-a", "/api/v1/namespaces/doomed", null).status());
+    assertEquals(200, admin.send(HttpMethod.PATCH, fleet.node("node-b").url(),
+        "/apis/demo.mvproxy.io/v1/namespaces/doomed/widgets/w1", Map.of("Content-Type",
+            "application/merge-patch+json"), "{\"metadata\":{\"finalizers\":null}}").status());
+    FleetTest.await("doomed removed by the namespace controller", 20_000, () -> adminSend(HttpMethod.GET, "node-a",
+        "/api/v1/namespaces/doomed", null).status() == 404);
     HttpsClient.Resp immortal = adminSend(HttpMethod.DELETE, "node-a", "/api/v1/namespaces/default", null);
     assertEquals(403, immortal.status());
     assertEquals("namespaces \"default\" is forbidden: this namespace may not be deleted",
@@ -330,8 +337,8 @@ class AuthorizationFleetTest {
       assertEquals(0, cmDel.code(), what + cmDel.all());
       KubectlFleetTest.Result del = kubectl(k, "node-b", null, "delete", "namespace", ns, "--wait=false");
       assertEquals(0, del.code(), what + del.all());
-      KubectlFleetTest.Result term = kubectl(k, "node-a", null, "get", "namespace", ns);
-      assertTrue(term.out().contains("Terminating"), what + term.all());
+      FleetTest.await(what + "namespace " + ns + " emptied and removed by the namespace controller", 30_000,
+          () -> kubectl(k, "node-a", null, "get", "namespace", ns).err().contains("NotFound"));
     }
   }
 

@@ -121,6 +121,36 @@ public final class FleetHarness implements AutoCloseable {
     Files.writeString(config, new JsonObject(Files.readString(config)).mergeIn(extra).encodePrettily());
   }
 
+  /**
+   * Turns a node into a kube-apiserver without the Mixed Version Proxy before it starts: feature gate
+   * {@code UnknownVersionInteroperabilityProxy=false} and no {@code peerCaFile} (it serves, discovers and acts on its
+   * own APIs only).
+   *
+   * @param name the node
+   */
+  public void gateOff(String name) throws IOException {
+    Path config = nodes.get(name).config;
+    JsonObject cfg = new JsonObject(Files.readString(config));
+    cfg.remove("peerCaFile");
+    cfg.put("featureGates", "UnknownVersionInteroperabilityProxy=false");
+    Files.writeString(config, cfg.encodePrettily());
+  }
+
+  /**
+   * Sends SIGTERM (graceful shutdown) and waits for the process to exit.
+   *
+   * @param name the node
+   * @return the exit code
+   */
+  public int terminate(String name) throws InterruptedException {
+    Process p = nodes.get(name).process;
+    p.destroy();
+    if (!p.waitFor(30, TimeUnit.SECONDS)) {
+      p.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+    }
+    return p.exitValue();
+  }
+
   /** @return the PKI (admin cert, CA, kubeconfig) */
   public DevPki pki() {
     return pki;

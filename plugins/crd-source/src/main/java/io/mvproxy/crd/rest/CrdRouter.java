@@ -75,8 +75,12 @@ public final class CrdRouter {
     if (!sub.isEmpty()) {
       boolean enabled = "status".equals(sub) && req.version().statusEnabled()
           || "scale".equals(sub) && req.version().scale() != null;
-      if (!enabled) {
+      boolean extra = !enabled && req.strategy().servesSubresource(sub, "update");
+      if (!enabled && !extra) {
         throw StatusException.resourceNotFound();
+      }
+      if (extra && !req.strategy().servesSubresource(sub, verb)) {
+        throw notAllowed(ctx);
       }
       if (!SUB_VERBS.contains(verb)) {
         throw notAllowed(ctx);

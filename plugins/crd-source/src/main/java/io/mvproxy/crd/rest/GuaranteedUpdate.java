@@ -52,7 +52,7 @@ public final class GuaranteedUpdate {
         ObjectRules.metadata(next).put("resourceVersion", Long.toString(cur.resourceVersion()));
         return Future.succeededFuture(next);
       }
-      Future<StoredObject> written = deletingWithoutFinalizers(next)
+      Future<StoredObject> written = deletingWithoutFinalizers(next) && req.strategy().deleteDuringUpdate(next)
           ? rt.store().delete(cur, next).map(last -> last == null ? null : new StoredObject(cur.key(), null, last,
               StoredObject.resourceVersionOf(last)))
           : rt.store().replace(cur, next);

@@ -64,6 +64,29 @@ public interface ObjectStrategy {
   }
 
   /**
+   * Extra subresources of the kind, beyond {@code status} and {@code scale} (namespaces: {@code finalize}), served
+   * by the generic update path with {@link #prepareUpdate} deciding what changes.
+   *
+   * @param subresource the subresource
+   * @param verb        the verb
+   * @return true when the kind serves it for that verb
+   */
+  default boolean servesSubresource(String subresource, String verb) {
+    return false;
+  }
+
+  /**
+   * Whether an update that leaves a deleting object without {@code metadata.finalizers} removes it (upstream's
+   * {@code Store.ShouldDeleteDuringUpdate}; namespaces also wait for an empty {@code spec.finalizers}).
+   *
+   * @param next the object the update would store
+   * @return true to delete it instead of storing it
+   */
+  default boolean deleteDuringUpdate(JsonObject next) {
+    return true;
+  }
+
+  /**
    * The object as returned to clients (e.g. write-only fields removed).
    *
    * @param obj the object as stored (a copy the method may change)
@@ -106,6 +129,16 @@ public interface ObjectStrategy {
       @Override
       public JsonObject present(JsonObject obj) {
         return next.present(first.present(obj));
+      }
+
+      @Override
+      public boolean servesSubresource(String subresource, String verb) {
+        return first.servesSubresource(subresource, verb) || next.servesSubresource(subresource, verb);
+      }
+
+      @Override
+      public boolean deleteDuringUpdate(JsonObject n) {
+        return first.deleteDuringUpdate(n) && next.deleteDuringUpdate(n);
       }
     };
   }
