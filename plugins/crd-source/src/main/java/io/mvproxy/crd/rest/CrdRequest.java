@@ -69,7 +69,7 @@ public record CrdRequest(RoutingContext ctx, RequestInfo info, UserInfo user, Cr
    *     applied
    */
   public JsonObject view(JsonObject stored) {
-    JsonObject o = SchemaDefaults.stored(version, stored);
+    JsonObject o = SchemaDefaults.stored(crd, version, stored);
     o.put("apiVersion", apiVersion());
     return strategy.present(o);
   }

@@ -1,14 +1,17 @@
 package io.mvproxy.crd.rest;
 
+import io.mvproxy.api.GroupVersion;
+import io.mvproxy.crd.model.CrdDefinition;
 import io.mvproxy.crd.model.CrdVersion;
 import io.mvproxy.crd.schema.VersionSchema;
 import io.vertx.core.json.JsonObject;
 
 /**
- * Applies a version's {@code default}s as kube-apiserver does when it decodes a custom object: on request bodies
- * (after pruning) and on objects read from storage (pruned too), so an object stored before a default existed is
- * served, patched and validated with it ({@code customresource_handler.go unstructuredDefaulter},
- * {@code schemaCoercingDecoder}).
+ * Applies a version's {@code default}s as kube-apiserver does when it decodes a custom object
+ * ({@code customresource_handler.go unstructuredDefaulter}, {@code schemaCoercingDecoder}): request bodies with the
+ * request version's schema (after pruning); objects read from storage pruned and defaulted with the schema of the
+ * version they were stored in (their {@code apiVersion}, the storage version when they were written), so an object
+ * stored before a default existed is served, patched and validated with it.
  */
 public final class SchemaDefaults {
   private SchemaDefaults() {
@@ -28,13 +31,19 @@ public final class SchemaDefaults {
   }
 
   /**
-   * @param version the version the object is read in
-   * @param stored  an object from storage (not changed)
+   * @param crd      the definition
+   * @param fallback the version used when the stored {@code apiVersion} names no version of the CRD
+   * @param stored   an object from storage (not changed)
    * @return a pruned, defaulted copy
    */
-  public static JsonObject stored(CrdVersion version, JsonObject stored) {
+  public static JsonObject stored(CrdDefinition crd, CrdVersion fallback, JsonObject stored) {
     JsonObject o = stored.copy();
-    VersionSchema vs = version.validation();
+    CrdVersion v = fallback;
+    if (stored.getValue("apiVersion") instanceof String av) {
+      String name = GroupVersion.parse(av).version();
+      v = crd.versions().stream().filter(x -> x.name().equals(name)).findFirst().orElse(fallback);
+    }
+    VersionSchema vs = v.validation();
     if (vs != null) {
       vs.prune(o);
       vs.applyDefaults(o);

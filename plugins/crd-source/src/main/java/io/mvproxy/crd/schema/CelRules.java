@@ -278,14 +278,29 @@ public final class CelRules {
    * @return the errors in evaluation order
    */
   public List<FieldError> validate(JsonObject obj, JsonObject old) {
+    return validate(obj, old, new ArrayList<>());
+  }
+
+  /**
+   * Evaluates every rule on an object about to be stored.
+   *
+   * @param obj      the object
+   * @param old      the stored object (update) or null (create)
+   * @param warnings collects the ratcheted errors (rules without {@code oldSelf} failing on unchanged values) as
+   *                 {@code warning.AddWarning} texts ({@code <field>: <message>})
+   * @return the errors in evaluation order
+   */
+  public List<FieldError> validate(JsonObject obj, JsonObject old, List<String> warnings) {
     Evaluation ev = new Evaluation();
     ev.node(root, obj, old == null ? OpenApiValidator.NO_OLD : old, null, true);
+    warnings.addAll(ev.warnings);
     return ev.errors;
   }
 
   /** The state of one request's evaluation: errors and the remaining cost budget. */
   private static final class Evaluation {
     final List<FieldError> errors = new ArrayList<>();
+    final List<String> warnings = new ArrayList<>();
     long budget = RUNTIME_BUDGET;
 
     /** @return false when the budget is exhausted (no further rules run) */
@@ -405,8 +420,11 @@ public final class CelRules {
         if (detail == null) {
           detail = r.message().isEmpty() ? "failed rule: " + r.rule().trim() : r.message().trim();
         }
+        FieldError err = forReason(at, type, detail, r.reason());
         if (r.usesOldSelf() || !unchanged) {
-          errors.add(forReason(at, type, detail, r.reason()));
+          errors.add(err);
+        } else {
+          warnings.add(err.error());
         }
       }
       return true;

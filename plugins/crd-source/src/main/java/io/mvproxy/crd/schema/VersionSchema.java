@@ -79,6 +79,19 @@ public final class VersionSchema {
    * @return the field errors (empty when valid)
    */
   public List<FieldError> validate(JsonObject obj, JsonObject old, boolean status) {
+    return validate(obj, old, status, new ArrayList<>());
+  }
+
+  /**
+   * Validates an object about to be stored.
+   *
+   * @param obj      the object (storage form of this version)
+   * @param old      the stored object for an update, or null for a create
+   * @param status   true for the status subresource (only {@code .status} is checked against the schema)
+   * @param warnings collects warnings (CEL errors ratcheted on unchanged values)
+   * @return the field errors (empty when valid)
+   */
+  public List<FieldError> validate(JsonObject obj, JsonObject old, boolean status, List<String> warnings) {
     List<FieldError> errs = new ArrayList<>();
     if (status) {
       SchemaNode st = root.properties != null ? root.properties.get("status") : null;
@@ -98,7 +111,7 @@ public final class VersionSchema {
         errs.add(FieldError.invalid(FieldError.ROOT, null, "some validation rules were not checked because the "
             + "object was invalid; correct the existing errors to complete validation"));
       } else {
-        errs.addAll(cel.validate(obj, old));
+        errs.addAll(cel.validate(obj, old, warnings));
       }
     }
     return errs;

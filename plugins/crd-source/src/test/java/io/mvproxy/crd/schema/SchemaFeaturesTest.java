@@ -188,6 +188,15 @@ class SchemaFeaturesTest {
     assertEquals(List.of(), update(minChanged, old.copy()));
     assertEquals(List.of("FieldValueInvalid|spec.tags[0]|Invalid value: \"B\": spec.tags[0] in body should match "
         + "'^[a-z]+$'"), update(probe(s -> s.put("tags", new JsonArray().add("B"))), old.copy()));
+    // a CEL rule without oldSelf failing on an unchanged value is ratcheted into a warning (warning.AddWarning)
+    JsonObject oldDivide = probe(s -> s.put("divide", 20));
+    V1.prune(oldDivide);
+    V1.applyDefaults(oldDivide);
+    JsonObject newDivide = oldDivide.copy();
+    newDivide.getJsonObject("spec").put("min", 0);
+    List<String> warnings = new ArrayList<>();
+    assertEquals(List.of(), V1.validate(newDivide, oldDivide, false, warnings));
+    assertEquals(List.of("spec.divide: Invalid value: \"integer\": failed rule: 10 / self > 1"), warnings);
     // on create the optionalOldSelf rule sees oldSelf = optional.none(); the transition rule without it is skipped
     assertEquals(List.of(), check(probe(s -> s.put("mode", "Locked").put("immutableOnceSet", "z"))));
   }
