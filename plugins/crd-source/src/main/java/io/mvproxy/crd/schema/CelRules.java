@@ -301,6 +301,8 @@ public final class CelRules {
   private static final class Evaluation {
     final List<FieldError> errors = new ArrayList<>();
     final List<String> warnings = new ArrayList<>();
+    final Map<Object, Object> converted = new java.util.IdentityHashMap<>();
+    final Map<Object, Object> convertedOld = new java.util.IdentityHashMap<>();
     long budget = RUNTIME_BUDGET;
 
     /** @return false when the budget is exhausted (no further rules run) */
@@ -350,8 +352,8 @@ public final class CelRules {
         return false;
       }
       boolean hasOld = old != OpenApiValidator.NO_OLD && old != null;
-      Object self = CelValues.toCel(obj, s, isRoot);
-      Object oldSelf = hasOld ? CelValues.toCel(old, s, isRoot) : null;
+      Object self = CelValues.toCel(obj, s, isRoot, converted);
+      Object oldSelf = hasOld ? CelValues.toCel(old, s, isRoot, convertedOld) : null;
       boolean unchanged = hasOld && GoValues.jsonEquals(obj, old);
       for (Rule r : s.rules) {
         if (r.usesOldSelf() && !hasOld && !r.optionalOldSelf()) {

@@ -25,6 +25,29 @@ public final class CelValues {
    * @return the CEL value
    */
   public static Object toCel(Object v, SchemaNode s, boolean isRoot) {
+    return toCel(v, s, isRoot, new java.util.IdentityHashMap<>());
+  }
+
+  /**
+   * As {@link #toCel(Object, SchemaNode, boolean)}, reusing the conversions of objects and arrays already converted
+   * in one evaluation (keyed by identity; a node's value is converted once however many rules see it).
+   *
+   * @param memo JSON object or array to its CEL value (not used for the resource root)
+   */
+  public static Object toCel(Object v, SchemaNode s, boolean isRoot, Map<Object, Object> memo) {
+    if (!isRoot && (v instanceof JsonObject || v instanceof JsonArray)) {
+      Object done = memo.get(v);
+      if (done != null) {
+        return done;
+      }
+      Object c = convert(v, s, false, memo);
+      memo.put(v, c);
+      return c;
+    }
+    return convert(v, s, isRoot, memo);
+  }
+
+  private static Object convert(Object v, SchemaNode s, boolean isRoot, Map<Object, Object> memo) {
     if (v == null) {
       return NullValue.NULL_VALUE;
     }
@@ -45,7 +68,7 @@ public final class CelValues {
           continue;
         }
         SchemaNode c = s == null ? null : s.child(k);
-        m.put(k, toCel(e.getValue(), c, false));
+        m.put(k, toCel(e.getValue(), c, false, memo));
       }
       return m;
     }
@@ -53,7 +76,7 @@ public final class CelValues {
       List<Object> l = new ArrayList<>(a.size());
       SchemaNode it = s == null ? null : s.items;
       for (Object x : a) {
-        l.add(toCel(x, it, false));
+        l.add(toCel(x, it, false, memo));
       }
       return l;
     }

@@ -51,6 +51,19 @@ public final class Pruner {
     return meta;
   }
 
+  /**
+   * Prunes a value below the root in place (a {@code default}, checked at CRD load).
+   *
+   * @param x the value (changed)
+   * @param s its schema
+   * @return the dropped paths, relative to the value
+   */
+  public static List<String> pruneValue(Object x, SchemaNode s) {
+    List<String> out = new ArrayList<>();
+    prune(x, s, "", out);
+    return out;
+  }
+
   private static void pruneMeta(JsonObject m, String path, List<String> out) {
     for (String k : new ArrayList<>(m.fieldNames())) {
       if (!OBJECT_META_FIELDS.contains(k)) {

@@ -28,8 +28,8 @@ public final class VersionSchema {
   }
 
   /**
-   * Checks and compiles a version's schema as kube-apiserver does on CRD create: structural rules, then the CEL
-   * rules (compilation, reasons, field paths, estimated cost).
+   * Checks and compiles a version's schema as kube-apiserver does on CRD create: structural rules, defaults (pruned
+   * and valid), then the CEL rules (compilation, reasons, field paths, estimated cost).
    *
    * @param schema the {@code openAPIV3Schema}
    * @param path   its field path in the CRD ({@code spec.versions[0].schema.openAPIV3Schema})
@@ -43,6 +43,7 @@ public final class VersionSchema {
       return null;
     }
     SchemaNode root = new SchemaNode(schema);
+    errors.addAll(DefaultsCheck.validate(root, path));
     CelRules cel = CelRules.compile(root, path, errors);
     return errors.size() > before ? null : new VersionSchema(root, cel);
   }

@@ -266,6 +266,16 @@ class SchemaFeaturesTest {
             .put("items", new JsonObject().put("type", "string"))
             .put("x-kubernetes-validations", new JsonArray().add(new JsonObject()
                 .put("rule", "self.all(x, self.all(y, x.contains(y)))")))))));
+    // defaulting/validation.go ValidateDefaults: pruned, then ValidateCustomResource(pth.Child("default"), ...)
+    assertEquals(List.of("FieldValueNotSupported|" + p + "[color].default|Unsupported value: \"pink\": supported "
+            + "values: \"red\", \"blue\""),
+        causes(loadFailure(props -> props.put("color", new JsonObject().put("type", "string")
+            .put("enum", new JsonArray().add("red").add("blue")).put("default", "pink")))));
+    assertEquals(List.of("FieldValueInvalid|" + p + "[box].default|Invalid value: map[string]interface {}{\"extra\":1}: "
+            + "must not have unknown fields"),
+        causes(loadFailure(props -> props.put("box", new JsonObject().put("type", "object")
+            .put("properties", new JsonObject().put("a", new JsonObject().put("type", "string")))
+            .put("default", new JsonObject().put("extra", 1))))));
     assertEquals(List.of("FieldValueNotSupported|" + p + "[why].x-kubernetes-validations[0].reason|Unsupported value: "
             + "\"Bogus\": supported values: \"FieldValueDuplicate\", \"FieldValueForbidden\", \"FieldValueInvalid\", "
             + "\"FieldValueRequired\""),
