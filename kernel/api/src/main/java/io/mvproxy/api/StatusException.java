@@ -131,7 +131,8 @@ public class StatusException extends RuntimeException {
       errs.add(c.getString("field", "") + ": " + c.getString("message"));
     }
     String joined = String.join(", ", errs);
-    String msg = kind + "." + gvr.group() + " \"" + name + "\" is invalid" + (errs.isEmpty() ? ""
+    String msg = kind + (gvr.group().isEmpty() ? "" : "." + gvr.group()) + " \"" + name + "\" is invalid"
+        + (errs.isEmpty() ? ""
         : ": " + (errs.size() == 1 ? joined : "[" + joined + "]"));
     return new StatusException(StatusReason.Invalid, msg,
         details(gvr, name).put("kind", kind).put("causes", causes));

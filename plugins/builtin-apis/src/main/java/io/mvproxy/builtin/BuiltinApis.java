@@ -37,7 +37,8 @@ public record BuiltinApis(List<ApiSource> sources, NamespaceLifecycle namespaces
     Namespaces namespaces = new Namespaces();
     Map<String, ObjectStrategy> strategies = Map.of(
         "namespaces", namespaces,
-        "secrets", new Secrets(),
+        "configmaps", new ConfigData(false),
+        "secrets", new Secrets().then(new ConfigData(true)),
         "roles", new Rbac(authorization, false),
         "clusterroles", new Rbac(authorization, false),
         "rolebindings", new Rbac(authorization, true),

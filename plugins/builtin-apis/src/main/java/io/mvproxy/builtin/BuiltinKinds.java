@@ -49,6 +49,12 @@ public final class BuiltinKinds {
     return out;
   }
 
+  /** @param plural a built-in resource @return a copy of its description */
+  static JsonObject manifest(String plural) {
+    return MANIFESTS.stream().filter(m -> plural.equals(m.getJsonObject("spec").getJsonObject("names")
+        .getString("plural"))).findFirst().orElseThrow().copy();
+  }
+
   @SuppressWarnings("unchecked")
   private static List<JsonObject> load() {
     try (InputStream in = BuiltinKinds.class.getResourceAsStream("builtin-kinds.yaml")) {

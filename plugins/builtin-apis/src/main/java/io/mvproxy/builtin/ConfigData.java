@@ -1,0 +1,101 @@
+package io.mvproxy.builtin;
+
+import io.mvproxy.api.StatusException;
+import io.mvproxy.crd.rest.CrdRequest;
+import io.mvproxy.crd.rest.ObjectStrategy;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.List;
+import java.util.regex.Pattern;
+
+/**
+ * The data rules of ConfigMaps and Secrets ({@code pkg/apis/core/validation/validation.go ValidateConfigMap},
+ * {@code ValidateSecret}, {@code ValidateConfigMapUpdate}): keys match {@code [-._a-zA-Z0-9]+}, at most 253
+ * characters, not {@code .}/{@code ..} nor starting with {@code ..}; a ConfigMap key may not be in both
+ * {@code data} and {@code binaryData}; the values total at most 1 MiB; once {@code immutable} is true, the data and
+ * {@code immutable} cannot change. Violations are 422 Invalid with one cause each.
+ */
+final class ConfigData implements ObjectStrategy {
+  /** 1 MiB: {@code core.MaxSecretSize}, and the ConfigMap limit. */
+  static final int MAX_BYTES = 1024 * 1024;
+  private static final Pattern KEY = Pattern.compile("[-._a-zA-Z0-9]+");
+
+  private final boolean secret;
+
+  /** @param secret true for Secrets (base64 values in {@code data}), false for ConfigMaps */
+  ConfigData(boolean secret) {
+    this.secret = secret;
+  }
+
+  @Override
+  public JsonObject prepareCreate(CrdRequest req, JsonObject obj) {
+    validate(req, obj, null);
+    return obj;
+  }
+
+  @Override
+  public JsonObject prepareUpdate(CrdRequest req, JsonObject old, JsonObject next) {
+    validate(req, next, old);
+    return next;
+  }
+
+  private void validate(CrdRequest req, JsonObject obj, JsonObject old) {
+    JsonArray causes = new JsonArray();
+    List<String> maps = secret ? List.of("data") : List.of("data", "binaryData");
+    long size = 0;
+    for (String m : maps) {
+      JsonObject data = obj.getJsonObject(m);
+      if (data == null) {
+        continue;
+      }
+      for (String k : data.fieldNames()) {
+        if (k.length() > 253 || !KEY.matcher(k).matches() || k.equals(".") || k.equals("..") || k.startsWith("..")) {
+          causes.add(cause("FieldValueInvalid", m + "[" + k + "]", "Invalid value: \"" + k + "\": a valid config "
+              + "key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or "
+              + "'key-name', regex used for validation is '[-._a-zA-Z0-9]+')"));
+        }
+        if ("binaryData".equals(m) && obj.getJsonObject("data", new JsonObject()).containsKey(k)) {
+          causes.add(cause("FieldValueInvalid", "binaryData[" + k + "]", "Invalid value: \"" + k
+              + "\": duplicate of key present in data"));
+        }
+        String v = String.valueOf(data.getValue(k));
+        size += secret || "binaryData".equals(m) ? decodedLength(v) : v.getBytes(StandardCharsets.UTF_8).length;
+      }
+    }
+    if (size > MAX_BYTES) {
+      causes.add(cause("FieldValueTooLong", secret ? "data" : "[]", "Too long: must have at most " + MAX_BYTES
+          + " bytes"));
+    }
+    if (old != null && old.getBoolean("immutable", false)) {
+      for (String f : secret ? List.of("data", "immutable") : List.of("data", "binaryData", "immutable")) {
+        Object a = old.getValue(f);
+        Object b = obj.getValue(f);
+        if (!(a == null ? b == null || isEmpty(b) : a.equals(b)) && !(isEmpty(a) && isEmpty(b))) {
+          causes.add(cause("FieldValueForbidden", f, "Forbidden: field is immutable when `immutable` is set"));
+        }
+      }
+    }
+    if (!causes.isEmpty()) {
+      throw StatusException.invalid(req.gvr(), req.crd().kind(),
+          obj.getJsonObject("metadata", new JsonObject()).getString("name", ""), causes);
+    }
+  }
+
+  private static boolean isEmpty(Object o) {
+    return o == null || (o instanceof JsonObject j && j.isEmpty());
+  }
+
+  private static long decodedLength(String b64) {
+    try {
+      return Base64.getDecoder().decode(b64).length;
+    } catch (IllegalArgumentException e) {
+      return b64.length();
+    }
+  }
+
+  private static JsonObject cause(String reason, String field, String message) {
+    return new JsonObject().put("reason", reason).put("message", message).put("field", field);
+  }
+}

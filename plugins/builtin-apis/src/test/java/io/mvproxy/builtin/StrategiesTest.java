@@ -1,0 +1,89 @@
+package io.mvproxy.builtin;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.mvproxy.api.RequestInfo;
+import io.mvproxy.api.StatusException;
+import io.mvproxy.api.UserInfo;
+import io.mvproxy.crd.model.CrdDefinition;
+import io.mvproxy.crd.model.CrdParser;
+import io.mvproxy.crd.rest.CrdRequest;
+import io.mvproxy.crd.rest.ObjectStrategy;
+import io.vertx.core.json.JsonObject;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The per-kind rules of the built-in kinds, on their own (the fleet test covers them through HTTP). */
+class StrategiesTest {
+  static CrdRequest request(String plural, String method, String path, ObjectStrategy s) {
+    CrdDefinition crd = CrdParser.parseBuiltIn(BuiltinKinds.manifest(plural));
+    return new CrdRequest(null, RequestInfo.parse(method, path, null),
+        new UserInfo("admin", "", List.of("system:masters"), Map.of()), crd, crd.storageVersion(), s);
+  }
+
+  static JsonObject cm(String data) {
+    return new JsonObject("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"c\"},\"data\":"
+        + data + "}");
+  }
+
+  @Test
+  void configMapKeysSizeAndImmutability() {
+    ConfigData s = new ConfigData(false);
+    CrdRequest create = request("configmaps", "POST", "/api/v1/namespaces/a/configmaps", s);
+    s.prepareCreate(create, cm("{\"ok.key_1-x\":\"v\"}"));
+    StatusException bad = assertThrows(StatusException.class, () -> s.prepareCreate(create, cm("{\"a/b\":\"v\"}")));
+    assertEquals(422, bad.code());
+    assertEquals("ConfigMap \"c\" is invalid: data[a/b]: Invalid value: \"a/b\": a valid config key must consist of "
+        + "alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for "
+        + "validation is '[-._a-zA-Z0-9]+')", bad.getMessage());
+    assertEquals(422, assertThrows(StatusException.class, () -> s.prepareCreate(create,
+        cm("{\"k\":\"" + "x".repeat(ConfigData.MAX_BYTES + 1) + "\"}"))).code());
+    JsonObject old = cm("{\"k\":\"v\"}").put("immutable", true);
+    CrdRequest update = request("configmaps", "PUT", "/api/v1/namespaces/a/configmaps/c", s);
+    s.prepareUpdate(update, old, old.copy());
+    StatusException imm = assertThrows(StatusException.class, () -> s.prepareUpdate(update, old,
+        cm("{\"k\":\"w\"}").put("immutable", true)));
+    assertEquals("ConfigMap \"c\" is invalid: data: Forbidden: field is immutable when `immutable` is set",
+        imm.getMessage());
+  }
+
+  @Test
+  void secretsMergeStringDataAndKeepTheirType() {
+    ObjectStrategy s = new Secrets().then(new ConfigData(true));
+    CrdRequest create = request("secrets", "POST", "/api/v1/namespaces/a/secrets", s);
+    JsonObject out = s.prepareCreate(create, new JsonObject("{\"metadata\":{\"name\":\"s\"},\"stringData\":"
+        + "{\"password\":\"hunter2\"}}"));
+    assertEquals("Opaque", out.getString("type"));
+    assertEquals("aHVudGVyMg==", out.getJsonObject("data").getString("password"));
+    assertEquals(null, out.getValue("stringData"));
+    CrdRequest update = request("secrets", "PUT", "/api/v1/namespaces/a/secrets/s", s);
+    assertEquals(422, assertThrows(StatusException.class, () -> s.prepareUpdate(update, out,
+        out.copy().put("type", "kubernetes.io/tls"))).code());
+  }
+
+  @Test
+  void namespaceCreateUpdateDelete() {
+    Namespaces n = new Namespaces();
+    CrdRequest create = request("namespaces", "POST", "/api/v1/namespaces", n);
+    JsonObject ns = n.prepareCreate(create, new JsonObject("{\"metadata\":{\"name\":\"x\"}}"));
+    assertEquals("{\"finalizers\":[\"kubernetes\"]}", ns.getJsonObject("spec").encode());
+    assertEquals("Active", ns.getJsonObject("status").getString("phase"));
+    assertEquals(422, assertThrows(StatusException.class, () -> n.prepareCreate(create,
+        new JsonObject("{\"metadata\":{\"name\":\"Bad_Name\"}}"))).code());
+    CrdRequest update = request("namespaces", "PUT", "/api/v1/namespaces/x", n);
+    JsonObject changed = n.prepareUpdate(update, ns, new JsonObject("{\"metadata\":{\"name\":\"x\"},\"spec\":"
+        + "{\"finalizers\":[]},\"status\":{\"phase\":\"Terminating\"}}"));
+    assertEquals(ns.getJsonObject("spec"), changed.getJsonObject("spec"), "plain update keeps spec.finalizers");
+    assertEquals("Active", changed.getJsonObject("status").getString("phase"));
+    CrdRequest delete = request("namespaces", "DELETE", "/api/v1/namespaces/x", n);
+    JsonObject terminating = n.onDelete(delete, ns);
+    assertEquals("Terminating", terminating.getJsonObject("status").getString("phase"));
+    assertEquals(409, assertThrows(StatusException.class, () -> n.onDelete(delete, terminating)).code());
+    assertEquals(403, assertThrows(StatusException.class, () -> n.onDelete(delete,
+        Namespaces.systemNamespace("kube-system"))).code());
+    assertEquals(null, n.onDelete(delete, new JsonObject("{\"metadata\":{\"name\":\"y\"},\"spec\":{}}")),
+        "no finalizers left: removed by the generic path");
+  }
+}
