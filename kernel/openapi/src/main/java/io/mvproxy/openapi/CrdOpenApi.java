@@ -41,7 +41,11 @@ public final class CrdOpenApi {
     this.crd = crd.copy();
     JsonObject spec = this.crd.getJsonObject("spec", new JsonObject());
     JsonObject names = spec.getJsonObject("names", new JsonObject());
-    this.group = require(spec.getString("group"), "spec.group");
+    String g = spec.getString("group");
+    if (g == null) {
+      throw new IllegalArgumentException("CRD has no spec.group");
+    }
+    this.group = g; // "" for the CRD-shaped descriptions of core built-in kinds
     this.kind = require(names.getString("kind"), "spec.names.kind");
     this.plural = require(names.getString("plural"), "spec.names.plural");
     this.listKind = names.getString("listKind", kind + "List");

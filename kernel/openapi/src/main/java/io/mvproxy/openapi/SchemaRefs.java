@@ -43,6 +43,9 @@ final class SchemaRefs {
    * @return the definition name
    */
   static String definitionName(String group, String version, String kind) {
+    if (group.isEmpty()) {
+      return "io.k8s.api.core." + version + "." + kind; // kube-apiserver's name for core kinds
+    }
     StringBuilder sb = new StringBuilder();
     String[] labels = group.split("\\.");
     for (int i = labels.length - 1; i >= 0; i--) {
