@@ -1,6 +1,5 @@
 package io.mvproxy.api;
 
-import com.hazelcast.core.HazelcastInstance;
 import io.vertx.core.Vertx;
 import io.vertx.core.net.PemKeyCertOptions;
 import java.util.Optional;
@@ -10,9 +9,6 @@ public interface ApiSourceContext {
 
   /** @return the node's Vert.x instance (clustered) */
   Vertx vertx();
-
-  /** @return the embedded Hazelcast member backing cluster-wide storage (maps with backup count >= 1) */
-  HazelcastInstance hazelcast();
 
   /**
    * @return the node's storage ({@code --storage-backend}: etcd3 or memory), through which every API source keeps

@@ -185,7 +185,7 @@ public final class Node {
       } catch (IllegalArgumentException e) {
         return Future.failedFuture(new ConfigException(ConfigKey.ETCD_CAFILE, e.getMessage()));
       }
-      ctx = new NodeSourceContext(vertx, mgr.getHazelcastInstance(), storage, config.serverId(),
+      ctx = new NodeSourceContext(vertx, storage, config.serverId(),
           config.serviceResolution(), config.proxyClientCertFile() == null ? null
           : TlsOptions.keyCert(str(config.proxyClientCertFile()), "--proxy-client-cert-file",
               str(config.proxyClientKeyFile()), "--proxy-client-key-file"), authorization,

@@ -1,6 +1,5 @@
 package io.mvproxy.node;
 
-import com.hazelcast.core.HazelcastInstance;
 import io.mvproxy.api.ApiSourceContext;
 import io.mvproxy.api.storage.Storage;
 import io.vertx.core.Vertx;
@@ -12,7 +11,6 @@ import java.util.Optional;
  * The node services handed to API sources.
  *
  * @param vertx             the clustered Vert.x
- * @param hazelcast         the embedded Hazelcast member
  * @param storage           the node's storage ({@code --storage-backend})
  * @param serverId          this node's server ID
  * @param serviceResolution {@code namespace/name:port} to backend URL ({@code serviceResolution} config)
@@ -21,7 +19,7 @@ import java.util.Optional;
  * @param tokens            the node's token authenticator (TokenReviews)
  * @param namespaces        the NamespaceLifecycle of the built-in namespaces (set once they exist)
  */
-record NodeSourceContext(Vertx vertx, HazelcastInstance hazelcast, Storage storage, String serverId,
+record NodeSourceContext(Vertx vertx, Storage storage, String serverId,
                          Map<String, String> serviceResolution, PemKeyCertOptions proxyClientKeyCert,
                          io.mvproxy.api.authz.AccessControl accessControl,
                          java.util.function.Function<String, Optional<io.mvproxy.api.UserInfo>> tokens,

@@ -37,7 +37,7 @@ import java.util.logging.Logger;
  *   dies): writes are serialized (compare-and-set on the mod revision as etcd's txns) and a list is a consistent
  *   snapshot at the current revision.</li>
  *   <li>History: one {@link Ringbuffer} per resource ({@value #EVENTS}{@code <resource key prefix>}, backup count 6)
- *   holds its last {@value #RING_CAPACITY} changes in revision order; watches read it from any revision it still
+ *   holds its last {@link #HISTORY_FACTOR} x {@code watchCacheSize} changes in revision order; watches read it from any revision it still
  *   covers (410 Expired before). No older object versions are kept: a list at an older revision is served only when
  *   the resource has not changed since (else 410), which is what etcd answers after a compaction.</li>
  * </ul>
@@ -50,8 +50,8 @@ public final class MemoryBackend implements Backend {
   static final String META = "mvproxy.storage.meta";
   /** Prefix of the per-resource event ringbuffers. */
   static final String EVENTS = "mvproxy.storage.events.";
-  /** Changes kept per resource. */
-  static final int RING_CAPACITY = 5000;
+  /** Changes kept per resource, as a multiple of the watch cache size (5000 with the default 1000). */
+  static final int HISTORY_FACTOR = 5;
   private static final String REVISION = "revision";
   private static final String EPOCH = "epoch";
   private static final String LOCK = "lock";
@@ -78,7 +78,7 @@ public final class MemoryBackend implements Backend {
     addConfig(() -> hz.getConfig().addMapConfig(new MapConfig(DATA).setBackupCount(1)));
     addConfig(() -> hz.getConfig().addMapConfig(new MapConfig(META).setBackupCount(6)));
     addConfig(() -> hz.getConfig().addRingBufferConfig(new RingbufferConfig(EVENTS + "*")
-        .setCapacity(RING_CAPACITY).setBackupCount(6)));
+        .setCapacity(Math.max(16, cfg.watchCacheSize() * HISTORY_FACTOR)).setBackupCount(6)));
     this.data = hz.getMap(DATA);
     this.meta = hz.getMap(META);
   }
@@ -361,7 +361,15 @@ public final class MemoryBackend implements Backend {
     if (cancelled.get()) {
       return;
     }
-    rb.readManyAsync(seq, 1, 256, null).whenComplete((ReadResultSet<String> rs, Throwable t) -> {
+    java.util.concurrent.CompletionStage<ReadResultSet<String>> next;
+    try {
+      next = rb.readManyAsync(seq, 1, (int) Math.min(256, rb.capacity()), null);
+    } catch (RuntimeException e) {
+      cancelled.set(true);
+      listener.onError(StorageException.unavailable("the fleet's memory", String.valueOf(e.getMessage())));
+      return;
+    }
+    next.whenComplete((ReadResultSet<String> rs, Throwable t) -> {
       if (cancelled.get()) {
         return;
       }

@@ -1,6 +1,5 @@
 package io.mvproxy.aggregated;
 
-import com.hazelcast.core.HazelcastInstance;
 import io.mvproxy.api.ApiSourceContext;
 import io.vertx.core.Vertx;
 import io.vertx.core.net.PemKeyCertOptions;
@@ -33,10 +32,6 @@ final class TestContext implements ApiSourceContext {
     return null;
   }
 
-  @Override
-  public HazelcastInstance hazelcast() {
-    return null;
-  }
 
   @Override
   public String serverId() {

@@ -8,7 +8,7 @@ import io.mvproxy.crd.CrdApiSource;
 import io.mvproxy.crd.rest.CrdRequest;
 import io.mvproxy.crd.rest.ObjectRules;
 import io.mvproxy.crd.rest.ObjectStrategy;
-import io.mvproxy.crd.store.WatchEvent;
+import io.mvproxy.api.storage.WatchEvent;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -61,10 +61,10 @@ public final class Namespaces implements ObjectStrategy, NamespaceLifecycle {
   }
 
   private void apply(WatchEvent e) {
-    if ("DELETED".equals(e.type())) {
-      phases.remove(name(e.object()));
+    if (e.type() == WatchEvent.Type.DELETED) {
+      phases.remove(name(e.object().object()));
     } else {
-      record(e.object());
+      record(e.object().object());
     }
   }
 

@@ -5,7 +5,7 @@ import io.mvproxy.authorization.BootstrapPolicy;
 import io.mvproxy.authorization.RbacIndex;
 import io.mvproxy.authorization.RbacObjects;
 import io.mvproxy.crd.CrdApiSource;
-import io.mvproxy.crd.store.WatchEvent;
+import io.mvproxy.api.storage.WatchEvent;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -57,11 +57,11 @@ public final class RbacFeed {
   }
 
   private void apply(WatchEvent e, String kind) {
-    JsonObject md = e.object().getJsonObject("metadata", new JsonObject());
-    if ("DELETED".equals(e.type())) {
+    JsonObject md = e.object().object().getJsonObject("metadata", new JsonObject());
+    if (e.type() == WatchEvent.Type.DELETED) {
       index.remove(kind, md.getString("namespace", ""), md.getString("name", ""));
     } else {
-      index.upsert(e.object().copy().put("kind", kind));
+      index.upsert(e.object().object().copy().put("kind", kind));
     }
   }
 

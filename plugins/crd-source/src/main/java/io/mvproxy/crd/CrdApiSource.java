@@ -10,95 +10,105 @@ import io.mvproxy.crd.model.CrdDefinition;
 import io.mvproxy.crd.rest.CrdRouter;
 import io.mvproxy.crd.rest.CrdRuntime;
 import io.mvproxy.crd.rest.Responses;
-import io.mvproxy.crd.store.EventWindow;
-import io.mvproxy.crd.store.HazelcastObjectStore;
+import io.mvproxy.api.storage.ResourceStorage;
 import io.vertx.core.Future;
-import io.vertx.core.Promise;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 import io.mvproxy.openapi.CrdOpenApi;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The {@link ApiSource} of one CRD: serves the REST surface of api-surface.md for every served version of it,
- * with objects in the cluster-wide {@link HazelcastObjectStore} shared by every node serving the same CRD
- * (apiextensions-apiserver {@code pkg/apiserver/customresource_handler.go}). The factory starts its store;
- * requests that arrive before it is ready wait for it (503 if it failed).
+ * with objects in the node's storage under {@code <group>/<plural>}, shared by every node serving the same CRD
+ * (apiextensions-apiserver {@code pkg/apiserver/customresource_handler.go}, CRDRESTOptionsGetter).
  */
 public final class CrdApiSource implements ApiSource {
   private final CrdDefinition crd;
   private final JsonObject manifest;
-  private final HazelcastObjectStore store;
+  private final CrdRuntime runtime;
   private final CrdRouter router;
   private final List<ServedGroupVersion> groupVersions;
-  private final Promise<Void> ready = Promise.promise();
-  private final AtomicBoolean started = new AtomicBoolean();
   private final Map<String, JsonObject> openApi = new ConcurrentHashMap<>();
-  private final CrdRuntime runtime;
 
   /**
    * @param crd      the validated definition
    * @param manifest the original manifest (for OpenAPI)
-   * @param store    the store for {@code crd.storageKey()} (started by {@link #start()})
-   * @param runtime  the REST runtime over that store
+   * @param store    the storage of {@code crd.storageKey()}
+   * @param runtime  the REST runtime over that storage
    */
-  CrdApiSource(CrdDefinition crd, JsonObject manifest, HazelcastObjectStore store, CrdRuntime runtime,
+  CrdApiSource(CrdDefinition crd, JsonObject manifest, ResourceStorage store, CrdRuntime runtime,
                List<ServedGroupVersion> groupVersions) {
     this.crd = crd;
     this.manifest = manifest;
-    this.store = store;
+    this.runtime = runtime;
     this.router = new CrdRouter(runtime);
     this.groupVersions = List.copyOf(groupVersions);
-    this.runtime = runtime;
   }
 
+  /** Delay before a broken follow (storage unreachable, watch expired) lists and watches again, ms. */
+  static final long REFOLLOW_DELAY_MS = 1000;
+
   /**
-   * Follows every object of this source, for in-memory indexes (RBAC, namespaces): once the store is ready, each
-   * current object as an {@code ADDED} event, then every change in order; an event older than what the sink
-   * already got for a key is dropped. Runs on the caller's Vert.x context.
+   * Follows every object of this source, for in-memory indexes (RBAC, namespaces): each current object as an
+   * {@code ADDED} event, then every change in order, through the node's watch cache. When the watch breaks (storage
+   * unreachable, 410) it lists and watches again after {@link #REFOLLOW_DELAY_MS}, reporting objects gone meanwhile
+   * as {@code DELETED}. Runs on the caller's Vert.x context.
    *
-   * @param sink receives events
+   * @param sink receives events (object and previous state as stored)
    */
-  public void follow(java.util.function.Consumer<io.mvproxy.crd.store.WatchEvent> sink) {
-    io.vertx.core.Context ctx = runtime.vertx().getOrCreateContext();
-    Map<String, Long> seen = new java.util.HashMap<>();
-    java.util.function.Consumer<io.mvproxy.crd.store.WatchEvent> ordered = e -> {
-      Long prev = seen.get(e.key());
-      if (prev != null && prev >= e.resourceVersion()) {
-        return;
-      }
-      seen.put(e.key(), e.resourceVersion());
-      sink.accept(e);
-    };
-    ready.future().onSuccess(v -> ctx.runOnContext(x -> {
-      java.util.List<io.mvproxy.crd.store.WatchEvent> buffered = new java.util.ArrayList<>();
-      boolean[] listed = {false};
-      try {
-        EventWindow.Subscription sub = store.window().subscribe(store.window().highWater(), e -> ctx.runOnContext(
-            y -> {
-              if (listed[0]) {
-                ordered.accept(e);
-              } else {
-                buffered.add(e);
+  public void follow(java.util.function.Consumer<io.mvproxy.api.storage.WatchEvent> sink) {
+    follow(sink, new java.util.HashMap<>(), runtime.vertx().getOrCreateContext());
+  }
+
+  private void follow(java.util.function.Consumer<io.mvproxy.api.storage.WatchEvent> sink,
+                      Map<String, io.mvproxy.api.storage.StoredObject> known, io.vertx.core.Context ctx) {
+    java.util.Set<String> relisted = new java.util.HashSet<>();
+    boolean[] initialDone = {false};
+    Runnable again = () -> runtime.vertx().setTimer(REFOLLOW_DELAY_MS, t -> ctx.runOnContext(v -> follow(sink, known,
+        ctx)));
+    ctx.runOnContext(v -> runtime.store().watch(new io.mvproxy.api.storage.WatchOptions("", 0, true),
+        new io.mvproxy.api.storage.WatchListener() {
+          @Override
+          public void onEvent(io.mvproxy.api.storage.WatchEvent e) {
+            if (!initialDone[0]) {
+              relisted.add(e.object().key());
+            }
+            if (e.type() == io.mvproxy.api.storage.WatchEvent.Type.DELETED) {
+              known.remove(e.object().key());
+            } else {
+              known.put(e.object().key(), e.object());
+            }
+            sink.accept(e);
+          }
+
+          @Override
+          public void onInitialEventsEnd(long revision) {
+            initialDone[0] = true;
+            for (String k : new java.util.ArrayList<>(known.keySet())) {
+              if (!relisted.contains(k)) {
+                io.mvproxy.api.storage.StoredObject gone = known.remove(k);
+                sink.accept(new io.mvproxy.api.storage.WatchEvent(io.mvproxy.api.storage.WatchEvent.Type.DELETED,
+                    gone, gone));
               }
-            }));
-        sub.replay().forEach(buffered::add);
-      } catch (io.mvproxy.crd.store.TooOldException e) {
-        throw new IllegalStateException(e);
-      }
-      store.list("").onSuccess(items -> {
-        for (io.mvproxy.crd.store.StoredObject so : items) {
-          ordered.accept(new io.mvproxy.crd.store.WatchEvent("ADDED", so.resourceVersion(), so.key(), so.object(),
-              null));
-        }
-        listed[0] = true;
-        buffered.forEach(ordered);
-        buffered.clear();
-      });
-    }));
+            }
+          }
+
+          @Override
+          public void onError(io.mvproxy.api.storage.StorageException error) {
+            again.run();
+          }
+        }).onFailure(t -> again.run()));
+  }
+
+  private String key(String namespace, String name) {
+    return crd.namespaced() ? namespace + "/" + name : name;
+  }
+
+  private static boolean notFound(Throwable t) {
+    return t instanceof io.mvproxy.api.storage.StorageException se
+        && se.storageCode() == io.mvproxy.api.storage.StorageException.Code.NOT_FOUND;
   }
 
   /**
@@ -114,32 +124,29 @@ public final class CrdApiSource implements ApiSource {
     md.put("uid", java.util.UUID.randomUUID().toString()).put("creationTimestamp", io.mvproxy.crd.rest.ObjectRules.now());
     md.remove("resourceVersion");
     o.put("apiVersion", crd.storageApiVersion());
-    String key = io.mvproxy.crd.store.StoredObject.key(crd.namespaced() ? md.getString("namespace", "") : "",
-        md.getString("name"));
-    return ready.future().compose(v -> store.create(key, o)).compose(created -> created != null
-        ? Future.succeededFuture(created.object()) : store.get(key).map(so -> so == null ? null : so.object()));
+    String key = key(md.getString("namespace", ""), md.getString("name"));
+    return runtime.store().create(key, o).map(io.mvproxy.api.storage.StoredObject::object).recover(t ->
+        t instanceof io.mvproxy.api.storage.StorageException se
+            && se.storageCode() == io.mvproxy.api.storage.StorageException.Code.KEY_EXISTS
+            ? runtime.store().get(key).map(io.mvproxy.api.storage.StoredObject::object) : Future.failedFuture(t));
   }
 
   /**
-   * Replaces a stored object through a function of its current state (compare-and-set, one attempt per call).
+   * Replaces a stored object through a function of its current state (a guaranteed update: re-run on lost races).
    *
    * @param namespace namespace ({@code ""} for cluster-scoped)
    * @param name      name
-   * @param change    current object to the next (null: leave it)
-   * @return true when written
+   * @param change    current object (a copy) to the next (null: leave it)
+   * @return true when written; false when absent or unchanged
    */
   public Future<Boolean> update(String namespace, String name, java.util.function.UnaryOperator<JsonObject> change) {
-    String key = io.mvproxy.crd.store.StoredObject.key(namespace, name);
-    return ready.future().compose(v -> store.get(key)).compose(cur -> {
-      if (cur == null) {
-        return Future.succeededFuture(false);
-      }
+    long[] before = {-1};
+    return runtime.store().guaranteedUpdate(key(namespace, name), io.mvproxy.api.storage.Preconditions.NONE, cur -> {
+      before[0] = cur.resourceVersion();
       JsonObject next = change.apply(cur.object().copy());
-      if (next == null || next.equals(cur.object())) {
-        return Future.succeededFuture(false);
-      }
-      return store.replace(cur, next).map(so -> so != null);
-    });
+      return next == null ? cur.object() : next;
+    }).map(so -> so.resourceVersion() != before[0]).recover(t -> notFound(t) ? Future.succeededFuture(false)
+        : Future.failedFuture(t));
   }
 
   /**
@@ -148,15 +155,12 @@ public final class CrdApiSource implements ApiSource {
    * @return the stored object, or null
    */
   public Future<JsonObject> get(String namespace, String name) {
-    return ready.future().compose(v -> store.get(io.mvproxy.crd.store.StoredObject.key(namespace, name)))
-        .map(so -> so == null ? null : so.object());
+    return runtime.store().get(key(namespace, name)).map(io.mvproxy.api.storage.StoredObject::object)
+        .recover(t -> notFound(t) ? Future.succeededFuture(null) : Future.failedFuture(t));
   }
 
-  /** Starts the store (listener, map configuration) once. @return this */
+  /** @return this (the storage needs no start: its watch opens with the first client watch) */
   CrdApiSource start() {
-    if (started.compareAndSet(false, true)) {
-      store.start().onComplete(ready);
-    }
     return this;
   }
 
@@ -170,14 +174,14 @@ public final class CrdApiSource implements ApiSource {
     return manifest.copy();
   }
 
-  /** @return completes when the store listens and requests are served without waiting */
+  /** @return a completed future: the source serves as soon as it is built */
   public Future<Void> ready() {
-    return ready.future();
+    return Future.succeededFuture();
   }
 
-  /** @return the event window (resume point of watches), for tests and metrics */
-  public EventWindow events() {
-    return store.window();
+  /** @return the watch sessions of this CRD running on this node now (tests, metrics) */
+  public int watchCount() {
+    return runtime.watches().get();
   }
 
   /** @return {@code crd/<metadata.name>} */
@@ -195,21 +199,11 @@ public final class CrdApiSource implements ApiSource {
   /** Serves a request for this CRD's resource; every failure is answered as a Kubernetes Status. */
   @Override
   public void handle(RoutingContext ctx, RequestInfo info, UserInfo user) {
-    Future<Void> f = ready.future();
-    if (f.succeeded()) {
-      router.handle(ctx, info, user);
+    if (runtime.store() == null) {
+      Responses.fail(ctx, StatusException.unavailable("storage for " + crd.name() + " is not available", 1));
       return;
     }
-    ctx.request().pause();
-    f.onComplete(ar -> {
-      ctx.request().resume();
-      if (ar.succeeded()) {
-        router.handle(ctx, info, user);
-      } else {
-        Responses.fail(ctx, StatusException.unavailable("storage for " + crd.name() + " is not available: "
-            + ar.cause().getMessage(), 1));
-      }
-    });
+    router.handle(ctx, info, user);
   }
 
   /**
@@ -246,12 +240,9 @@ public final class CrdApiSource implements ApiSource {
     return doc.copy();
   }
 
-  /** Unregisters the store listener; stored objects stay in the cluster. */
+  /** Nothing to release: stored objects stay in storage; running watches end with their connections. */
   @Override
   public Future<Void> close() {
-    if (!started.get()) {
-      return Future.succeededFuture();
-    }
-    return ready.future().transform(ar -> store.close());
+    return Future.succeededFuture();
   }
 }

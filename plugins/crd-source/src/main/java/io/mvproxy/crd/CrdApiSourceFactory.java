@@ -7,8 +7,7 @@ import io.mvproxy.crd.model.CrdParser;
 import io.mvproxy.crd.rest.CrdRuntime;
 import io.mvproxy.crd.rest.NamespaceAdmission;
 import io.mvproxy.crd.rest.ObjectStrategy;
-import io.mvproxy.crd.store.EventWindow;
-import io.mvproxy.crd.store.HazelcastObjectStore;
+import io.mvproxy.api.storage.ResourceStorage;
 import io.vertx.core.json.JsonObject;
 
 /**
@@ -35,8 +34,8 @@ public final class CrdApiSourceFactory implements ApiSourceFactory {
   }
 
   /**
-   * Validates the manifest and builds its source; the source starts its store asynchronously
-   * ({@link CrdApiSource#ready()}). Does not block.
+   * Validates the manifest and builds its source over the node's storage ({@code <group>/<plural>}). Does not
+   * block.
    *
    * @throws io.mvproxy.api.StatusException 422 Invalid with causes when the CRD is not valid
    */
@@ -51,7 +50,7 @@ public final class CrdApiSourceFactory implements ApiSourceFactory {
     CrdParser.parse(manifest);
   }
 
-  /** Validates and builds a source without starting its store (422 when invalid). */
+  /** Validates and builds a source (422 when invalid). */
   CrdApiSource build(JsonObject manifest, ApiSourceContext context) {
     CrdDefinition crd = CrdParser.parse(manifest);
     ObjectStrategy strategy = context.namespaceLifecycle() == null ? ObjectStrategy.NONE
@@ -62,8 +61,7 @@ public final class CrdApiSourceFactory implements ApiSourceFactory {
   private CrdApiSource build(CrdDefinition crd, JsonObject manifest, ApiSourceContext context, String storageKey,
                              java.util.List<io.mvproxy.api.discovery.ServedGroupVersion> discovery,
                              ObjectStrategy strategy) {
-    EventWindow window = new EventWindow(context.vertx(), options.eventWindowSize(), options.reorderHoldbackMs());
-    HazelcastObjectStore store = new HazelcastObjectStore(context.vertx(), context.hazelcast(), storageKey, window);
+    ResourceStorage store = context.storage() == null ? null : context.storage().resource(storageKey);
     return new CrdApiSource(crd, manifest.copy(), store, new CrdRuntime(context.vertx(), crd, store, options,
         strategy), discovery);
   }
@@ -74,7 +72,8 @@ public final class CrdApiSourceFactory implements ApiSourceFactory {
    *
    * @param manifest        a valid CRD manifest describing the kind (group {@code ""} allowed for core)
    * @param context         the node's services
-   * @param storageName     the storage name of its objects (kube-apiserver's resource prefix, e.g. {@code namespaces})
+   * @param storageName     the storage key prefix of its objects (kube-apiserver's resource prefix, e.g.
+   *                        {@code namespaces}: keys {@code /registry/namespaces/<name>})
    * @param groupPriority   discovery {@code groupPriorityMinimum}
    * @param versionPriority discovery {@code versionPriority}
    * @param strategy        per-kind behaviour (the NamespaceLifecycle check is added for namespaced kinds)
@@ -86,7 +85,7 @@ public final class CrdApiSourceFactory implements ApiSourceFactory {
     CrdDefinition crd = CrdParser.parseBuiltIn(manifest);
     ObjectStrategy s = context.namespaceLifecycle() == null || !crd.namespaced() ? strategy
         : new NamespaceAdmission(context.namespaceLifecycle()).then(strategy);
-    return build(crd, manifest, context, "mvproxy.builtin." + storageName,
+    return build(crd, manifest, context, storageName,
         CrdDiscovery.groupVersions(crd, groupPriority, versionPriority), s).start();
   }
 }

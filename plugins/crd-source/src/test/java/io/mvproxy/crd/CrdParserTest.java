@@ -27,7 +27,7 @@ class CrdParserTest {
     CrdDefinition d = CrdParser.parse(widgets());
     assertEquals("widget", d.singular());
     assertEquals("WidgetList", d.listKind());
-    assertEquals("mvproxy.crd.example.com.widgets", d.storageKey());
+    assertEquals("example.com/widgets", d.storageKey());
     assertEquals("example.com/v1", d.storageApiVersion());
     List<ServedGroupVersion> gvs = CrdDiscovery.groupVersions(d);
     assertEquals(2, gvs.size());
@@ -112,10 +112,6 @@ class CrdParserTest {
         return null;
       }
 
-      @Override
-      public com.hazelcast.core.HazelcastInstance hazelcast() {
-        return null;
-      }
 
       @Override
       public String serverId() {

@@ -26,8 +26,8 @@ class CrdRestTest {
 
   @BeforeAll
   void start() throws Exception {
-    int port = TestMembers.freePorts(1)[0];
-    hz = TestMembers.start(TestMembers.clusterName(), port, port);
+    int port = io.mvproxy.storage.TestHazelcast.freePorts(1)[0];
+    hz = io.mvproxy.storage.TestHazelcast.start(io.mvproxy.storage.TestHazelcast.clusterName(), port, port);
     node = new TestNode(hz, CrdSourceOptions.DEFAULTS.withBookmarkIntervalMs(300));
     for (JsonObject m : widgetManifests()) {
       node.add(m);

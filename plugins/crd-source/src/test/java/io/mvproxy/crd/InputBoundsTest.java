@@ -25,8 +25,8 @@ class InputBoundsTest {
 
   @BeforeAll
   void start() throws Exception {
-    int port = TestMembers.freePorts(1)[0];
-    hz = TestMembers.start(TestMembers.clusterName(), port, port);
+    int port = io.mvproxy.storage.TestHazelcast.freePorts(1)[0];
+    hz = io.mvproxy.storage.TestHazelcast.start(io.mvproxy.storage.TestHazelcast.clusterName(), port, port);
     node = new TestNode(hz, CrdSourceOptions.DEFAULTS);
     for (JsonObject m : CrdRestTest.widgetManifests()) {
       node.add(m);

@@ -27,8 +27,8 @@ class SchemaHttpTest {
 
   @BeforeAll
   void start() throws Exception {
-    int port = TestMembers.freePorts(1)[0];
-    hz = TestMembers.start(TestMembers.clusterName(), port, port);
+    int port = io.mvproxy.storage.TestHazelcast.freePorts(1)[0];
+    hz = io.mvproxy.storage.TestHazelcast.start(io.mvproxy.storage.TestHazelcast.clusterName(), port, port);
     node = new TestNode(hz, CrdSourceOptions.DEFAULTS);
     node.add(CrdManifests.read(DATA.resolve("gateway-api-gatewayclasses.yaml")).get(0));
     http = new Http(node.base());

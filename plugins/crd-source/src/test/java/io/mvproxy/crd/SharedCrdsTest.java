@@ -28,8 +28,8 @@ class SharedCrdsTest {
         "prometheus-operator-alertmanagers.yaml", "samplecontroller-foos.yaml"}) {
       manifests.addAll(CrdManifests.read(SharedTestData.file("crds/" + f)));
     }
-    int port = TestMembers.freePorts(1)[0];
-    hz = TestMembers.start(TestMembers.clusterName(), port, port);
+    int port = io.mvproxy.storage.TestHazelcast.freePorts(1)[0];
+    hz = io.mvproxy.storage.TestHazelcast.start(io.mvproxy.storage.TestHazelcast.clusterName(), port, port);
     node = new TestNode(hz, CrdSourceOptions.DEFAULTS);
     for (JsonObject m : manifests) {
       node.add(m);

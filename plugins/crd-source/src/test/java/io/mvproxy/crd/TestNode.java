@@ -18,7 +18,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A minimal node for tests: Vert.x, a Hazelcast member, CRD sources and an HTTP server on 127.0.0.1:0 routing
+ * A minimal node for tests: Vert.x, a storage (memory over a Hazelcast member, or etcd3), CRD sources and an HTTP server on 127.0.0.1:0 routing
  * resource requests to the source that serves their GVR (what kernel/node does, without proxying).
  */
 final class TestNode implements AutoCloseable {
@@ -31,9 +31,19 @@ final class TestNode implements AutoCloseable {
   final io.mvproxy.storage.NodeStorage storage;
 
   TestNode(HazelcastInstance hz, CrdSourceOptions options) throws Exception {
+    this(hz, options, io.mvproxy.storage.StorageConfig.memory());
+  }
+
+  /**
+   * @param hz      the Hazelcast member (memory backend), or null for etcd3
+   * @param options CRD source tunables
+   * @param storage the storage settings (memory over {@code hz}, or etcd3)
+   */
+  TestNode(HazelcastInstance hz, CrdSourceOptions options, io.mvproxy.storage.StorageConfig storage)
+      throws Exception {
     this.vertx = Vertx.vertx();
     this.hz = hz;
-    this.storage = io.mvproxy.storage.NodeStorage.create(vertx, hz, io.mvproxy.storage.StorageConfig.memory());
+    this.storage = io.mvproxy.storage.NodeStorage.create(vertx, hz, storage);
     this.factory = new CrdApiSourceFactory(options);
     Router router = Router.router(vertx);
     router.route().handler(ctx -> {
@@ -83,10 +93,6 @@ final class TestNode implements AutoCloseable {
         return storage;
       }
 
-      @Override
-      public HazelcastInstance hazelcast() {
-        return hz;
-      }
 
       @Override
       public String serverId() {
@@ -114,6 +120,7 @@ final class TestNode implements AutoCloseable {
     for (CrdApiSource s : sources) {
       s.close().await(10, TimeUnit.SECONDS);
     }
+    storage.close().await(10, TimeUnit.SECONDS);
     vertx.close().await(10, TimeUnit.SECONDS);
   }
 }

@@ -36,10 +36,10 @@ class TwoMemberTest {
 
   @BeforeAll
   void start() throws Exception {
-    String cluster = TestMembers.clusterName();
-    int[] ports = TestMembers.freePorts(2);
-    hz1 = TestMembers.start(cluster, ports[0], ports);
-    hz2 = TestMembers.start(cluster, ports[1], ports);
+    String cluster = io.mvproxy.storage.TestHazelcast.clusterName();
+    int[] ports = io.mvproxy.storage.TestHazelcast.freePorts(2);
+    hz1 = io.mvproxy.storage.TestHazelcast.start(cluster, ports[0], ports);
+    hz2 = io.mvproxy.storage.TestHazelcast.start(cluster, ports[1], ports);
     long deadline = System.currentTimeMillis() + 20_000;
     while (hz1.getCluster().getMembers().size() < 2 && System.currentTimeMillis() < deadline) {
       Thread.sleep(100);

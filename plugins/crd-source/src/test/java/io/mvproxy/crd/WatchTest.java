@@ -23,9 +23,11 @@ class WatchTest {
 
   @BeforeAll
   void start() throws Exception {
-    int port = TestMembers.freePorts(1)[0];
-    hz = TestMembers.start(TestMembers.clusterName(), port, port);
-    node = new TestNode(hz, CrdSourceOptions.DEFAULTS.withBookmarkIntervalMs(300).withEventWindowSize(20));
+    int port = io.mvproxy.storage.TestHazelcast.freePorts(1)[0];
+    hz = io.mvproxy.storage.TestHazelcast.start(io.mvproxy.storage.TestHazelcast.clusterName(), port, port);
+    // a watch cache of 4 events (memory history 20) so that 30 changes push a revision out of reach
+    node = new TestNode(hz, CrdSourceOptions.DEFAULTS.withBookmarkIntervalMs(300),
+        io.mvproxy.storage.StorageConfig.memory().withWatchCacheSize(4));
     for (JsonObject m : CrdRestTest.widgetManifests()) {
       node.add(m);
     }
@@ -205,21 +207,21 @@ class WatchTest {
   void clientDisconnectEndsTheWatch() throws Exception {
     CrdApiSource src = node.sources.get(0);
     long deadline = System.currentTimeMillis() + 5000;
-    while (src.events().subscriberCount() > 0 && System.currentTimeMillis() < deadline) {
+    while (src.watchCount() > 0 && System.currentTimeMillis() < deadline) {
       Thread.sleep(50);
     }
-    int before = src.events().subscriberCount();
+    int before = src.watchCount();
     Http.Watch w = http.watch(ns("w10") + "?watch=true&resourceVersion=" + rv(http.get(ns("w10"))));
     deadline = System.currentTimeMillis() + 5000;
-    while (src.events().subscriberCount() == before && System.currentTimeMillis() < deadline) {
+    while (src.watchCount() == before && System.currentTimeMillis() < deadline) {
       Thread.sleep(20);
     }
-    assertEquals(before + 1, src.events().subscriberCount());
+    assertEquals(before + 1, src.watchCount());
     w.close();
     deadline = System.currentTimeMillis() + 10000;
-    while (src.events().subscriberCount() > before && System.currentTimeMillis() < deadline) {
+    while (src.watchCount() > before && System.currentTimeMillis() < deadline) {
       Thread.sleep(50);
     }
-    assertEquals(before, src.events().subscriberCount(), "the subscription ends with the connection");
+    assertEquals(before, src.watchCount(), "the subscription ends with the connection");
   }
 }

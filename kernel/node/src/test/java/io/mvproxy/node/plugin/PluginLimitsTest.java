@@ -2,7 +2,6 @@ package io.mvproxy.node.plugin;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.hazelcast.core.HazelcastInstance;
 import io.mvproxy.api.ApiSourceContext;
 import io.vertx.core.Vertx;
 import java.io.OutputStream;
@@ -49,10 +48,6 @@ class PluginLimitsTest {
         return null;
       }
 
-      @Override
-      public HazelcastInstance hazelcast() {
-        return null;
-      }
 
       @Override
       public String serverId() {

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.hazelcast.core.HazelcastInstance;
 import io.mvproxy.api.ApiSourceContext;
 import io.vertx.core.Vertx;
 import java.lang.ref.WeakReference;
@@ -45,10 +44,6 @@ class PluginUnloadTest {
         return null;
       }
 
-      @Override
-      public HazelcastInstance hazelcast() {
-        return null;
-      }
 
       @Override
       public String serverId() {

@@ -58,8 +58,11 @@ public record CrdDefinition(String name, String group, String plural, String sin
     return new GroupVersion(group, storageVersion().name()).apiVersion();
   }
 
-  /** @return the name of the cluster-wide Hazelcast map holding the objects: {@code mvproxy.crd.<group>.<plural>} */
+  /**
+   * @return the storage key prefix of the objects, {@code <group>/<plural>} as kube-apiserver's CRDRESTOptionsGetter
+   *     lays custom resources out ({@code /registry/<group>/<plural>/<namespace>/<name>} on etcd)
+   */
   public String storageKey() {
-    return "mvproxy.crd." + group + "." + plural;
+    return group + "/" + plural;
   }
 }

@@ -6,7 +6,6 @@ import io.mvproxy.api.RequestInfo;
 import io.mvproxy.api.UserInfo;
 import io.mvproxy.crd.model.CrdDefinition;
 import io.mvproxy.crd.model.CrdVersion;
-import io.mvproxy.crd.store.StoredObject;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 
@@ -43,9 +42,19 @@ public record CrdRequest(RoutingContext ctx, RequestInfo info, UserInfo user, Cr
     return info.name();
   }
 
-  /** @return the map key of the addressed object */
+  /** @return the storage key of the addressed object: {@code <namespace>/<name>}, or {@code <name>} when cluster-scoped */
   public String key() {
-    return StoredObject.key(crd.namespaced() ? info.namespace() : "", info.name());
+    return key(info.name());
+  }
+
+  /** @return the storage key of object {@code name} in this request's namespace */
+  public String key(String name) {
+    return crd.namespaced() ? info.namespace() + "/" + name : name;
+  }
+
+  /** @return the storage key prefix of this request's collection: {@code <namespace>/}, or {@code ""} for all */
+  public String keyPrefix() {
+    return crd.namespaced() && !info.namespace().isEmpty() ? info.namespace() + "/" : "";
   }
 
   /** @return the first value of query parameter {@code name}, or null */

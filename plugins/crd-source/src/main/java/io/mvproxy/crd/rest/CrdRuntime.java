@@ -3,42 +3,43 @@ package io.mvproxy.crd.rest;
 import io.mvproxy.crd.CrdSourceOptions;
 import io.mvproxy.crd.model.CrdDefinition;
 import io.mvproxy.crd.model.CrdVersion;
-import io.mvproxy.crd.store.HazelcastObjectStore;
+import io.mvproxy.api.storage.ResourceStorage;
 import io.vertx.core.Vertx;
 import java.util.HashMap;
 import java.util.Map;
 
 /**
- * What the REST handlers of one CRD share: the definition, its store, options, object rules and a Table renderer
+ * What the REST handlers of one CRD share: the definition, its storage, options, object rules and a Table renderer
  * per served version.
  */
 public final class CrdRuntime {
   private final Vertx vertx;
   private final CrdDefinition crd;
-  private final HazelcastObjectStore store;
+  private final ResourceStorage store;
   private final CrdSourceOptions options;
   private final ObjectRules rules = new ObjectRules();
   private final Map<String, TableRenderer> tables = new HashMap<>();
   private final ObjectStrategy strategy;
+  private final java.util.concurrent.atomic.AtomicInteger watches = new java.util.concurrent.atomic.AtomicInteger();
 
   /**
    * @param vertx   the node's Vert.x
    * @param crd     the definition
-   * @param store   its cluster-wide store
+   * @param store   its storage ({@code <group>/<plural>} of the node's storage)
    * @param options tunables
    */
-  public CrdRuntime(Vertx vertx, CrdDefinition crd, HazelcastObjectStore store, CrdSourceOptions options) {
+  public CrdRuntime(Vertx vertx, CrdDefinition crd, ResourceStorage store, CrdSourceOptions options) {
     this(vertx, crd, store, options, ObjectStrategy.NONE);
   }
 
   /**
    * @param vertx    the node's Vert.x
    * @param crd      the definition
-   * @param store    its cluster-wide store
+   * @param store    its storage
    * @param options  tunables
    * @param strategy per-kind behaviour (admission, defaulting, delete)
    */
-  public CrdRuntime(Vertx vertx, CrdDefinition crd, HazelcastObjectStore store, CrdSourceOptions options,
+  public CrdRuntime(Vertx vertx, CrdDefinition crd, ResourceStorage store, CrdSourceOptions options,
                     ObjectStrategy strategy) {
     this.strategy = strategy;
     this.vertx = vertx;
@@ -60,8 +61,13 @@ public final class CrdRuntime {
     return crd;
   }
 
-  /** @return the store */
-  public HazelcastObjectStore store() {
+  /** @return the count of watch sessions running now (incremented and decremented by the sessions) */
+  public java.util.concurrent.atomic.AtomicInteger watches() {
+    return watches;
+  }
+
+  /** @return the storage of this CRD's objects */
+  public ResourceStorage store() {
     return store;
   }
 

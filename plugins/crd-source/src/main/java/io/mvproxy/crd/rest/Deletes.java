@@ -2,7 +2,10 @@ package io.mvproxy.crd.rest;
 
 import io.mvproxy.api.StatusException;
 import io.mvproxy.api.StatusReason;
-import io.mvproxy.crd.store.StoredObject;
+import io.mvproxy.api.storage.ListOptions;
+import io.mvproxy.api.storage.Preconditions;
+import io.mvproxy.api.storage.StorageException;
+import io.mvproxy.api.storage.StoredObject;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonArray;
@@ -31,7 +34,7 @@ public final class Deletes {
     BodyReader.read(req.ctx(), rt.options().maxBodyBytes())
         .compose(body -> deleteOne(req, req.key(), req.name(), options(body), GuaranteedUpdate.ATTEMPTS))
         .onSuccess(o -> Responses.send(req.ctx(), 200, o))
-        .onFailure(t -> Responses.fail(req.ctx(), t));
+        .onFailure(t -> Responses.fail(req, t));
   }
 
   /** DELETE of the collection: 200 with a {@code <Kind>List} of what was deleted or marked for deletion. */
@@ -40,14 +43,14 @@ public final class Deletes {
     try {
       filter = ListFilter.of(req);
     } catch (StatusException e) {
-      Responses.fail(req.ctx(), e);
+      Responses.fail(req, e);
       return;
     }
     BodyReader.read(req.ctx(), rt.options().maxBodyBytes()).compose(body -> {
       JsonObject opts = options(body);
-      return rt.store().list(filter.namespace()).compose(all -> {
+      return rt.store().list(ListOptions.all(req.keyPrefix())).compose(page -> {
         List<Future<JsonObject>> fs = new ArrayList<>();
-        for (StoredObject so : all) {
+        for (StoredObject so : page.items()) {
           if (filter.matches(so.object())) {
             String name = so.object().getJsonObject("metadata").getString("name");
             fs.add(deleteOne(req, so.key(), name, opts, GuaranteedUpdate.ATTEMPTS)
@@ -66,7 +69,7 @@ public final class Deletes {
               .put("metadata", new JsonObject()).put("items", items);
         });
       });
-    }).onSuccess(o -> Responses.send(req.ctx(), 200, o)).onFailure(t -> Responses.fail(req.ctx(), t));
+    }).onSuccess(o -> Responses.send(req.ctx(), 200, o)).onFailure(t -> Responses.fail(req, t));
   }
 
   private JsonObject options(Buffer body) {
@@ -82,18 +85,16 @@ public final class Deletes {
 
   private Future<JsonObject> deleteOne(CrdRequest req, String key, String name, JsonObject opts, int left) {
     return rt.store().get(key).compose(cur -> {
-      if (cur == null) {
-        return Future.failedFuture(StatusException.notFound(req.gvr(), name));
-      }
       checkPreconditions(req, name, opts, cur);
       JsonObject meta = cur.object().getJsonObject("metadata");
+      Preconditions read = new Preconditions(cur.uid(), Long.toString(cur.resourceVersion()));
       JsonObject replacement = req.strategy().onDelete(req, cur.object());
       if (replacement != null) {
         if (dryRun(req, opts)) {
           return Future.succeededFuture(req.view(replacement));
         }
-        return rt.store().replace(cur, replacement).compose(stored -> stored != null
-            ? Future.succeededFuture(req.view(stored.object())) : retry(req, key, name, opts, left));
+        return retryOnRace(req, key, name, opts, left,
+            rt.store().guaranteedUpdate(key, read, c -> replacement).map(stored -> req.view(stored.object())));
       }
       JsonObject withGc = GcFinalizers.apply(cur.object(), opts);
       if (GuaranteedUpdate.hasFinalizers(withGc)) {
@@ -108,16 +109,21 @@ public final class Deletes {
         if (dryRun(req, opts)) {
           return Future.succeededFuture(req.view(next));
         }
-        return rt.store().replace(cur, next).compose(stored -> stored != null
-            ? Future.succeededFuture(req.view(stored.object())) : retry(req, key, name, opts, left));
+        return retryOnRace(req, key, name, opts, left,
+            rt.store().guaranteedUpdate(key, read, c -> next).map(stored -> req.view(stored.object())));
       }
       Future<JsonObject> deleted = dryRun(req, opts) ? Future.succeededFuture(cur.object())
-          : rt.store().delete(cur);
-      return deleted.compose(last -> last != null
-          ? Future.succeededFuture(Responses.deleted(req.name().isEmpty() ? withName(req, name) : req,
-              meta.getString("uid")))
-          : retry(req, key, name, opts, left));
+          : rt.store().delete(key, read, null).map(StoredObject::object);
+      return retryOnRace(req, key, name, opts, left, deleted.map(last ->
+          Responses.deleted(req.name().isEmpty() ? withName(req, name) : req, meta.getString("uid"))));
     });
+  }
+
+  /** Re-runs the delete when the object changed between the read and the write (a lost race, not the client's). */
+  private Future<JsonObject> retryOnRace(CrdRequest req, String key, String name, JsonObject opts, int left,
+                                         Future<JsonObject> attempt) {
+    return attempt.recover(t -> t instanceof StorageException se && se.storageCode() == StorageException.Code.CONFLICT
+        && left > 1 ? deleteOne(req, key, name, opts, left - 1) : Future.failedFuture(t));
   }
 
   private CrdRequest withName(CrdRequest req, String name) {
@@ -125,12 +131,6 @@ public final class Deletes {
     return new CrdRequest(req.ctx(), new io.mvproxy.api.RequestInfo(i.resourceRequest(), i.path(), i.verb(),
         i.apiPrefix(), i.group(), i.version(), i.namespace(), i.resource(), name, i.subresource()), req.user(),
         req.crd(), req.version(), req.strategy());
-  }
-
-  private Future<JsonObject> retry(CrdRequest req, String key, String name, JsonObject opts, int left) {
-    return left > 1 ? GuaranteedUpdate.backoff(rt, GuaranteedUpdate.ATTEMPTS - left)
-        .compose(v -> deleteOne(req, key, name, opts, left - 1))
-        : Future.failedFuture(StatusException.conflict(req.gvr(), name));
   }
 
   private static void checkPreconditions(CrdRequest req, String name, JsonObject opts, StoredObject cur) {

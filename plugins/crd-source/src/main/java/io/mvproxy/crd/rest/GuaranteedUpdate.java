@@ -1,38 +1,48 @@
 package io.mvproxy.crd.rest;
 
 import io.mvproxy.api.StatusException;
-import io.mvproxy.crd.store.StoredObject;
+import io.mvproxy.api.storage.Preconditions;
+import io.mvproxy.api.storage.StorageException;
+import io.mvproxy.api.storage.StoredObject;
 import io.vertx.core.Future;
-import io.vertx.core.Promise;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
 
 /**
- * Read-transform-compare-and-set loop of one object, as apiserver's {@code storage/etcd3/store.go GuaranteedUpdate}:
- * the transform sees the current object and returns the next one (or throws, e.g. 409 for a stale
- * resourceVersion it was given); a lost compare-and-set re-reads and re-runs the transform. An unchanged object is
- * not written. An update that leaves a deleting object without finalizers deletes it instead of writing it
- * ({@code registry/generic/registry/store.go} {@code shouldDeleteDuringUpdate}, {@code deleteWithoutFinalizers}).
+ * The update step of apiserver's {@code registry/generic/registry/store.go Update} over
+ * {@link io.mvproxy.api.storage.ResourceStorage#guaranteedUpdate}: the transform sees the current object and returns
+ * the next one (or throws, e.g. 409 for a stale resourceVersion it was given); the storage retries it on lost races.
+ * An unchanged object is not written. A dry run stops before the write. An update that leaves a deleting object
+ * without finalizers deletes it instead ({@code shouldDeleteDuringUpdate}, {@code deleteWithoutFinalizers}: the
+ * update aborts with {@code errEmptiedFinalizers}, then a delete with the uid and resourceVersion read).
  */
 public final class GuaranteedUpdate {
-  /**
-   * Attempts before giving up with 409 Conflict. etcd3's GuaranteedUpdate retries without bound; a bound keeps a
-   * pathological hot key from looping forever while letting dozens of concurrent writers through.
-   */
+  /** Attempts of the delete-after-emptied-finalizers race before 409. */
   public static final int ATTEMPTS = 100;
-  /** Upper bound in ms of the random pause before a retry (spreads writers racing for one key). */
-  public static final int MAX_BACKOFF_MS = 20;
 
   private GuaranteedUpdate() {
+  }
+
+  /** Thrown inside the transform to end it without writing; carries the object the request answers with. */
+  private static final class Stop extends RuntimeException {
+    final JsonObject next;
+    final StoredObject current;
+    final boolean delete;
+
+    Stop(JsonObject next, StoredObject current, boolean delete) {
+      super(null, null, false, false);
+      this.next = next;
+      this.current = current;
+      this.delete = delete;
+    }
   }
 
   /**
    * @param rt        the CRD runtime
    * @param req       the request (key, dryRun)
    * @param transform current stored object (do not modify) to the next object in storage form
-   * @return the resulting object in storage form; fails 404 when absent, 409 after {@link #ATTEMPTS} lost races
+   * @return the resulting object in storage form; fails 404 when absent, 409 for failed preconditions
    */
   public static Future<JsonObject> run(CrdRuntime rt, CrdRequest req, Function<StoredObject, JsonObject> transform) {
     return attempt(rt, req, transform, ATTEMPTS);
@@ -40,42 +50,32 @@ public final class GuaranteedUpdate {
 
   private static Future<JsonObject> attempt(CrdRuntime rt, CrdRequest req,
                                             Function<StoredObject, JsonObject> transform, int left) {
-    return rt.store().get(req.key()).compose(cur -> {
-      if (cur == null) {
-        return Future.failedFuture(StatusException.notFound(req.gvr(), req.name()));
-      }
+    return rt.store().guaranteedUpdate(req.key(), Preconditions.NONE, cur -> {
       JsonObject next = transform.apply(cur);
       if (ObjectRules.sameContent(next, cur.object())) {
-        return Future.succeededFuture(cur.object());
+        return cur.object();
+      }
+      boolean delete = deletingWithoutFinalizers(next) && req.strategy().deleteDuringUpdate(next);
+      if (req.dryRun() || delete) {
+        throw new Stop(next, cur, delete);
+      }
+      return next;
+    }).map(StoredObject::object).recover(t -> {
+      if (!(t instanceof Stop stop)) {
+        return Future.failedFuture(t);
+      }
+      if (!stop.delete) {
+        ObjectRules.metadata(stop.next).put("resourceVersion", Long.toString(stop.current.resourceVersion()));
+        return Future.succeededFuture(stop.next);
       }
       if (req.dryRun()) {
-        ObjectRules.metadata(next).put("resourceVersion", Long.toString(cur.resourceVersion()));
-        return Future.succeededFuture(next);
+        return Future.succeededFuture(stop.next);
       }
-      Future<StoredObject> written = deletingWithoutFinalizers(next) && req.strategy().deleteDuringUpdate(next)
-          ? rt.store().delete(cur, next).map(last -> last == null ? null : new StoredObject(cur.key(), null, last,
-              StoredObject.resourceVersionOf(last)))
-          : rt.store().replace(cur, next);
-      return written.compose(stored -> {
-        if (stored == null) {
-          return left > 1 ? backoff(rt, ATTEMPTS - left).compose(v -> attempt(rt, req, transform, left - 1))
-              : Future.failedFuture(StatusException.conflict(req.gvr(), req.name()));
-        }
-        return Future.succeededFuture(stored.object());
-      });
+      Preconditions read = new Preconditions(stop.current.uid(), Long.toString(stop.current.resourceVersion()));
+      return rt.store().delete(req.key(), read, null).map(StoredObject::object).recover(d ->
+          d instanceof StorageException se && se.storageCode() == StorageException.Code.CONFLICT && left > 1
+              ? attempt(rt, req, transform, left - 1) : Future.failedFuture(d));
     });
-  }
-
-  /**
-   * @param rt    the runtime (for the timer)
-   * @param tries attempts made so far
-   * @return completes after a random pause of up to min(tries + 1, {@link #MAX_BACKOFF_MS}) ms
-   */
-  static Future<Void> backoff(CrdRuntime rt, int tries) {
-    long ms = 1 + ThreadLocalRandom.current().nextInt(Math.min(tries + 1, MAX_BACKOFF_MS));
-    Promise<Void> p = Promise.promise();
-    rt.vertx().setTimer(ms, id -> p.complete());
-    return p.future();
   }
 
   /** @return true when {@code o} has a deletionTimestamp and no finalizers left */

@@ -2,7 +2,7 @@ package io.mvproxy.crd.rest;
 
 import io.mvproxy.api.StatusException;
 import io.mvproxy.api.StatusReason;
-import io.mvproxy.crd.store.StoredObject;
+import io.mvproxy.api.storage.StoredObject;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
@@ -35,7 +35,7 @@ public final class Patches {
       FieldValidation.requireValid(req, "PatchOptions");
       type = PatchApplier.type(req.ctx().request().getHeader("Content-Type"));
     } catch (StatusException e) {
-      Responses.fail(req.ctx(), e);
+      Responses.fail(req, e);
       return;
     }
     BodyReader.read(req.ctx(), rt.options().maxBodyBytes())
@@ -46,7 +46,7 @@ public final class Patches {
           return patchExisting(req, type, body).map(o -> new Result(200, o));
         })
         .onSuccess(r -> Responses.send(req.ctx(), r.code(), r.body()))
-        .onFailure(t -> Responses.fail(req.ctx(), t));
+        .onFailure(t -> Responses.fail(req, t));
   }
 
   private record Result(int code, JsonObject body) {
@@ -54,7 +54,10 @@ public final class Patches {
 
   private Future<Result> applyCreateOrPatch(CrdRequest req, Buffer body) {
     JsonObject config = applier.applyConfiguration(body);
-    return rt.store().get(req.key()).compose(cur -> {
+    return rt.store().get(req.key()).map(cur -> (StoredObject) cur).recover(t ->
+        t instanceof io.mvproxy.api.storage.StorageException se
+            && se.storageCode() == io.mvproxy.api.storage.StorageException.Code.NOT_FOUND
+            ? Future.succeededFuture(null) : Future.failedFuture(t)).compose(cur -> {
       if (cur != null) {
         return patchExisting(req, PatchApplier.Type.APPLY, body).map(o -> new Result(200, o));
       }

@@ -1,7 +1,9 @@
 package io.mvproxy.crd.rest;
 
 import io.mvproxy.api.StatusException;
-import io.mvproxy.crd.store.StoredObject;
+import io.mvproxy.api.storage.ListOptions;
+import io.mvproxy.api.storage.ListParameters;
+import io.mvproxy.api.storage.StoredObject;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
@@ -10,8 +12,8 @@ import java.util.List;
 /**
  * GET of one object (or its {@code status} / {@code scale}) and list (apiserver {@code pkg/endpoints/handlers/get.go}):
  * plain JSON, Table or PartialObjectMetadata(List) per Accept; {@code limit} / {@code continue}; label and field
- * selectors. A list's resourceVersion is the highest event version this node has released, so a watch started
- * from it misses nothing.
+ * selectors; resourceVersion / resourceVersionMatch and paging through the storage interface
+ * ({@link io.mvproxy.api.storage.ResourceStorage#list}).
  */
 public final class Reads {
   private final CrdRuntime rt;
@@ -25,10 +27,6 @@ public final class Reads {
   public void get(CrdRequest req) {
     MediaView view = MediaView.require(req.ctx().request().getHeader("Accept"));
     rt.store().get(req.key()).onSuccess(cur -> {
-      if (cur == null) {
-        Responses.fail(req.ctx(), StatusException.notFound(req.gvr(), req.name()));
-        return;
-      }
       JsonObject o = req.view(cur.object());
       if ("scale".equals(req.info().subresource())) {
         Responses.send(req.ctx(), 200, ScaleCodec.toScale(o, req.version().scale()));
@@ -41,45 +39,39 @@ public final class Reads {
       } else {
         Responses.send(req.ctx(), 200, o);
       }
-    }).onFailure(t -> Responses.fail(req.ctx(), t));
+    }).onFailure(t -> Responses.fail(req, t));
   }
 
-  /** GET the collection: 200 with a {@code <Kind>List} (or Table); 400 for bad selectors or continue tokens. */
+  /**
+   * GET the collection: 200 with a {@code <Kind>List} (or Table) whose resourceVersion covers every item; 400 for
+   * bad selectors, limits or continue tokens; 422 for invalid resourceVersion / resourceVersionMatch combinations;
+   * 410 for compacted revisions; 504 for a resourceVersion ahead of the store (storage.md sections 4 and 5).
+   */
   public void list(CrdRequest req) {
     MediaView view = MediaView.require(req.ctx().request().getHeader("Accept"));
     ListFilter filter;
     int limit;
-    ContinueToken token;
+    ListParameters params;
     try {
       filter = ListFilter.of(req);
       limit = parseLimit(req.param("limit"));
-      String cont = req.param("continue");
-      token = cont == null || cont.isEmpty() ? null : ContinueToken.decode(cont);
+      params = ListParameters.parse(req::param, false);
     } catch (StatusException e) {
-      Responses.fail(req.ctx(), e);
+      Responses.fail(req, e);
       return;
     }
-    long listRv = token != null ? token.resourceVersion() : rt.store().window().highWater();
-    rt.store().list(filter.namespace()).onSuccess(all -> {
-      List<JsonObject> items = new ArrayList<>();
-      String lastKey = null;
-      int remaining = 0;
-      for (StoredObject so : all) {
-        if (token != null && so.key().compareTo(token.lastKey()) <= 0 || !filter.matches(so.object())) {
-          continue;
-        }
-        if (limit > 0 && items.size() >= limit) {
-          remaining++;
-          continue;
-        }
+    ListOptions opts = new ListOptions(req.keyPrefix(), params.resourceVersion(), params.match(), limit,
+        params.continueToken(), filter.selectsAll() ? null : filter::matches);
+    rt.store().list(opts).onSuccess(page -> {
+      List<JsonObject> items = new ArrayList<>(page.items().size());
+      for (StoredObject so : page.items()) {
         items.add(req.view(so.object()));
-        lastKey = so.key();
       }
-      JsonObject meta = new JsonObject().put("resourceVersion", Long.toString(listRv));
-      if (remaining > 0) {
-        meta.put("continue", new ContinueToken(listRv, lastKey).encode());
-        if (filter.selectsAll()) {
-          meta.put("remainingItemCount", remaining);
+      JsonObject meta = new JsonObject().put("resourceVersion", Long.toString(page.resourceVersion()));
+      if (page.continueToken() != null) {
+        meta.put("continue", page.continueToken());
+        if (page.remainingItemCount() != null) {
+          meta.put("remainingItemCount", page.remainingItemCount());
         }
       }
       if (view.table()) {
@@ -97,7 +89,7 @@ public final class Reads {
       items.forEach(arr::add);
       Responses.send(req.ctx(), 200, new JsonObject().put("apiVersion", req.apiVersion())
           .put("items", arr).put("kind", rt.crd().listKind()).put("metadata", meta));
-    }).onFailure(t -> Responses.fail(req.ctx(), t));
+    }).onFailure(t -> Responses.fail(req, t));
   }
 
   private int parseLimit(String s) {

@@ -31,6 +31,20 @@ public final class Responses {
   }
 
   /**
+   * Answers a failure of {@code req} as a {@code Status}; storage failures get the resource-specific text
+   * ({@link io.mvproxy.api.storage.StorageException#forResource}: {@code widgets.example.com "w1" not found}).
+   */
+  public static void fail(CrdRequest req, Throwable t) {
+    fail(req.ctx(), t instanceof io.mvproxy.api.storage.StorageException se
+        ? se.forResource(req.gvr(), req.name().isEmpty() && se.key() != null ? lastSegment(se.key()) : req.name())
+        : t);
+  }
+
+  private static String lastSegment(String key) {
+    return key.substring(key.lastIndexOf('/') + 1);
+  }
+
+  /**
    * Answers a failure as a {@code Status}: {@link StatusException} as is, bad JSON as 400, anything else as 500.
    */
   public static void fail(RoutingContext ctx, Throwable t) {

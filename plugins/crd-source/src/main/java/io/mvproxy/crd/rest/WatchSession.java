@@ -1,50 +1,49 @@
 package io.mvproxy.crd.rest;
 
-import io.mvproxy.api.StatusReason;
-import io.mvproxy.crd.store.EventWindow;
-import io.mvproxy.crd.store.StoredObject;
-import io.mvproxy.crd.store.TooOldException;
-import io.mvproxy.crd.store.WatchEvent;
-import io.vertx.core.Context;
+import io.mvproxy.api.storage.StorageException;
+import io.mvproxy.api.storage.Watch;
+import io.mvproxy.api.storage.WatchEvent;
+import io.mvproxy.api.storage.WatchListener;
+import io.mvproxy.api.storage.WatchOptions;
+import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
- * One running watch: events from the {@link EventWindow} are filtered, converted to the client's version (or a
- * Table) and written as {@code {"type":...,"object":...}} lines on a chunked 200 response, on the request's
- * context. Without a resourceVersion (or with {@code 0}) current objects are sent first as synthetic ADDED events.
- * Selectors are applied to both the old and new state, so an object leaving the selection is reported DELETED and
- * one entering it ADDED (apiserver {@code storage/cacher/cache_watcher.go}). Only events newer than the requested
- * resourceVersion are sent. Known limit: a write that lands more than the window's reorder holdback after taking
- * its resourceVersion can be missed by a watch started from a higher version. Ends on {@code timeoutSeconds},
- * client disconnect, or a write queue that stays full (a slow client re-watches).
+ * One running watch over {@link io.mvproxy.api.storage.ResourceStorage#watch} (the node's watch cache): events are
+ * filtered, converted to the client's version (or a Table) and written as {@code {"type":...,"object":...}} lines on
+ * a chunked 200 response (or a WebSocket), on the request's context. Selectors are applied to both the old and new
+ * state, so an object leaving the selection is reported DELETED and one entering it ADDED (apiserver
+ * {@code storage/cacher/cache_watcher.go}). With {@code allowWatchBookmarks}, BOOKMARK events carry the revision the
+ * watch has caught up to every {@code bookmarkIntervalMs} and once shortly before {@code timeoutSeconds} ends
+ * (2 s before, as cache_watcher.go; half-way for watches of 4 s or less). A storage error ends the stream with one
+ * ERROR event (410 Expired when the revision is too old). Ends on {@code timeoutSeconds}, client disconnect, or a
+ * write queue that stays full (a slow client re-watches).
  */
-final class WatchSession {
+final class WatchSession implements WatchListener {
   /**
    * Bytes a watch may have queued towards a slow client before it is ended (the client re-watches from its last
    * resourceVersion); kube-apiserver likewise drops watchers whose buffer stays full.
    */
   static final int MAX_QUEUED_BYTES = 16 * 1024 * 1024;
+  /** How long before the deadline the last bookmark is sent, ms (cache_watcher.go: 2 s before the deadline). */
+  static final long DEADLINE_BOOKMARK_MS = 2000;
   private final CrdRuntime rt;
   private final CrdRequest req;
   private final MediaView view;
   private final ListFilter filter;
   private final boolean bookmarks;
-  private final Context context;
   private final WatchOutput out;
-  private final Map<String, Long> listed = new HashMap<>();
-  private final List<WatchEvent> buffered = new ArrayList<>();
-  private boolean buffering;
-  private long after = Long.MIN_VALUE;
+  private final List<Buffer> pending = new ArrayList<>();
+  private boolean opened;
+  private boolean endBookmark;
   private boolean firstTable = true;
   private boolean closed;
-  private Runnable cancel = () -> { };
-  private long timeoutTimer = -1;
-  private long bookmarkTimer = -1;
+  private boolean counted;
+  private Watch watch;
+  private final List<Long> timers = new ArrayList<>();
 
   WatchSession(CrdRuntime rt, CrdRequest req, MediaView view, ListFilter filter, boolean bookmarks, WatchOutput out) {
     this.rt = rt;
@@ -52,103 +51,102 @@ final class WatchSession {
     this.view = view;
     this.filter = filter;
     this.bookmarks = bookmarks;
-    this.context = rt.vertx().getOrCreateContext();
     this.out = out;
   }
 
   /**
-   * @param initial  true to send current objects first
-   * @param from     resourceVersion to start after (ignored when {@code initial})
-   * @param timeoutS seconds before the watch ends
+   * @param initial     true to send current objects first (as ADDED events)
+   * @param endBookmark true to follow them with the {@code k8s.io/initial-events-end} bookmark (sendInitialEvents)
+   * @param from        revision to start after; -1 for the current revision; ignored when {@code initial}
+   * @param timeoutS    seconds before the watch ends
    */
-  void start(boolean initial, long from, long timeoutS) {
-    EventWindow window = rt.store().window();
-    long start = initial ? window.highWater() : from;
-    EventWindow.Subscription sub;
-    try {
-      sub = window.subscribe(start, e -> context.runOnContext(v -> onEvent(e)));
-    } catch (TooOldException e) {
-      JsonObject status = new JsonObject().put("kind", "Status").put("apiVersion", "v1")
-          .put("metadata", new JsonObject()).put("status", "Failure").put("message", e.getMessage())
-          .put("reason", StatusReason.Expired.name()).put("code", StatusReason.Expired.code());
-      out.open();
-      out.write(line("ERROR", status));
-      out.end();
-      return;
-    }
-    cancel = sub.cancel();
+  void start(boolean initial, boolean endBookmark, long from, long timeoutS) {
+    this.endBookmark = endBookmark;
+    counted = true;
+    rt.watches().incrementAndGet();
+    Future<Long> start = initial || from >= 0 ? Future.succeededFuture(Math.max(from, 0))
+        : rt.store().currentRevision();
+    start.compose(f -> rt.store().watch(new WatchOptions(req.keyPrefix(), f, initial), this)).onSuccess(w -> {
+      watch = w;
+      if (closed) {
+        w.cancel();
+        return;
+      }
+      open(timeoutS);
+    }).onFailure(t -> {
+      if (t instanceof StorageException se && se.storageCode() == StorageException.Code.EXPIRED) {
+        open(timeoutS);
+        onError(se);
+        return;
+      }
+      close(false);
+      Responses.fail(req, t);
+    });
+  }
+
+  private void open(long timeoutS) {
     out.onClose(() -> close(false));
     out.open();
-    timeoutTimer = rt.vertx().setTimer(timeoutS * 1000, id -> close(true));
+    opened = true;
+    pending.forEach(this::write);
+    pending.clear();
+    long timeoutMs = timeoutS * 1000;
+    timers.add(rt.vertx().setTimer(timeoutMs, id -> close(true)));
     if (bookmarks) {
-      bookmarkTimer = rt.vertx().setPeriodic(rt.options().bookmarkIntervalMs(), id -> {
-        long rv = window.highWater();
-        context.runOnContext(v -> bookmark(rv));
-      });
-    }
-    buffering = initial;
-    if (!initial) {
-      after = start;
-    }
-    sub.replay().forEach(this::onEvent);
-    if (initial) {
-      rt.store().list(filter.namespace()).onSuccess(all -> {
-        long stateRv = start;
-        for (StoredObject so : all) {
-          listed.put(so.key(), so.resourceVersion());
-          stateRv = Math.max(stateRv, so.resourceVersion());
-          if (filter.matches(so.object())) {
-            send("ADDED", so.object());
-          }
-        }
-        if (io.mvproxy.api.BoolParam.of(req.param("sendInitialEvents"))) {
-          JsonObject end = bookmarkObject(stateRv);
-          end.getJsonObject("metadata").put("annotations",
-              new JsonObject().put("k8s.io/initial-events-end", "true"));
-          write(line("BOOKMARK", end));
-        }
-        buffering = false;
-        List<WatchEvent> pending = new ArrayList<>(buffered);
-        buffered.clear();
-        pending.forEach(this::onEvent);
-      }).onFailure(t -> close(true));
+      timers.add(rt.vertx().setPeriodic(rt.options().bookmarkIntervalMs(), id -> bookmark()));
+      long at = timeoutMs > 2 * DEADLINE_BOOKMARK_MS ? timeoutMs - DEADLINE_BOOKMARK_MS : timeoutMs / 2;
+      timers.add(rt.vertx().setTimer(Math.max(1, at), id -> bookmark()));
     }
   }
 
-  private void onEvent(WatchEvent e) {
+  @Override
+  public void onEvent(WatchEvent e) {
     if (closed) {
       return;
     }
-    if (buffering) {
-      buffered.add(e);
-      return;
-    }
-    Long seen = listed.get(e.key());
-    if (seen != null && e.resourceVersion() <= seen || e.resourceVersion() <= after) {
-      // already in the client's state: sent by the initial list, or older than the version it watches from
-      // (this node's window may lag the node the client listed on)
-      return;
-    }
-    boolean now = !"DELETED".equals(e.type()) && filter.matches(e.object());
-    boolean before = e.previous() != null && filter.matches(e.previous());
-    if ("DELETED".equals(e.type())) {
-      if (before || filter.matches(e.object())) {
-        send("DELETED", e.object());
+    JsonObject now = e.object().object();
+    JsonObject prev = e.previous() == null ? null : e.previous().object();
+    if (e.type() == WatchEvent.Type.DELETED) {
+      if (prev != null && filter.matches(prev) || filter.matches(now)) {
+        send("DELETED", now);
       }
-    } else if (now && before) {
-      send("MODIFIED", e.object());
-    } else if (now) {
-      send("ADDED", e.object());
-    } else if (before) {
-      send("DELETED", e.object());
+      return;
+    }
+    boolean in = filter.matches(now);
+    boolean was = prev != null && filter.matches(prev);
+    if (in && was) {
+      send("MODIFIED", now);
+    } else if (in) {
+      send("ADDED", now);
+    } else if (was) {
+      send("DELETED", now);
     }
   }
 
-  private void bookmark(long rv) {
+  @Override
+  public void onInitialEventsEnd(long revision) {
+    if (closed || !endBookmark) {
+      return;
+    }
+    JsonObject end = bookmarkObject(revision);
+    end.getJsonObject("metadata").put("annotations", new JsonObject().put("k8s.io/initial-events-end", "true"));
+    write(line("BOOKMARK", end));
+  }
+
+  @Override
+  public void onError(StorageException error) {
     if (closed) {
       return;
     }
-    write(line("BOOKMARK", bookmarkObject(rv)));
+    write(line("ERROR", error.toStatus()));
+    close(true);
+  }
+
+  private void bookmark() {
+    if (closed || watch == null) {
+      return;
+    }
+    write(line("BOOKMARK", bookmarkObject(watch.progressRevision())));
   }
 
   private JsonObject bookmarkObject(long rv) {
@@ -170,6 +168,10 @@ final class WatchSession {
   }
 
   private void write(Buffer b) {
+    if (!opened) {
+      pending.add(b);
+      return;
+    }
     if (closed || out.closed()) {
       close(false);
       return;
@@ -190,12 +192,14 @@ final class WatchSession {
       return;
     }
     closed = true;
-    cancel.run();
-    rt.vertx().cancelTimer(timeoutTimer);
-    if (bookmarkTimer >= 0) {
-      rt.vertx().cancelTimer(bookmarkTimer);
+    if (watch != null) {
+      watch.cancel();
     }
-    if (end) {
+    timers.forEach(rt.vertx()::cancelTimer);
+    if (counted) {
+      rt.watches().decrementAndGet();
+    }
+    if (end && opened) {
       out.end();
     }
   }

@@ -2,6 +2,7 @@ package io.mvproxy.crd.rest;
 
 import io.mvproxy.api.BoolParam;
 import io.mvproxy.api.StatusException;
+import io.mvproxy.api.storage.ListParameters;
 
 /**
  * Watch requests (apiserver {@code pkg/endpoints/handlers/watch.go}): parses {@code resourceVersion},
@@ -19,20 +20,28 @@ public final class Watches {
   }
 
   /**
-   * Starts a watch: 200 with chunked JSON lines; 400 for bad parameters. A too-old resourceVersion is answered
-   * 200 with a single ERROR event carrying a 410 Expired Status, as Kubernetes does.
+   * Starts a watch: 200 with chunked JSON lines; 400 for bad parameters, 422 for invalid resourceVersionMatch /
+   * sendInitialEvents combinations (validation.go), 504 for a resourceVersion ahead of the store. A too-old
+   * resourceVersion is answered 200 with a single ERROR event carrying a 410 Expired Status, as Kubernetes does.
+   * Without {@code sendInitialEvents}, resourceVersion unset or {@code 0} sends the current objects first (legacy
+   * watch); with {@code sendInitialEvents=true} they are followed by the {@code k8s.io/initial-events-end} bookmark;
+   * {@code sendInitialEvents=false} with no resourceVersion starts at the current revision.
    */
   public void watch(CrdRequest req) {
     ListFilter filter;
     long from;
     boolean initial;
+    boolean endBookmark;
     long timeoutS;
     try {
       filter = ListFilter.of(req);
-      String rv = req.param("resourceVersion");
-      initial = rv == null || rv.isEmpty() || "0".equals(rv) || BoolParam.of(req.param("sendInitialEvents"));
-      from = initial ? -1 : parseLong(rv, "resourceVersion");
-      if (BoolParam.of(req.param("sendInitialEvents")) && !BoolParam.of(req.param("allowWatchBookmarks"))) {
+      ListParameters p = ListParameters.parse(req::param, true);
+      String rv = p.resourceVersion();
+      boolean noRv = rv.isEmpty() || "0".equals(rv);
+      initial = p.sendInitialEvents() == null ? noRv : p.sendInitialEvents();
+      endBookmark = p.initialEvents();
+      from = initial ? 0 : noRv ? -1 : parseRv(rv);
+      if (endBookmark && !BoolParam.of(req.param("allowWatchBookmarks"))) {
         throw StatusException.badRequest("sendInitialEvents requires allowWatchBookmarks=true");
       }
       String ts = req.param("timeoutSeconds");
@@ -41,7 +50,7 @@ public final class Watches {
         timeoutS = rt.options().defaultWatchTimeoutS();
       }
     } catch (StatusException e) {
-      Responses.fail(req.ctx(), e);
+      Responses.fail(req, e);
       return;
     }
     boolean bookmarks = BoolParam.of(req.param("allowWatchBookmarks"));
@@ -49,22 +58,35 @@ public final class Watches {
     try {
       view = MediaView.require(req.ctx().request().getHeader("Accept"));
     } catch (StatusException e) {
-      Responses.fail(req.ctx(), e);
+      Responses.fail(req, e);
       return;
     }
     boolean init = initial;
+    boolean end = endBookmark;
     long start = from;
     long timeout = timeoutS;
     if ("websocket".equalsIgnoreCase(req.ctx().request().getHeader("Upgrade"))) {
       req.ctx().request().toWebSocket()
           .onSuccess(ws -> new WatchSession(rt, req, view, filter, bookmarks,
-              WatchOutput.webSocket(ws, WatchSession.MAX_QUEUED_BYTES)).start(init, start, timeout))
+              WatchOutput.webSocket(ws, WatchSession.MAX_QUEUED_BYTES)).start(init, end, start, timeout))
           .onFailure(t -> new WatchSession(rt, req, view, filter, bookmarks,
-              WatchOutput.http(req.ctx().response(), WatchSession.MAX_QUEUED_BYTES)).start(init, start, timeout));
+              WatchOutput.http(req.ctx().response(), WatchSession.MAX_QUEUED_BYTES)).start(init, end, start, timeout));
       return;
     }
     new WatchSession(rt, req, view, filter, bookmarks,
-        WatchOutput.http(req.ctx().response(), WatchSession.MAX_QUEUED_BYTES)).start(initial, from, timeoutS);
+        WatchOutput.http(req.ctx().response(), WatchSession.MAX_QUEUED_BYTES)).start(init, end, start, timeout);
+  }
+
+  private static long parseRv(String s) {
+    try {
+      long v = Long.parseLong(s.trim());
+      if (v < 0) {
+        throw new NumberFormatException();
+      }
+      return v;
+    } catch (NumberFormatException e) {
+      throw StatusException.badRequest("invalid resource version: " + s);
+    }
   }
 
   private static long parseLong(String s, String what) {

@@ -1,7 +1,7 @@
 package io.mvproxy.crd.rest;
 
 import io.mvproxy.api.StatusException;
-import io.mvproxy.crd.store.StoredObject;
+import io.mvproxy.api.storage.StoredObject;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -27,7 +27,7 @@ public final class Writes {
     BodyReader.read(req.ctx(), rt.options().maxBodyBytes())
         .compose(body -> create(req, rt.rules().decode(req, BodyTypes.requireObject(req, body)), false))
         .onSuccess(o -> Responses.send(req.ctx(), 201, req.view(o)))
-        .onFailure(t -> Responses.fail(req.ctx(), t));
+        .onFailure(t -> Responses.fail(req, t));
   }
 
   /**
@@ -47,10 +47,7 @@ public final class Writes {
         return Future.succeededFuture(prepared);
       }
       String name = prepared.getJsonObject("metadata").getString("name");
-      String ns = rt.crd().namespaced() ? req.namespace() : "";
-      return rt.store().create(StoredObject.key(ns, name), prepared).compose(stored -> stored == null
-          ? Future.failedFuture(StatusException.alreadyExists(req.gvr(), name))
-          : Future.succeededFuture(stored.object()));
+      return rt.store().create(req.key(name), prepared).map(StoredObject::object);
     });
   }
 
@@ -81,7 +78,7 @@ public final class Writes {
           }).map(req::view);
         })
         .onSuccess(o -> Responses.send(req.ctx(), 200, o))
-        .onFailure(t -> Responses.fail(req.ctx(), t));
+        .onFailure(t -> Responses.fail(req, t));
   }
 
   /**
