@@ -215,6 +215,29 @@ public final class FleetHarness implements AutoCloseable {
     }
   }
 
+  /** Stops a node with SIGTERM (graceful shutdown) and waits for the process to exit. @param name the node */
+  public void stop(String name) throws InterruptedException {
+    Process p = nodes.get(name).process;
+    if (p != null && p.isAlive()) {
+      p.destroy();
+      if (!p.waitFor(30, TimeUnit.SECONDS)) {
+        p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+      }
+    }
+  }
+
+  /** Stops every node with SIGTERM at once (graceful, in parallel) and waits for all to exit. */
+  public void stopAll() throws InterruptedException {
+    for (NodeProc n : nodes.values()) {
+      if (n.process != null && n.process.isAlive()) {
+        n.process.destroy();
+      }
+    }
+    for (NodeProc n : nodes.values()) {
+      stop(n.name);
+    }
+  }
+
   /** Kills a node with SIGKILL and waits for the process to be gone. @param name the node */
   public void kill9(String name) throws InterruptedException {
     Process p = nodes.get(name).process;
