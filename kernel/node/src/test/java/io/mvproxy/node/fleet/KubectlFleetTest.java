@@ -167,7 +167,9 @@ class KubectlFleetTest {
         spec:
           reference: hello
         """);
-    Result created = kubectl("create", "-f", f.toString());
+    // --validate=false: kubectl's client-side check of an aggregated kind lists CustomResourceDefinitions, which
+    // mvproxy does not serve yet (README "Not done yet"); the create itself goes node-a -> node-b -> backend
+    Result created = kubectl("create", "--validate=false", "-f", f.toString());
     assertEquals(0, created.code, created.all());
     Result yaml = kubectl("get", "flunders", "my-flunder", "-o", "yaml");
     assertEquals(0, yaml.code, yaml.all());
