@@ -44,9 +44,9 @@ public record BuiltinApis(List<ApiSource> sources, NamespaceLifecycle namespaces
         "rolebindings", new Rbac(authorization, true),
         "clusterrolebindings", new Rbac(authorization, true));
     Map<String, CrdApiSource> kinds = BuiltinKinds.create(ctx, strategies);
-    Future<Void> ns = namespaces.start(kinds.get("namespaces"));
+    Future<Void> ns = namespaces.start(kinds.get("namespaces"), ctx.vertx());
     Future<Void> rbac = new RbacFeed(authorization.index()).start(kinds.get("roles"), kinds.get("clusterroles"),
-        kinds.get("rolebindings"), kinds.get("clusterrolebindings"));
+        kinds.get("rolebindings"), kinds.get("clusterrolebindings"), ctx.vertx());
     List<ApiSource> out = new ArrayList<>();
     kinds.values().forEach(k -> out.add(new ProtobufBodies(k)));
     out.add(new ReviewsApiSource(new AccessReviews(authorization), new AuthenticationReviews(ctx::authenticateToken)));

@@ -48,16 +48,19 @@ public final class Namespaces implements ObjectStrategy, NamespaceLifecycle {
    * Starts following the namespaces' store and creates the system namespaces.
    *
    * @param namespaces the namespaces source
+   * @param vertx      runs the retries (a failed write, e.g. storage not ready while the fleet forms, is retried)
    * @return completes when the system namespaces exist
    */
-  public Future<Void> start(CrdApiSource namespaces) {
+  public Future<Void> start(CrdApiSource namespaces, io.vertx.core.Vertx vertx) {
     this.source = namespaces;
     namespaces.follow(this::apply);
-    Future<?> all = Future.succeededFuture();
-    for (String n : SYSTEM) {
-      all = all.compose(v -> namespaces.ensure(systemNamespace(n)).onSuccess(this::record));
-    }
-    return all.mapEmpty();
+    return StartRetry.run(vertx, "storing the system namespaces", () -> {
+      Future<?> all = Future.succeededFuture();
+      for (String n : SYSTEM) {
+        all = all.compose(v -> namespaces.ensure(systemNamespace(n)).onSuccess(this::record));
+      }
+      return all;
+    });
   }
 
   private void apply(WatchEvent e) {

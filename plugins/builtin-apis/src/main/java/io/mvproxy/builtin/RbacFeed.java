@@ -31,10 +31,11 @@ public final class RbacFeed {
    * @param clusterRoles        clusterroles source
    * @param roleBindings        rolebindings source
    * @param clusterRoleBindings clusterrolebindings source
+   * @param vertx               runs the retries of a failed reconcile (storage not ready while the fleet forms)
    * @return completes when the default policy is stored
    */
   public Future<Void> start(CrdApiSource roles, CrdApiSource clusterRoles, CrdApiSource roleBindings,
-                            CrdApiSource clusterRoleBindings) {
+                            CrdApiSource clusterRoleBindings, io.vertx.core.Vertx vertx) {
     follow(roles, RbacIndex.ROLE);
     follow(roleBindings, RbacIndex.ROLE_BINDING);
     follow(clusterRoleBindings, RbacIndex.CLUSTER_ROLE_BINDING);
@@ -42,14 +43,16 @@ public final class RbacFeed {
       apply(e, RbacIndex.CLUSTER_ROLE);
       writeBackAggregation(clusterRoles);
     });
-    Future<?> all = Future.succeededFuture();
-    for (JsonObject cr : BootstrapPolicy.clusterRoles()) {
-      all = all.compose(v -> reconcile(clusterRoles, cr));
-    }
-    for (JsonObject crb : BootstrapPolicy.clusterRoleBindings()) {
-      all = all.compose(v -> reconcile(clusterRoleBindings, crb));
-    }
-    return all.mapEmpty();
+    return StartRetry.run(vertx, "reconciling the default RBAC policy", () -> {
+      Future<?> all = Future.succeededFuture();
+      for (JsonObject cr : BootstrapPolicy.clusterRoles()) {
+        all = all.compose(v -> reconcile(clusterRoles, cr));
+      }
+      for (JsonObject crb : BootstrapPolicy.clusterRoleBindings()) {
+        all = all.compose(v -> reconcile(clusterRoleBindings, crb));
+      }
+      return all;
+    });
   }
 
   private void follow(CrdApiSource source, String kind) {
