@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.mvproxy.api.ApiSourceFactory;
 import io.mvproxy.api.StatusException;
+import io.mvproxy.testkit.SharedTestData;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;

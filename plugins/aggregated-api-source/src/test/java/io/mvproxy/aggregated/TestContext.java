@@ -1,6 +1,6 @@
 package io.mvproxy.aggregated;
 
-import io.mvproxy.api.ApiSourceContext;
+import io.mvproxy.testkit.TestSourceContext;
 import io.vertx.core.Vertx;
 import io.vertx.core.net.PemKeyCertOptions;
 import java.nio.file.Path;
@@ -8,34 +8,19 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
-/** Node services for tests: a service-resolution map and the proxy client key pair from a DevPki folder. */
-final class TestContext implements ApiSourceContext {
-  final Vertx vertx;
+/**
+ * Node services for tests: a service-resolution map and the proxy client key pair from a DevPki folder (no storage:
+ * APIService sources store nothing).
+ */
+final class TestContext extends TestSourceContext {
   final Map<String, String> services = new ConcurrentHashMap<>();
   final PemKeyCertOptions keyCert;
 
   TestContext(Vertx vertx, Path pki) {
-    this.vertx = vertx;
+    super(vertx, null, "test-node");
     this.keyCert = pki == null ? null : new PemKeyCertOptions()
         .setCertPath(pki.resolve("backend-proxy-client.crt").toString())
         .setKeyPath(pki.resolve("backend-proxy-client.key").toString());
-  }
-
-  @Override
-  public Vertx vertx() {
-    return vertx;
-  }
-
-  /** @return null: APIService sources store nothing */
-  @Override
-  public io.mvproxy.api.storage.Storage storage() {
-    return null;
-  }
-
-
-  @Override
-  public String serverId() {
-    return "test-node";
   }
 
   @Override

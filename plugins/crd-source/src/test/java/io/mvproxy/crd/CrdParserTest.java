@@ -9,6 +9,7 @@ import io.mvproxy.api.discovery.DiscoveryResource;
 import io.mvproxy.api.discovery.ServedGroupVersion;
 import io.mvproxy.crd.model.CrdDefinition;
 import io.mvproxy.crd.model.CrdParser;
+import io.mvproxy.testkit.SharedTestData;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.List;

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.hazelcast.core.HazelcastInstance;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.InputStream;
@@ -20,25 +19,19 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class CrdRestTest {
   static final String W = "/apis/example.com/v1/namespaces/ns1/widgets";
-  HazelcastInstance hz;
   TestNode node;
   Http http;
 
   @BeforeAll
   void start() throws Exception {
-    int port = io.mvproxy.storage.TestHazelcast.freePorts(1)[0];
-    hz = io.mvproxy.storage.TestHazelcast.start(io.mvproxy.storage.TestHazelcast.clusterName(), port, port);
-    node = new TestNode(hz, CrdSourceOptions.DEFAULTS.withBookmarkIntervalMs(300));
-    for (JsonObject m : widgetManifests()) {
-      node.add(m);
-    }
+    node = TestNode.withOwnMember(CrdSourceOptions.DEFAULTS.withBookmarkIntervalMs(300));
+    node.addAll(widgetManifests());
     http = new Http(node.base());
   }
 
   @AfterAll
   void stop() throws Exception {
     node.close();
-    hz.shutdown();
   }
 
   static List<JsonObject> widgetManifests() throws Exception {

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.hazelcast.core.HazelcastInstance;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import io.fabric8.kubernetes.client.Config;
@@ -34,19 +33,14 @@ import org.junit.jupiter.api.Timeout;
 /** The fabric8 Kubernetes client (generic resources, JDK HTTP client) against a node: CRUD, edit, SSA, informer. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class Fabric8Test {
-  HazelcastInstance hz;
   TestNode node;
   KubernetesClient client;
   MixedOperation<GenericKubernetesResource, GenericKubernetesResourceList, Resource<GenericKubernetesResource>> widgets;
 
   @BeforeAll
   void start() throws Exception {
-    int port = io.mvproxy.storage.TestHazelcast.freePorts(1)[0];
-    hz = io.mvproxy.storage.TestHazelcast.start(io.mvproxy.storage.TestHazelcast.clusterName(), port, port);
-    node = new TestNode(hz, CrdSourceOptions.DEFAULTS);
-    for (JsonObject m : CrdRestTest.widgetManifests()) {
-      node.add(m);
-    }
+    node = TestNode.withOwnMember(CrdSourceOptions.DEFAULTS);
+    node.addAll(CrdRestTest.widgetManifests());
     Config cfg = new ConfigBuilder(Config.empty()).withMasterUrl(node.base()).withNamespace("fb")
         .withRequestTimeout(10_000).build();
     client = new KubernetesClientBuilder().withConfig(cfg).build();
@@ -61,7 +55,6 @@ class Fabric8Test {
       client.close();
     }
     node.close();
-    hz.shutdown();
   }
 
   static GenericKubernetesResource widget(String name, int replicas) {

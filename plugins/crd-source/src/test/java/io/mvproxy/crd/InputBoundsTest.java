@@ -3,7 +3,6 @@ package io.mvproxy.crd;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.hazelcast.core.HazelcastInstance;
 import io.mvproxy.crd.rest.ObjectBounds;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -19,25 +18,19 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class InputBoundsTest {
   static final String W = "/apis/example.com/v1/namespaces/nsb/widgets";
-  HazelcastInstance hz;
   TestNode node;
   Http http;
 
   @BeforeAll
   void start() throws Exception {
-    int port = io.mvproxy.storage.TestHazelcast.freePorts(1)[0];
-    hz = io.mvproxy.storage.TestHazelcast.start(io.mvproxy.storage.TestHazelcast.clusterName(), port, port);
-    node = new TestNode(hz, CrdSourceOptions.DEFAULTS);
-    for (JsonObject m : CrdRestTest.widgetManifests()) {
-      node.add(m);
-    }
+    node = TestNode.withOwnMember(CrdSourceOptions.DEFAULTS);
+    node.addAll(CrdRestTest.widgetManifests());
     http = new Http(node.base());
   }
 
   @AfterAll
   void stop() throws Exception {
     node.close();
-    hz.shutdown();
   }
 
   /** An object whose nesting depth (the object itself is level 1) is exactly {@code depth}. */

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.hazelcast.core.HazelcastInstance;
 import io.vertx.core.json.JsonObject;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
@@ -29,25 +28,19 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class KubectlTest {
-  HazelcastInstance hz;
   TestNode node;
   @TempDir
   Path tmp;
 
   @BeforeAll
   void start() throws Exception {
-    int port = io.mvproxy.storage.TestHazelcast.freePorts(1)[0];
-    hz = io.mvproxy.storage.TestHazelcast.start(io.mvproxy.storage.TestHazelcast.clusterName(), port, port);
-    node = new TestNode(hz, CrdSourceOptions.DEFAULTS);
-    for (JsonObject m : CrdRestTest.widgetManifests()) {
-      node.add(m);
-    }
+    node = TestNode.withOwnMember(CrdSourceOptions.DEFAULTS);
+    node.addAll(CrdRestTest.widgetManifests());
   }
 
   @AfterAll
   void stop() throws Exception {
     node.close();
-    hz.shutdown();
   }
 
   static Stream<String> kubectls() {

@@ -3,7 +3,6 @@ package io.mvproxy.crd;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
-import com.hazelcast.core.HazelcastInstance;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
@@ -21,15 +20,12 @@ import org.junit.jupiter.api.TestInstance;
 class SchemaHttpTest {
   static final Path DATA = Path.of("src/test/resources/schema-crds");
   static final String GC = "/apis/gateway.networking.k8s.io/v1/gatewayclasses";
-  HazelcastInstance hz;
   TestNode node;
   Http http;
 
   @BeforeAll
   void start() throws Exception {
-    int port = io.mvproxy.storage.TestHazelcast.freePorts(1)[0];
-    hz = io.mvproxy.storage.TestHazelcast.start(io.mvproxy.storage.TestHazelcast.clusterName(), port, port);
-    node = new TestNode(hz, CrdSourceOptions.DEFAULTS);
+    node = TestNode.withOwnMember(CrdSourceOptions.DEFAULTS);
     node.add(CrdManifests.read(DATA.resolve("gateway-api-gatewayclasses.yaml")).get(0));
     http = new Http(node.base());
   }
@@ -37,7 +33,6 @@ class SchemaHttpTest {
   @AfterAll
   void stop() throws Exception {
     node.close();
-    hz.shutdown();
   }
 
   static JsonObject gatewayClass(String name, String controller) {

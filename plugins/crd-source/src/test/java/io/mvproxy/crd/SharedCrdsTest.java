@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.hazelcast.core.HazelcastInstance;
 import io.mvproxy.api.discovery.DiscoveryResource;
+import io.mvproxy.testkit.SharedTestData;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
@@ -17,7 +17,6 @@ import org.junit.jupiter.api.TestInstance;
 /** The real-world CRDs of shared/testdata served end to end: Table columns, scale, example objects. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SharedCrdsTest {
-  HazelcastInstance hz;
   TestNode node;
   Http http;
 
@@ -28,12 +27,8 @@ class SharedCrdsTest {
         "prometheus-operator-alertmanagers.yaml", "samplecontroller-foos.yaml"}) {
       manifests.addAll(CrdManifests.read(SharedTestData.file("crds/" + f)));
     }
-    int port = io.mvproxy.storage.TestHazelcast.freePorts(1)[0];
-    hz = io.mvproxy.storage.TestHazelcast.start(io.mvproxy.storage.TestHazelcast.clusterName(), port, port);
-    node = new TestNode(hz, CrdSourceOptions.DEFAULTS);
-    for (JsonObject m : manifests) {
-      node.add(m);
-    }
+    node = TestNode.withOwnMember(CrdSourceOptions.DEFAULTS);
+    node.addAll(manifests);
     http = new Http(node.base());
   }
 
@@ -41,9 +36,6 @@ class SharedCrdsTest {
   void stop() throws Exception {
     if (node != null) {
       node.close();
-    }
-    if (hz != null) {
-      hz.shutdown();
     }
   }
 

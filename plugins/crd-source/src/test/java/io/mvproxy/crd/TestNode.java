@@ -2,12 +2,13 @@ package io.mvproxy.crd;
 
 import com.hazelcast.core.HazelcastInstance;
 import io.mvproxy.api.ApiSource;
-import io.mvproxy.api.ApiSourceContext;
 import io.mvproxy.api.RequestInfo;
 import io.mvproxy.api.StatusException;
 import io.mvproxy.api.UserInfo;
 import io.mvproxy.api.discovery.DiscoveryResource;
 import io.mvproxy.api.discovery.ServedGroupVersion;
+import io.mvproxy.storage.TestHazelcast;
+import io.mvproxy.testkit.TestSourceContext;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.json.JsonObject;
@@ -32,6 +33,34 @@ final class TestNode implements AutoCloseable {
 
   TestNode(HazelcastInstance hz, CrdSourceOptions options) throws Exception {
     this(hz, options, io.mvproxy.storage.StorageConfig.memory());
+  }
+
+  /**
+   * A node over a Hazelcast member of its own (memory backend, a unique cluster on loopback), which {@link #close()}
+   * shuts down after the node.
+   *
+   * @param options CRD source tunables
+   */
+  static TestNode withOwnMember(CrdSourceOptions options) throws Exception {
+    return withOwnMember(options, io.mvproxy.storage.StorageConfig.memory());
+  }
+
+  /**
+   * @param options CRD source tunables
+   * @param storage the memory storage settings
+   * @return a node over a Hazelcast member of its own, shut down by {@link #close()}
+   */
+  static TestNode withOwnMember(CrdSourceOptions options, io.mvproxy.storage.StorageConfig storage) throws Exception {
+    int port = TestHazelcast.freePorts(1)[0];
+    HazelcastInstance member = TestHazelcast.start(TestHazelcast.clusterName(), port, port);
+    try {
+      TestNode node = new TestNode(member, options, storage);
+      node.ownMember = member;
+      return node;
+    } catch (Exception e) {
+      member.shutdown();
+      throw e;
+    }
   }
 
   /**
@@ -82,26 +111,17 @@ final class TestNode implements AutoCloseable {
 
   /** Adds a source for {@code manifest} and waits until its store is ready. */
   CrdApiSource add(JsonObject manifest) throws Exception {
-    CrdApiSource s = factory.create(manifest, new ApiSourceContext() {
-      @Override
-      public Vertx vertx() {
-        return vertx;
-      }
-
-      @Override
-      public io.mvproxy.api.storage.Storage storage() {
-        return storage;
-      }
-
-
-      @Override
-      public String serverId() {
-        return "test-" + port;
-      }
-    });
+    CrdApiSource s = factory.create(manifest, new TestSourceContext(vertx, storage, "test-" + port));
     s.ready().await(20, TimeUnit.SECONDS);
     sources.add(s);
     return s;
+  }
+
+  /** Adds a source for each manifest, in order (see {@link #add}). */
+  void addAll(List<JsonObject> manifests) throws Exception {
+    for (JsonObject m : manifests) {
+      add(m);
+    }
   }
 
   /** @return the base URL */
@@ -110,6 +130,8 @@ final class TestNode implements AutoCloseable {
   }
 
   private boolean closed;
+  /** The member {@link #withOwnMember} started, or null. */
+  private HazelcastInstance ownMember;
 
   @Override
   public void close() throws Exception {
@@ -122,5 +144,8 @@ final class TestNode implements AutoCloseable {
     }
     storage.close().await(10, TimeUnit.SECONDS);
     vertx.close().await(10, TimeUnit.SECONDS);
+    if (ownMember != null) {
+      ownMember.shutdown();
+    }
   }
 }

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.hazelcast.core.HazelcastInstance;
 import io.vertx.core.json.JsonObject;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
@@ -17,27 +16,21 @@ import org.junit.jupiter.api.TestInstance;
 class WatchTest {
   static final String TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;"
       + "g=meta.k8s.io,application/json";
-  HazelcastInstance hz;
   TestNode node;
   Http http;
 
   @BeforeAll
   void start() throws Exception {
-    int port = io.mvproxy.storage.TestHazelcast.freePorts(1)[0];
-    hz = io.mvproxy.storage.TestHazelcast.start(io.mvproxy.storage.TestHazelcast.clusterName(), port, port);
     // a watch cache of 4 events (memory history 20) so that 30 changes push a revision out of reach
-    node = new TestNode(hz, CrdSourceOptions.DEFAULTS.withBookmarkIntervalMs(300),
+    node = TestNode.withOwnMember(CrdSourceOptions.DEFAULTS.withBookmarkIntervalMs(300),
         io.mvproxy.storage.StorageConfig.memory().withWatchCacheSize(4));
-    for (JsonObject m : CrdRestTest.widgetManifests()) {
-      node.add(m);
-    }
+    node.addAll(CrdRestTest.widgetManifests());
     http = new Http(node.base());
   }
 
   @AfterAll
   void stop() throws Exception {
     node.close();
-    hz.shutdown();
   }
 
   String ns(String ns) {

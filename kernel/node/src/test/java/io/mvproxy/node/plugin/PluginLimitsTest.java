@@ -2,8 +2,6 @@ package io.mvproxy.node.plugin;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.mvproxy.api.ApiSourceContext;
-import io.vertx.core.Vertx;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -11,7 +9,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
 import org.junit.jupiter.api.AfterEach;
@@ -28,42 +25,21 @@ class PluginLimitsTest {
   static final Duration BUDGET = Duration.ofSeconds(3);
   @TempDir
   Path tmp;
-  Vertx vertx;
-  PluginRegistry registry;
+  WatchedPluginDir plugins;
   Path dir;
 
   @BeforeEach
   void start() throws Exception {
-    vertx = Vertx.vertx();
-    dir = tmp.resolve("plugins");
-    registry = new PluginRegistry();
-    ApiSourceContext ctx = new ApiSourceContext() {
-      @Override
-      public Vertx vertx() {
-        return vertx;
-      }
-
-      @Override
-      public io.mvproxy.api.storage.Storage storage() {
-        return null;
-      }
-
-
-      @Override
-      public String serverId() {
-        return "test";
-      }
-    };
     PluginLimits limits = new PluginLimits(PluginLimits.DEFAULTS.maxJarBytes(), PluginLimits.DEFAULTS.maxManifestBytes(),
         PluginLimits.DEFAULTS.maxManifestsBytes(), PluginLimits.DEFAULTS.maxAliases(),
         PluginLimits.DEFAULTS.maxValues(), BUDGET);
-    vertx.deployVerticle(new PluginVerticle(dir, new PluginLoader(tmp.resolve("private"), List.of(), limits), ctx,
-        registry)).toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
+    plugins = new WatchedPluginDir(tmp, limits);
+    dir = plugins.dir;
   }
 
   @AfterEach
   void stop() throws Exception {
-    vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    plugins.close();
   }
 
   /** A jar whose single manifest entry is {@code bytes} long (compresses to a few KiB). */
@@ -111,28 +87,15 @@ class PluginLimitsTest {
       Files.move(work.resolve(j), dir.resolve(j));
     }
     long t0 = System.nanoTime();
-    Plugin valid = await("d-valid.jar", PluginState.ACTIVE, 30);
+    Plugin valid = plugins.await("d-valid.jar", PluginState.ACTIVE, 30);
     long ms = (System.nanoTime() - t0) / 1_000_000;
     assertTrue(ms < BUDGET.toMillis() + 15_000, "valid jar ACTIVE after " + ms + " ms");
     assertTrue(valid.sources().size() == 1);
-    String huge = await("a-huge.jar", PluginState.FAILED, 5).error();
+    String huge = plugins.await("a-huge.jar", PluginState.FAILED, 5).error();
     assertTrue(huge.contains("more than the limit of " + PluginLimits.DEFAULTS.maxManifestBytes()), huge);
-    String bomb = await("b-bomb.jar", PluginState.FAILED, 5).error();
+    String bomb = plugins.await("b-bomb.jar", PluginState.FAILED, 5).error();
     assertTrue(bomb.contains("Number of aliases for non-scalar nodes exceeds the specified max=50"), bomb);
-    String slowError = await("c-slow.jar", PluginState.FAILED, 5).error();
+    String slowError = plugins.await("c-slow.jar", PluginState.FAILED, 5).error();
     assertTrue(slowError.contains("not loaded within the load budget of 3 s"), slowError);
-  }
-
-  Plugin await(String file, PluginState state, int seconds) throws Exception {
-    long end = System.currentTimeMillis() + seconds * 1000L;
-    while (System.currentTimeMillis() < end) {
-      for (Plugin p : registry.plugins()) {
-        if (p.fileName().equals(file) && p.state() == state) {
-          return p;
-        }
-      }
-      Thread.sleep(20);
-    }
-    throw new AssertionError(file + " never became " + state + ": " + registry.plugins());
   }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.mvproxy.crd.CrdManifests;
 import io.mvproxy.crd.model.CrdDefinition;
 import io.mvproxy.crd.model.CrdParser;
+import io.mvproxy.testkit.SharedTestData;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
@@ -55,7 +56,7 @@ class RealCrdSchemaTest {
       s.filter(p -> p.getFileName().toString().startsWith("gateway-api-") && !p.toString().contains("example"))
           .forEach(files::add);
     }
-    Path shared = io.mvproxy.crd.SharedTestDataAccess.dir("crds");
+    Path shared = SharedTestData.file("crds");
     try (var s = Files.list(shared)) {
       s.forEach(files::add);
     }
@@ -155,8 +156,8 @@ class RealCrdSchemaTest {
 
   @Test
   void sharedTestDataObjects() {
-    Path crds = io.mvproxy.crd.SharedTestDataAccess.dir("crds");
-    Path objects = io.mvproxy.crd.SharedTestDataAccess.dir("objects");
+    Path crds = SharedTestData.file("crds");
+    Path objects = SharedTestData.file("objects");
     VersionSchema foo = version(crds.resolve("samplecontroller-foos.yaml"), "v1alpha1");
     JsonObject f = CrdManifests.read(objects.resolve("samplecontroller-example-foo.yaml")).get(0);
     assertEquals(List.of(), check(foo, f.copy(), null));

@@ -1,16 +1,19 @@
-package io.mvproxy.crd;
+package io.mvproxy.testkit;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Assumptions;
 
-/** Finds the {@code shared} folder (spec and test data) by walking up from the working directory. */
-final class SharedTestData {
+/**
+ * Finds the {@code shared} folder (spec and test data) by walking up from the working directory (shared through the
+ * mvproxy-storage test-jar).
+ */
+public final class SharedTestData {
   private SharedTestData() {
   }
 
   /** @return {@code shared/testdata/<relative>}; the test is skipped, with the reason, when absent */
-  static Path file(String relative) {
+  public static Path file(String relative) {
     Path dir = Path.of("").toAbsolutePath();
     while (dir != null) {
       Path p = dir.resolve("shared").resolve("testdata").resolve(relative);
