@@ -165,6 +165,43 @@ public final class EtcdRunner implements AutoCloseable {
     return this;
   }
 
+  /**
+   * Asks the running members ({@code etcdctl endpoint status}) which one leads the raft group.
+   *
+   * @return the leader
+   * @throws IOException when no running member names a leader within 10 s
+   */
+  public Member leader() throws IOException, InterruptedException {
+    long deadline = System.currentTimeMillis() + 10_000;
+    String out = "";
+    while (System.currentTimeMillis() < deadline) {
+      List<String> urls = members.stream().filter(Member::alive).map(Member::clientUrl).toList();
+      Process p = new ProcessBuilder(etcdctl(), "--endpoints", String.join(",", urls), "endpoint", "status")
+          .redirectErrorStream(true).start();
+      p.getOutputStream().close();
+      out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+      p.waitFor();
+      for (String line : out.split("\n")) {
+        String[] f = line.split(", ");
+        if (f.length > 4 && "true".equals(f[4])) {
+          for (Member m : members) {
+            if (m.clientUrl().equals(f[0])) {
+              return m;
+            }
+          }
+        }
+      }
+      TimeUnit.MILLISECONDS.sleep(100);
+    }
+    throw new IOException("no etcd leader: " + out);
+  }
+
+  private static String etcdctl() {
+    String etcd = binary();
+    Path sibling = Path.of(etcd).resolveSibling("etcdctl");
+    return Files.isExecutable(sibling) ? sibling.toString() : "etcdctl";
+  }
+
   /** @return the members */
   public List<Member> members() {
     return members;
