@@ -60,7 +60,9 @@ public final class DiscoveryDocuments {
   private final Map<String, Buffer> legacyGroups = new HashMap<>();
   private final Map<GroupVersion, Buffer> legacyVersions = new HashMap<>();
   private final Map<String, String> fleetPreferred = new HashMap<>();
-  private final Map<GroupVersion, Boolean> fleetCurrent = new HashMap<>();
+  private final Map<GroupVersion, Boolean> fleetKnown = new HashMap<>();
+  private final java.util.Set<GroupVersion> fleetCurrent = new java.util.HashSet<>();
+  private final java.util.Set<GroupVersion> localStale = new java.util.HashSet<>();
   private final String localEtag;
 
   /**
@@ -99,20 +101,26 @@ public final class DiscoveryDocuments {
 
     Map<GroupVersion, DiscoveryVersion> localCurrent = new HashMap<>();
     for (DiscoveryGroup g : localGroups) {
-      for (DiscoveryVersion v : LegacyDiscovery.current(g)) {
-        localCurrent.put(new GroupVersion(g.name(), v.version()), v);
+      for (DiscoveryVersion v : g.versions()) {
+        if (v.freshness() == io.mvproxy.api.discovery.Freshness.Stale) {
+          localStale.add(new GroupVersion(g.name(), v.version()));
+        } else {
+          localCurrent.put(new GroupVersion(g.name(), v.version()), v);
+        }
       }
     }
     for (DiscoveryGroup g : mergedGroups) {
-      List<DiscoveryVersion> current = LegacyDiscovery.current(g);
-      if (current.isEmpty()) {
+      if (g.versions().isEmpty()) {
         continue;
       }
-      fleetPreferred.put(g.name(), current.get(0).version());
+      fleetPreferred.put(g.name(), LegacyDiscovery.preferred(g).version());
       boolean groupLocal = false;
-      for (DiscoveryVersion v : current) {
+      for (DiscoveryVersion v : g.versions()) {
         GroupVersion gv = new GroupVersion(g.name(), v.version());
-        fleetCurrent.put(gv, Boolean.TRUE);
+        fleetKnown.put(gv, Boolean.TRUE);
+        if (v.freshness() != io.mvproxy.api.discovery.Freshness.Stale) {
+          fleetCurrent.add(gv);
+        }
         DiscoveryVersion mine = localCurrent.get(gv);
         if (mine != null) {
           groupLocal = true;
@@ -229,15 +237,27 @@ public final class DiscoveryDocuments {
 
   /**
    * @param gv a group-version
-   * @return true when some server of the fleet lists it Current (so a peer can answer for it)
+   * @return true when some server of the fleet serves it, or served it before departing (Stale): a peer may
+   *     answer for it, or the routing decision answers 503 while only departed servers had it
    */
   public boolean servedByFleet(GroupVersion gv) {
-    return fleetCurrent.containsKey(gv);
+    return fleetKnown.containsKey(gv);
+  }
+
+  /**
+   * @param gv a group-version
+   * @return true when this node serves it but cannot answer for it now (an APIService whose backend is
+   *     unavailable: Stale in its own discovery) and no server of the fleet serves it Current: legacy discovery
+   *     answers 503, as kube-aggregator does for an unavailable APIService
+   */
+  public boolean unavailableHere(GroupVersion gv) {
+    return localStale.contains(gv) && !fleetCurrent.contains(gv);
   }
 
   /**
    * @param group a group name
-   * @return the fleet's preferred (first Current) version of it, or empty when no server serves it Current
+   * @return the fleet's preferred version of it (the first Current one, else the first Stale one), or empty when
+   *     no server serves or served it
    */
   public Optional<String> fleetPreferredVersion(String group) {
     return Optional.ofNullable(fleetPreferred.get(group));

@@ -136,6 +136,8 @@ public final class DiscoveryHandler implements Handler<RoutingContext> {
     Optional<Buffer> doc = docs.legacyResourceList(gv);
     if (doc.isPresent()) {
       sendJson(ctx.response(), 200, doc.get());
+    } else if (docs.unavailableHere(gv)) {
+      throw StatusException.unavailable("the server is currently unable to handle the request", 10);
     } else if (docs.servedByFleet(gv)) {
       fallback.accept(ctx, gv);
     } else {

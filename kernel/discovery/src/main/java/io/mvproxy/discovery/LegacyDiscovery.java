@@ -17,8 +17,10 @@ import java.util.List;
  * {@code APIGroupList}, {@code APIGroup} and {@code APIResourceList} (discovery.md section 3; apiserver
  * {@code pkg/endpoints/discovery/{legacy,root,group,version}.go}).
  *
- * <p>Stale versions are left out; the preferred version is the first non-Stale one; a group with no non-Stale
- * version is left out. Subresources are separate {@code plural/sub} entries; an entry whose response kind lies in
+ * <p>Groups list every version the fleet serves or served, Stale ones (whose only servers departed) included, as
+ * kube-aggregator's {@code handler_apis.go} lists an unavailable APIService: a client then asks
+ * {@code /apis/<g>/<v>} and gets 503, which it reads as a discovery failure, never as the API being gone. The
+ * preferred version is the first non-Stale one, or the first one when all are Stale. Subresources are separate {@code plural/sub} entries; an entry whose response kind lies in
  * another group-version (e.g. {@code scale} -> {@code autoscaling/v1 Scale}) carries {@code group} and
  * {@code version}, as apiextensions' {@code customresource_discovery_controller.go} writes.
  */
@@ -58,7 +60,7 @@ public final class LegacyDiscovery {
 
   /**
    * @param group a non-core group
-   * @return the {@code APIGroup} document, or null when the group has no non-Stale version
+   * @return the {@code APIGroup} document, or null when the group has no version
    */
   public static JsonObject apiGroup(DiscoveryGroup group) {
     JsonObject body = groupBody(group);
@@ -67,14 +69,13 @@ public final class LegacyDiscovery {
   }
 
   private static JsonObject groupBody(DiscoveryGroup g) {
-    List<DiscoveryVersion> current = current(g);
-    if (current.isEmpty()) {
+    if (g.versions().isEmpty()) {
       return null;
     }
     JsonArray versions = new JsonArray();
-    current.forEach(v -> versions.add(gvEntry(g.name(), v.version())));
+    g.versions().forEach(v -> versions.add(gvEntry(g.name(), v.version())));
     return new JsonObject().put("name", g.name()).put("versions", versions)
-        .put("preferredVersion", gvEntry(g.name(), current.get(0).version()));
+        .put("preferredVersion", gvEntry(g.name(), preferred(g).version()));
   }
 
   private static JsonObject gvEntry(String group, String version) {
@@ -121,6 +122,15 @@ public final class LegacyDiscovery {
       entry.put("group", kind.group()).put("version", kind.version());
     }
     entry.put("kind", kind.kind());
+  }
+
+  /**
+   * @param group a group with at least one version
+   * @return its first non-Stale version, else its first version (the legacy {@code preferredVersion})
+   */
+  public static DiscoveryVersion preferred(DiscoveryGroup group) {
+    List<DiscoveryVersion> current = current(group);
+    return current.isEmpty() ? group.versions().get(0) : current.get(0);
   }
 
   /**

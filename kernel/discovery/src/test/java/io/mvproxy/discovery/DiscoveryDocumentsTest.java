@@ -103,15 +103,19 @@ class DiscoveryDocumentsTest {
   }
 
   @Test
-  void staleVersionsLeaveLegacyViewsButStayInAggregated() {
+  void staleVersionsStayListedButAreUnavailable() {
     List<ServedGroupVersion> local = List.of(Fixtures.crdGv("s.example.com", "v1", Freshness.Stale,
         Fixtures.widgets("v1")));
     DiscoveryDocuments d = new DiscoveryDocuments(local, new TreeMap<>(), "n", "h:1");
     assertEquals(List.of("s.example.com"),
         groupNames(d.aggregated(View.PEER_AGGREGATED, DiscoveryFormat.V2, false).body()));
-    assertEquals(0, new JsonObject(d.legacyApis()).getJsonArray("groups").size());
+    // listed in legacy /apis as kube-aggregator lists an unavailable APIService; its version answers 503
+    assertEquals(1, new JsonObject(d.legacyApis()).getJsonArray("groups").size());
     assertTrue(d.legacyGroup("s.example.com").isEmpty());
-    assertFalse(d.servedByFleet(new GroupVersion("s.example.com", "v1")));
+    assertTrue(d.legacyResourceList(new GroupVersion("s.example.com", "v1")).isEmpty());
+    assertTrue(d.servedByFleet(new GroupVersion("s.example.com", "v1")));
+    assertTrue(d.unavailableHere(new GroupVersion("s.example.com", "v1")));
+    assertFalse(d.unavailableHere(new GroupVersion("s.example.com", "v2")));
   }
 
   @Test

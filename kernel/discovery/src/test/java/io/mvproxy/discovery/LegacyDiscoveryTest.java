@@ -22,7 +22,7 @@ class LegacyDiscoveryTest {
   }
 
   @Test
-  void groupListSkipsStaleAndPrefersFirstCurrent() {
+  void groupListKeepsStaleAndPrefersFirstCurrent() {
     List<DiscoveryGroup> groups = List.of(
         new DiscoveryGroup("a.example.com", List.of(new DiscoveryVersion("v2", List.of(), Freshness.Stale),
             new DiscoveryVersion("v1", List.of(), Freshness.Current),
@@ -30,14 +30,19 @@ class LegacyDiscoveryTest {
         new DiscoveryGroup("gone.example.com", List.of(new DiscoveryVersion("v1", List.of(), Freshness.Stale))));
     JsonObject doc = LegacyDiscovery.apiGroupList(groups);
     assertEquals(new JsonObject("{\"kind\":\"APIGroupList\",\"apiVersion\":\"v1\",\"groups\":[{\"name\":"
-        + "\"a.example.com\",\"versions\":[{\"groupVersion\":\"a.example.com/v1\",\"version\":\"v1\"},"
+        + "\"a.example.com\",\"versions\":[{\"groupVersion\":\"a.example.com/v2\",\"version\":\"v2\"},"
+        + "{\"groupVersion\":\"a.example.com/v1\",\"version\":\"v1\"},"
         + "{\"groupVersion\":\"a.example.com/v1beta1\",\"version\":\"v1beta1\"}],\"preferredVersion\":"
-        + "{\"groupVersion\":\"a.example.com/v1\",\"version\":\"v1\"}}]}"), doc);
+        + "{\"groupVersion\":\"a.example.com/v1\",\"version\":\"v1\"}},"
+        + "{\"name\":\"gone.example.com\",\"versions\":[{\"groupVersion\":\"gone.example.com/v1\",\"version\":"
+        + "\"v1\"}],\"preferredVersion\":{\"groupVersion\":\"gone.example.com/v1\",\"version\":\"v1\"}}]}"), doc);
     JsonObject g = LegacyDiscovery.apiGroup(groups.get(0));
     assertEquals("APIGroup", g.getString("kind"));
     assertEquals("v1", g.getString("apiVersion"));
     assertEquals("a.example.com/v1", g.getJsonObject("preferredVersion").getString("groupVersion"));
-    assertNull(LegacyDiscovery.apiGroup(groups.get(1)));
+    assertEquals("gone.example.com/v1",
+        LegacyDiscovery.apiGroup(groups.get(1)).getJsonObject("preferredVersion").getString("groupVersion"));
+    assertNull(LegacyDiscovery.apiGroup(new DiscoveryGroup("empty.example.com", List.of())));
   }
 
   @Test

@@ -387,9 +387,8 @@ public final class DiscoveryVerticle extends VerticleBase {
     Set<GroupVersion> fleet = new java.util.TreeSet<>();
     for (DiscoveryGroup g : dd.mergedGroups()) {
       for (DiscoveryVersion v : g.versions()) {
-        if (v.freshness() == Freshness.Current) {
-          fleet.add(new GroupVersion(g.name(), v.version()));
-        }
+        // Stale ones too: their documents are then asked of the routing decision, which answers 503, not 404
+        fleet.add(new GroupVersion(g.name(), v.version()));
       }
     }
     if (fleet.equals(openapiFleet)) {

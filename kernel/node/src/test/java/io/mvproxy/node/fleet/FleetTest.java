@@ -235,6 +235,15 @@ class FleetTest {
     assertEquals(503, r.status());
     assertNotNull(r.headers().get("Retry-After"));
     assertEquals("ServiceUnavailable", r.json().getString("reason"));
+    // legacy discovery and OpenAPI of the departed group-version: 503 too, never a false 404, and the group stays
+    // listed in legacy /apis (as kube-aggregator lists an unavailable APIService)
+    for (String path : List.of("/apis/things.mvproxy.io/v1", "/apis/things.mvproxy.io",
+        "/openapi/v3/apis/things.mvproxy.io/v1")) {
+      HttpsClient.Resp d = admin.get(a, path);
+      assertEquals(503, d.status(), path + ": " + d.text());
+      assertEquals("ServiceUnavailable", d.json().getString("reason"), path);
+    }
+    assertTrue(admin.get(a, "/apis").text().contains("\"things.mvproxy.io/v1\""), "legacy /apis lists things");
     await("node-b shows things.mvproxy.io/v1 as Stale", 5_000,
         () -> staleVersions(fleet.node("node-b")).contains("things.mvproxy.io/v1"));
     assertEquals(200, admin.get(a, WIDGETS_V2).status(), "widgets v2 still served by node-b");
