@@ -4,6 +4,7 @@ import io.mvproxy.api.ApiSource;
 import io.mvproxy.authorization.NodeAuthorization;
 import io.mvproxy.builtin.BuiltinApis;
 import io.mvproxy.discovery.DiscoveryDocuments;
+import io.mvproxy.node.cluster.ClusterJoin;
 import io.mvproxy.node.cluster.HazelcastConfigFactory;
 import io.mvproxy.node.config.ConfigException;
 import io.mvproxy.node.config.ConfigKey;
@@ -66,6 +67,8 @@ public final class Node {
    * (an aggregated backend's check times out after 5 s).
    */
   static final long SOURCES_READY_TIMEOUT_MS = 15_000;
+  /** How long a starting node keeps trying to join a cluster that turns it away (e.g. FROZEN while merging). */
+  static final Duration CLUSTER_JOIN_BUDGET = Duration.ofSeconds(60);
   private static final Logger LOG = Logger.getLogger(Node.class.getName());
   /** This process's controller identities (random tokens, accepted only by nodes of this process). */
   private static final ControllerIdentities CONTROLLERS = ControllerIdentities.generate();
@@ -128,14 +131,13 @@ public final class Node {
       LOG.warning("neither " + ConfigKey.CLIENT_CA_FILE.flag() + " nor " + ConfigKey.TOKEN_AUTH_FILE.flag()
           + " is set: every request except health checks will get 401");
     }
-    HazelcastClusterManager mgr = new HazelcastClusterManager(HazelcastConfigFactory.create(config));
     VertxOptions vo = new VertxOptions().setEventBusOptions(new EventBusOptions().setHost(config.clusterHost())
         .setPort(0));
     HttpClientOptions peerClientOptions = peerOptions;
     long t0 = System.nanoTime();
-    return Vertx.builder().with(vo).withClusterManager(mgr).buildClustered()
-        .compose(vertx -> new Boot(config, vertx, mgr, serverOptions, authenticator, peerClientOptions).run()
-            .onFailure(e -> vertx.close()))
+    return ClusterJoin.join(config, vo, CLUSTER_JOIN_BUDGET, e -> { })
+        .compose(j -> new Boot(config, j.vertx(), j.manager(), serverOptions, authenticator, peerClientOptions).run()
+            .onFailure(e -> j.vertx().close()))
         .recover(e -> Future.failedFuture(e instanceof java.net.BindException
             || String.valueOf(e.getMessage()).contains("Address already in use")
             || String.valueOf(e.getMessage()).contains("Cannot assign requested address")
