@@ -102,6 +102,32 @@ public record RequestInfo(boolean resourceRequest, String path, String verb, Str
     return new RequestInfo(true, path, verb, prefix, group, version, namespace, resource, name, sub);
   }
 
+  /**
+   * Whether a resource path has a shape the API serves, as go-restful's routes allow (requestinfo.go itself ignores
+   * what follows a subresource): {@code /api/<v>} or {@code /apis/<g>/<v>}, an optional {@code watch},
+   * {@code namespaces/<ns>}, then at most {@code <resource>/<name>/<subresource>}; no empty segment (so
+   * {@code .../namespaces//widgets} is not a list of every namespace). Anything else answers 404.
+   *
+   * @param path the raw request path (percent-encoded)
+   * @return false when the path has extra or empty segments
+   */
+  public static boolean routable(String path) {
+    String t = trim(PathSegments.decode(path));
+    if (t.contains("//")) {
+      return false;
+    }
+    List<String> parts = new ArrayList<>(Arrays.asList(t.split("/")));
+    int at = "apis".equals(parts.get(0)) ? 3 : 2;
+    if (parts.size() > at && "watch".equals(parts.get(at))) {
+      at++;
+    }
+    if (parts.size() > at + 1 && "namespaces".equals(parts.get(at))
+        && !(parts.size() == at + 3 && NAMESPACE_SUBRESOURCES.contains(parts.get(at + 2)))) {
+      at += 2;
+    }
+    return parts.size() - at <= 3;
+  }
+
   private static String trim(String path) {
     int s = 0;
     int e = path.length();

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class RequestInfoTest {
@@ -53,5 +54,21 @@ class RequestInfoTest {
     RequestInfo cm = RequestInfo.parse("GET", "/api/v1/namespaces/ns1/configmaps/c", null);
     assertEquals("configmaps", cm.resource());
     assertEquals("ns1", cm.namespace());
+  }
+
+  @Test
+  void onlyRoutedShapesAreRoutable() {
+    for (String ok : List.of("/api/v1/namespaces", "/api/v1/namespaces/ns1", "/api/v1/namespaces/ns1/status",
+        "/api/v1/namespaces/ns1/finalize", "/api/v1/namespaces/ns1/configmaps", "/api/v1/namespaces/ns1/configmaps/c",
+        "/apis/g.io/v1/namespaces/ns1/widgets/w/status", "/apis/g.io/v1/widgets", "/apis/g.io/v1/clusterthings/x/scale",
+        "/apis/g.io/v1/watch/namespaces/ns1/widgets", "/apis/g.io/v1/watch/namespaces/ns1/widgets/w",
+        "/apis/g.io/v1/namespaces/ns1/widgets/w/status/")) {
+      assertTrue(RequestInfo.routable(ok), ok);
+    }
+    for (String bad : List.of("/apis/g.io/v1/namespaces/ns1/widgets/w/status/extra",
+        "/apis/g.io/v1/namespaces//widgets", "/apis/g.io/v1/clusterthings/x/scale/y",
+        "/api/v1/namespaces/ns1/configmaps/c/sub/more")) {
+      assertFalse(RequestInfo.routable(bad), bad);
+    }
   }
 }

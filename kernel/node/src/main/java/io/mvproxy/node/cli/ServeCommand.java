@@ -36,7 +36,7 @@ public final class ServeCommand implements Callable<Integer> {
     StringBuilder b = new StringBuilder();
     for (ConfigKey k : ConfigKey.values()) {
       b.append(String.format("  %-34s %s%s%n", k.flag() + " (" + k.json() + ")", k.help(),
-          k.defaultValue() == null ? "" : " Default: " + k.defaultValue() + "."));
+          k.defaultValue() == null || k.defaultValue().isEmpty() ? "" : " Default: " + k.defaultValue() + "."));
     }
     return b.toString();
   }

@@ -43,7 +43,9 @@ public final class ConfigLoader {
     if (configFile != null) {
       JsonObject json;
       try {
-        json = new JsonObject(Files.readString(configFile));
+        String text = Files.readString(configFile);
+        rejectDuplicateKeys(configFile, text);
+        json = new JsonObject(text);
       } catch (IOException e) {
         throw new ConfigException("--config: cannot read " + configFile + ": " + e.getMessage());
       } catch (DecodeException e) {
@@ -394,6 +396,25 @@ public final class ConfigLoader {
         }
       }
       return List.copyOf(out);
+    }
+  }
+
+  /** Fails naming the key when the config file sets one key twice (a JSON object would silently keep the last). */
+  private static void rejectDuplicateKeys(Path configFile, String text) {
+    com.fasterxml.jackson.core.JsonFactory f = com.fasterxml.jackson.core.JsonFactory.builder()
+        .enable(com.fasterxml.jackson.core.StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
+    try (com.fasterxml.jackson.core.JsonParser p = f.createParser(text)) {
+      while (p.nextToken() != null) {
+        // reading is the check
+      }
+    } catch (com.fasterxml.jackson.core.JsonParseException e) {
+      if (e.getOriginalMessage().startsWith("Duplicate field")) {
+        throw new ConfigException("--config: " + configFile + ": " + e.getOriginalMessage()
+            .replace("Duplicate field", "key set twice:"));
+      }
+      // other syntax errors are reported by the JSON object decoding that follows
+    } catch (IOException e) {
+      throw new ConfigException("--config: cannot read " + configFile + ": " + e.getMessage());
     }
   }
 }

@@ -135,7 +135,9 @@ public final class IngressVerticle extends VerticleBase {
     router.route().handler(ctx -> {
       RequestInfo info = ctx.get(ResourceHandler.INFO_KEY);
       String path = ctx.request().path();
-      if (info.resourceRequest()) {
+      if (info.resourceRequest() && !RequestInfo.routable(path)) {
+        StatusResponses.send(ctx, StatusException.resourceNotFound());
+      } else if (info.resourceRequest()) {
         resources.handle(ctx);
       } else if ((path.equals("/openapi/v2") || path.startsWith("/openapi/v3"))) {
         openApi.handle(ctx);

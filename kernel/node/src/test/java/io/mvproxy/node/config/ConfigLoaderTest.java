@@ -43,6 +43,14 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void aKeySetTwiceFailsNamingIt() throws Exception {
+    Files.writeString(file, "{\"tlsCertFile\":\"tls.crt\",\"tlsPrivateKeyFile\":\"tls.key\",\"securePort\":7443,"
+        + "\"securePort\":7444}");
+    String m = error(List.of());
+    assertTrue(m.contains("key set twice: 'securePort'"), m);
+  }
+
+  @Test
   void defaultsAndRelativePaths() {
     NodeConfig c = ConfigLoader.load(file, List.of());
     assertEquals(6443, c.securePort());

@@ -146,6 +146,10 @@ class HardeningFleetTest {
     cs.add(bad("encoded ../ ns", HttpMethod.POST, "/apis/hardening.mvproxy.io/v1/namespaces/..%2F..%2Fx/probes", json,
         base));
     cs.add(bad("percent name", HttpMethod.GET, PROBES + "/a%25b", null, null));
+    cs.add(bad("after subresource", HttpMethod.GET, PROBES + "/sentinel/status/extra", null, null));
+    cs.add(bad("patch after subresource", HttpMethod.PATCH, PROBES + "/sentinel/status/x", "application/merge-patch+json",
+        "{\"status\":{\"x\":1}}"));
+    cs.add(bad("empty namespace", HttpMethod.GET, "/apis/hardening.mvproxy.io/v1/namespaces//probes", null, null));
     cs.add(bad("dot name put", HttpMethod.PUT, PROBES + "/%2E", json, base));
     for (String sel : List.of("a=b=c", "!!", "x in (", "=", "a b", "x notin", "(", "a,", "a=(b)", "k=" + "v".repeat(64))) {
       cs.add(bad("labelSelector " + sel, HttpMethod.GET, PROBES + "?labelSelector=" + enc(sel), null, null));
