@@ -17,7 +17,8 @@ import java.util.Map;
 /**
  * The stored built-in kinds (descriptions in {@code builtin-kinds.yaml}), each served through crd-source's REST
  * surface with kube-apiserver's storage name (resource prefix) and discovery priorities: core {@code v1} 18000/1,
- * {@code rbac.authorization.k8s.io/v1} 17000/15, {@code coordination.k8s.io/v1} 16500/15.
+ * {@code rbac.authorization.k8s.io/v1} 17000/15, {@code coordination.k8s.io/v1} 16500/15; each kind's upstream
+ * semantics ({@link KindSemantics}) follow its own strategy.
  */
 public final class BuiltinKinds {
   private static final List<JsonObject> MANIFESTS = load();
@@ -44,7 +45,7 @@ public final class BuiltinKinds {
         default -> new int[] {1000, 100};
       };
       out.put(plural, factory.createBuiltIn(m, ctx, plural, prio[0], prio[1],
-          strategies.getOrDefault(plural, ObjectStrategy.NONE)));
+          strategies.getOrDefault(plural, ObjectStrategy.NONE).then(new KindSemantics(plural))));
     }
     return out;
   }

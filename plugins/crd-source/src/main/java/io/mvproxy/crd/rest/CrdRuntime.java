@@ -17,7 +17,7 @@ public final class CrdRuntime {
   private final CrdDefinition crd;
   private final ResourceStorage store;
   private final CrdSourceOptions options;
-  private final ObjectRules rules = new ObjectRules();
+  private final ObjectRules rules;
   private final Map<String, TableRenderer> tables = new HashMap<>();
   private final ObjectStrategy strategy;
   private final java.util.concurrent.atomic.AtomicInteger watches = new java.util.concurrent.atomic.AtomicInteger();
@@ -42,6 +42,7 @@ public final class CrdRuntime {
   public CrdRuntime(Vertx vertx, CrdDefinition crd, ResourceStorage store, CrdSourceOptions options,
                     ObjectStrategy strategy) {
     this.strategy = strategy;
+    this.rules = new ObjectRules(strategy.setsGeneration());
     this.vertx = vertx;
     this.crd = crd;
     this.store = store;

@@ -23,6 +23,22 @@ public final class ObjectRules {
   private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
   private static final String GENERATE_CHARS = "bcdfghjklmnpqrstvwxz2456789";
   private final SecureRandom random = new SecureRandom();
+  private final boolean setsGeneration;
+
+  /** Rules of a kind whose server sets {@code metadata.generation} (custom resources). */
+  public ObjectRules() {
+    this(true);
+  }
+
+  /**
+   * @param setsGeneration true when the server sets {@code metadata.generation} (1 on create, + 1 when anything but
+   *                       metadata and status changes), as the strategies of custom resources and of built-in kinds
+   *                       with a spec do; false leaves it as the client sent it (ConfigMap, Secret, Namespace, RBAC:
+   *                       their upstream strategies never touch it)
+   */
+  public ObjectRules(boolean setsGeneration) {
+    this.setsGeneration = setsGeneration;
+  }
 
   /**
    * @param body a request body
@@ -184,10 +200,10 @@ public final class ObjectRules {
   }
 
   /**
-   * Prepares a new object: generated name, uid, creationTimestamp, generation 1, storage apiVersion; drops
-   * {@code status} when the status subresource is enabled.
+   * Prepares a new object: generated name, uid, creationTimestamp, generation 1 (when the kind sets it), storage
+   * apiVersion; drops {@code status} when the status subresource is enabled.
    *
-   * @throws StatusException 422 when the name is missing or invalid
+   * @throws StatusException 422 when the name or the metadata ({@link ObjectMetaValidator}) is invalid
    */
   public JsonObject prepareCreate(CrdRequest req, JsonObject o) {
     JsonObject meta = metadata(o);
@@ -198,10 +214,12 @@ public final class ObjectRules {
       }
       meta.put("name", sb.toString());
     }
-    validate(req, o);
+    validate(req, o, null);
     meta.put("uid", UUID.randomUUID().toString());
     meta.put("creationTimestamp", now());
-    meta.put("generation", 1);
+    if (setsGeneration) {
+      meta.put("generation", 1);
+    }
     meta.remove("resourceVersion");
     meta.remove("deletionTimestamp");
     meta.remove("deletionGracePeriodSeconds");
@@ -216,7 +234,9 @@ public final class ObjectRules {
   /**
    * Prepares an update of the main resource: system metadata kept from {@code old}, {@code status} kept from
    * {@code old} when the status subresource is enabled, generation + 1 when anything but metadata (and status)
-   * changed.
+   * changed (when the kind sets it).
+   *
+   * @throws StatusException 422 when the metadata is invalid ({@link ObjectMetaValidator#validateUpdate})
    */
   public JsonObject prepareUpdate(CrdRequest req, JsonObject old, JsonObject o) {
     JsonObject meta = metadata(o);
@@ -239,9 +259,11 @@ public final class ObjectRules {
       }
     }
     o.put("apiVersion", req.crd().storageApiVersion());
-    long gen = oldMeta.getLong("generation", 1L);
-    meta.put("generation", specOf(o, statusSub).equals(specOf(old, statusSub)) ? gen : gen + 1);
-    validate(req, o);
+    if (setsGeneration) {
+      long gen = oldMeta.getLong("generation", 1L);
+      meta.put("generation", specOf(o, statusSub).equals(specOf(old, statusSub)) ? gen : gen + 1);
+    }
+    validate(req, o, oldMeta);
     return o;
   }
 
@@ -294,7 +316,7 @@ public final class ObjectRules {
     return c;
   }
 
-  private void validate(CrdRequest req, JsonObject o) {
+  private void validate(CrdRequest req, JsonObject o, JsonObject oldMeta) {
     JsonObject meta = metadata(o);
     JsonArray causes = new JsonArray();
     String name = meta.getString("name", "");
@@ -329,6 +351,10 @@ public final class ObjectRules {
     Object fin = meta.getValue("finalizers");
     if (fin != null && !(fin instanceof JsonArray)) {
       causes.add(cause("FieldValueInvalid", "metadata.finalizers", "Invalid value: must be a list of strings"));
+    }
+    if (causes.isEmpty()) {
+      (oldMeta == null ? ObjectMetaValidator.validate(meta) : ObjectMetaValidator.validateUpdate(meta, oldMeta))
+          .forEach(e -> causes.add(e.toCause()));
     }
     if (!causes.isEmpty()) {
       throw StatusException.invalid(req.gvr(), req.crd().kind(), name, causes);

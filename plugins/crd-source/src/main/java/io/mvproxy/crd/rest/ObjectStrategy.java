@@ -97,6 +97,28 @@ public interface ObjectStrategy {
   }
 
   /**
+   * Whether the server sets {@code metadata.generation} (1 on create, + 1 when the spec changes), as the strategies of
+   * custom resources and of kube-apiserver's kinds with a spec (Deployment, Ingress, CustomResourceDefinition) do;
+   * kinds without spec semantics (ConfigMap, Secret, Namespace, ServiceAccount, Lease, RBAC) leave it as the client
+   * sent it.
+   *
+   * @return true to set it (the default)
+   */
+  default boolean setsGeneration() {
+    return true;
+  }
+
+  /**
+   * The kind's strategic-merge-patch metadata (its Go struct tags): built-in kinds have it, custom resources do not
+   * and answer {@code application/strategic-merge-patch+json} with 415, as upstream.
+   *
+   * @return the metadata, or null (the default) when the kind does not accept strategic merge patch
+   */
+  default PatchMeta strategicMergePatch() {
+    return null;
+  }
+
+  /**
    * Combines two strategies: {@code this} first, then {@code next}.
    *
    * @param next the second strategy
@@ -134,6 +156,17 @@ public interface ObjectStrategy {
       @Override
       public boolean servesSubresource(String subresource, String verb) {
         return first.servesSubresource(subresource, verb) || next.servesSubresource(subresource, verb);
+      }
+
+      @Override
+      public PatchMeta strategicMergePatch() {
+        PatchMeta m = first.strategicMergePatch();
+        return m != null ? m : next.strategicMergePatch();
+      }
+
+      @Override
+      public boolean setsGeneration() {
+        return first.setsGeneration() && next.setsGeneration();
       }
 
       @Override

@@ -16,7 +16,8 @@ import java.util.Map;
 
 /**
  * Applies patch documents to an object (apiserver {@code pkg/endpoints/handlers/patch.go}): RFC 7386 JSON merge
- * patch, RFC 6902 JSON patch (zjsonpatch; a failed {@code test} or a bad path gives 422), and the apply
+ * patch, RFC 6902 JSON patch (zjsonpatch; a failed {@code test} or a bad path gives 422), strategic merge patch for
+ * kinds with struct tags ({@link StrategicMergePatch}; built-in kinds only, as upstream), and the apply
  * configuration of server-side apply (YAML or JSON, merged like a merge patch).
  */
 public final class PatchApplier {
@@ -27,7 +28,9 @@ public final class PatchApplier {
     /** {@code application/merge-patch+json}. */
     MERGE,
     /** {@code application/apply-patch+yaml}. */
-    APPLY
+    APPLY,
+    /** {@code application/strategic-merge-patch+json} (kinds with {@link PatchMeta} only). */
+    STRATEGIC
   }
 
   /** Most operations in one JSON patch (apiserver {@code patch.go maxJSONPatchOperations}); 413 beyond. */
@@ -41,7 +44,21 @@ public final class PatchApplier {
    * @throws StatusException 415 for strategic merge patch and anything else
    */
   public static Type type(String contentType) {
+    return type(contentType, null);
+  }
+
+  /**
+   * @param contentType the request Content-Type (parameters ignored)
+   * @param strategic   the kind's strategic-merge-patch metadata, or null when the kind has none (custom resources)
+   * @return the patch type
+   * @throws StatusException 415 for strategic merge patch without metadata and for anything else, listing the
+   *     accepted types as kube-apiserver's patch handler does
+   */
+  public static Type type(String contentType, PatchMeta strategic) {
     String ct = contentType == null ? "" : contentType.split(";")[0].trim().toLowerCase();
+    if (strategic != null && "application/strategic-merge-patch+json".equals(ct)) {
+      return Type.STRATEGIC;
+    }
     switch (ct) {
       case "application/json-patch+json":
         return Type.JSON;
@@ -53,7 +70,8 @@ public final class PatchApplier {
       default:
         throw new StatusException(StatusReason.UnsupportedMediaType, "the body of the request was in an unknown "
             + "format - accepted media types include: application/json-patch+json, application/merge-patch+json, "
-            + "application/apply-patch+yaml", null);
+            + (strategic != null ? "application/strategic-merge-patch+json, " : "") + "application/apply-patch+yaml",
+            null);
     }
   }
 
@@ -83,6 +101,22 @@ public final class PatchApplier {
    * @throws StatusException 400 for an unparsable patch, 422 when it cannot be applied
    */
   public JsonObject apply(Type type, JsonObject target, Buffer patch) {
+    return apply(type, target, patch, PatchMeta.NONE);
+  }
+
+  /**
+   * @param type      any patch type (APPLY is a merge of {@link #applyConfiguration})
+   * @param target    the object to patch (not changed)
+   * @param patch     the patch body
+   * @param strategic the kind's strategic-merge-patch metadata (for STRATEGIC)
+   * @return the patched object
+   * @throws StatusException 400 for an unparsable patch, 422 when it cannot be applied, 500 for the strategic merge
+   *     patch errors kube-apiserver answers so
+   */
+  public JsonObject apply(Type type, JsonObject target, Buffer patch, PatchMeta strategic) {
+    if (type == Type.STRATEGIC) {
+      return StrategicMergePatch.apply(target, patch, strategic);
+    }
     if (type == Type.APPLY) {
       return merge(target, applyConfiguration(patch));
     }

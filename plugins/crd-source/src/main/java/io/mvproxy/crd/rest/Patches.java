@@ -33,7 +33,7 @@ public final class Patches {
     PatchApplier.Type type;
     try {
       FieldValidation.requireValid(req, "PatchOptions");
-      type = PatchApplier.type(req.ctx().request().getHeader("Content-Type"));
+      type = PatchApplier.type(req.ctx().request().getHeader("Content-Type"), rt.strategy().strategicMergePatch());
     } catch (StatusException e) {
       Responses.fail(req, e);
       return;
@@ -87,7 +87,7 @@ public final class Patches {
     JsonObject patched = type == PatchApplier.Type.APPLY && !scale
         ? ApplyFields.apply(base, applier.applyConfiguration(body), manager(req), req.apiVersion(),
             io.mvproxy.api.BoolParam.of(req.param("force")))
-        : applier.apply(type, base, body);
+        : applier.apply(type, base, body, scale ? PatchMeta.NONE : rt.strategy().strategicMergePatch());
     JsonObject meta = ObjectRules.metadata(patched);
     String rv = meta.getValue("resourceVersion") instanceof String s ? s : "";
     GuaranteedUpdate.checkResourceVersion(req, rv, cur);

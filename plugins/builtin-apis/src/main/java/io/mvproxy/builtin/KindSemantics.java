@@ -1,0 +1,50 @@
+package io.mvproxy.builtin;
+
+import io.mvproxy.crd.rest.ObjectStrategy;
+import io.mvproxy.crd.rest.PatchMeta;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * What a built-in kind's upstream strategy declares beyond its own rules: whether the server sets
+ * {@code metadata.generation} (only kinds with spec semantics: the strategies of {@code ingresses} and
+ * {@code customresourcedefinitions} set it, those of {@code pkg/registry/core/configmap}, {@code secret},
+ * {@code namespace}, {@code serviceaccount}, {@code event}, {@code coordination/lease} and {@code rbac/*} never do),
+ * and the strategic-merge-patch tags of its Go types ({@code k8s.io/api} {@code core/v1/types.go},
+ * {@code rbac/v1/types.go}, {@code coordination/v1/types.go}; ObjectMeta's for every kind): a built-in kind accepts
+ * {@code application/strategic-merge-patch+json}, lists without tags (RBAC {@code rules} and {@code subjects},
+ * {@code imagePullSecrets}, {@code spec.finalizers}) are replaced whole.
+ */
+final class KindSemantics implements ObjectStrategy {
+  /** Built-in resources whose upstream strategy sets generation 1 on create and bumps it on spec changes. */
+  static final Set<String> SETS_GENERATION = Set.of("ingresses", "customresourcedefinitions");
+  /** Per resource, the tagged fields of its type beyond ObjectMeta's: path to {@code strategy[:mergeKey]}. */
+  static final Map<String, Map<String, String>> PATCH_TAGS = Map.of(
+      // NamespaceStatus.Conditions: patchStrategy:"merge" patchMergeKey:"type"
+      "namespaces", Map.of("status.conditions", "merge:type"),
+      // ServiceAccount.Secrets: patchStrategy:"merge" patchMergeKey:"name"
+      "serviceaccounts", Map.of("secrets", "merge:name"));
+  private final String plural;
+  private final PatchMeta patchMeta;
+
+  /** @param plural the built-in resource */
+  KindSemantics(String plural) {
+    this.plural = plural;
+    Map<String, String> tags = new HashMap<>(PatchMeta.OBJECT_META_TAGS);
+    tags.putAll(PATCH_TAGS.getOrDefault(plural, Map.of()));
+    this.patchMeta = PatchMeta.of(tags);
+  }
+
+  /** @return the kind's struct tags (ObjectMeta's plus {@link #PATCH_TAGS}) */
+  @Override
+  public PatchMeta strategicMergePatch() {
+    return patchMeta;
+  }
+
+  /** @return true only for {@link #SETS_GENERATION} */
+  @Override
+  public boolean setsGeneration() {
+    return SETS_GENERATION.contains(plural);
+  }
+}
