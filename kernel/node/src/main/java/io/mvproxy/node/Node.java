@@ -205,7 +205,9 @@ public final class Node {
       Map<String, BooleanSupplier> ready = new LinkedHashMap<>();
       ready.put("cluster", mgr::isActive);
       ready.put("plugins", plugins::loaded);
-      ready.put("peer-discovery", () -> view.get().routing().ready());
+      // a start-up check, like kube-apiserver's post-start hooks: once the fleet's API set was known, a peer that
+      // restarts later must not take this node out of a load balancer (its GVRs get 503 per request meanwhile)
+      ready.put("peer-discovery", HealthHandler.once(() -> view.get().routing().ready()));
       ready.put("shutdown", () -> !lifecycle.shuttingDown());
       ready.put("builtin-apis", () -> builtin.started().succeeded());
       Map<String, BooleanSupplier> live = new LinkedHashMap<>();

@@ -72,4 +72,20 @@ public final class HealthHandler implements Handler<RoutingContext> {
     ctx.response().setStatusCode(ok ? 200 : 500).putHeader("Content-Type", "text/plain; charset=utf-8")
         .putHeader("X-Content-Type-Options", "nosniff").end(body);
   }
+
+  /**
+   * A readiness check that stays passed once it has passed, as kube-apiserver's {@code poststarthook/*} checks do.
+   *
+   * @param check the start-up condition
+   * @return false until {@code check} first answers true, then true for good
+   */
+  public static BooleanSupplier once(BooleanSupplier check) {
+    java.util.concurrent.atomic.AtomicBoolean passed = new java.util.concurrent.atomic.AtomicBoolean();
+    return () -> {
+      if (!passed.get() && check.getAsBoolean()) {
+        passed.set(true);
+      }
+      return passed.get();
+    };
+  }
 }

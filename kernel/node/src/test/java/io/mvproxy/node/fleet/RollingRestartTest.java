@@ -58,7 +58,8 @@ class RollingRestartTest {
         String url = entry.get();
         try {
           int i = seq.incrementAndGet();
-          HttpsClient.Resp r = i % 5 == 0
+          // the node in use stays ready while a peer restarts (a load balancer keeps it in rotation)
+          HttpsClient.Resp r = i % 7 == 0 ? admin.get(url, "/readyz") : i % 5 == 0
               ? admin.send(HttpMethod.POST, url, FleetTest.WIDGETS_V2, Map.of("Content-Type", "application/json"),
               new JsonObject().put("apiVersion", "demo.mvproxy.io/v2").put("kind", "Widget")
                   .put("metadata", new JsonObject().put("name", "r" + i)).put("spec", new JsonObject()
