@@ -53,8 +53,7 @@ public final class CrdApiSourceFactory implements ApiSourceFactory {
   /** Validates and builds a source (422 when invalid). */
   CrdApiSource build(JsonObject manifest, ApiSourceContext context) {
     CrdDefinition crd = CrdParser.parse(manifest);
-    ObjectStrategy strategy = context.namespaceLifecycle() == null ? ObjectStrategy.NONE
-        : new NamespaceAdmission(context.namespaceLifecycle());
+    ObjectStrategy strategy = new NamespaceAdmission(context::namespaceLifecycle);
     return build(crd, manifest, context, crd.storageKey(), CrdDiscovery.groupVersions(crd), strategy);
   }
 
@@ -83,8 +82,7 @@ public final class CrdApiSourceFactory implements ApiSourceFactory {
   public CrdApiSource createBuiltIn(JsonObject manifest, ApiSourceContext context, String storageName,
                                     int groupPriority, int versionPriority, ObjectStrategy strategy) {
     CrdDefinition crd = CrdParser.parseBuiltIn(manifest);
-    ObjectStrategy s = context.namespaceLifecycle() == null || !crd.namespaced() ? strategy
-        : new NamespaceAdmission(context.namespaceLifecycle()).then(strategy);
+    ObjectStrategy s = !crd.namespaced() ? strategy : new NamespaceAdmission(context::namespaceLifecycle).then(strategy);
     return build(crd, manifest, context, storageName,
         CrdDiscovery.groupVersions(crd, groupPriority, versionPriority), s).start();
   }

@@ -257,6 +257,38 @@ class FleetTest {
     assertEquals(200, admin.get(c, THINGS + "/t1").status());
   }
 
+  @Test
+  @Order(7)
+  void builtInKindsObeyNamespaceLifecycle() throws Exception {
+    String a = fleet.node("node-a").url();
+    for (String[] kind : List.of(new String[] {"/api/v1", "configmaps", "ConfigMap"},
+        new String[] {"/api/v1", "secrets", "Secret"}, new String[] {"/api/v1", "serviceaccounts", "ServiceAccount"},
+        new String[] {"/apis/coordination.k8s.io/v1", "leases", "Lease"},
+        new String[] {"/apis/rbac.authorization.k8s.io/v1", "roles", "Role"})) {
+      String apiVersion = kind[0].equals("/api/v1") ? "v1" : kind[0].substring("/apis/".length());
+      HttpsClient.Resp r = admin.send(HttpMethod.POST, a, kind[0] + "/namespaces/no-such-ns/" + kind[1], json(),
+          new JsonObject().put("apiVersion", apiVersion).put("kind", kind[2])
+              .put("metadata", new JsonObject().put("name", "x")).encode());
+      assertEquals(404, r.status(), kind[1] + ": " + r.text());
+      assertEquals("namespaces \"no-such-ns\" not found", r.json().getString("message"), kind[1]);
+    }
+    // a Terminating namespace (held by a finalizer on its content): new content is 403
+    assertEquals(201, admin.send(HttpMethod.POST, a, "/api/v1/namespaces", json(),
+        "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"ending\"}}").status());
+    assertEquals(201, admin.send(HttpMethod.POST, a, "/api/v1/namespaces/ending/configmaps", json(),
+        "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"held\",\"finalizers\":"
+            + "[\"example.com/hold\"]}}").status());
+    assertEquals(200, admin.send(HttpMethod.DELETE, a, "/api/v1/namespaces/ending", json(), null).status());
+    HttpsClient.Resp r = admin.send(HttpMethod.POST, a, "/api/v1/namespaces/ending/configmaps", json(),
+        "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"late\"}}");
+    assertEquals(403, r.status(), r.text());
+    assertEquals("configmaps \"late\" is forbidden: unable to create new content in namespace ending because it is "
+        + "being terminated", r.json().getString("message"));
+    // release the namespace
+    assertEquals(200, admin.send(HttpMethod.PATCH, a, "/api/v1/namespaces/ending/configmaps/held",
+        Map.of("Content-Type", "application/merge-patch+json"), "{\"metadata\":{\"finalizers\":null}}").status());
+  }
+
   private static Map<String, String> json() {
     return Map.of("Content-Type", "application/json");
   }
