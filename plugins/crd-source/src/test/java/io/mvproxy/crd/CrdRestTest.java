@@ -115,6 +115,13 @@ class CrdRestTest {
     Http.Res dry = http.post(W + "?dryRun=All", widget("w-dry"));
     assertEquals(201, dry.code());
     assertEquals(404, http.get(W + "/w-dry").code());
+    for (String v : java.util.List.of("Bogus", "true", "all")) {
+      Http.Res unsupported = http.post(W + "?dryRun=" + v, widget("w-dry-" + v.toLowerCase()));
+      assertEquals(422, unsupported.code(), v);
+      assertEquals("CreateOptions.meta.k8s.io \"\" is invalid: dryRun: Unsupported value: []string{\"" + v
+          + "\"}: supported values: \"All\"", unsupported.json().getString("message"));
+      assertEquals(404, http.get(W + "/w-dry-" + v.toLowerCase()).code(), "nothing stored for dryRun=" + v);
+    }
   }
 
   @Test

@@ -3,6 +3,7 @@ package io.mvproxy.crd.rest;
 import io.mvproxy.api.GroupVersion;
 import io.mvproxy.api.Gvr;
 import io.mvproxy.api.RequestInfo;
+import io.mvproxy.api.StatusException;
 import io.mvproxy.api.UserInfo;
 import io.mvproxy.crd.model.CrdDefinition;
 import io.mvproxy.crd.model.CrdVersion;
@@ -67,9 +68,32 @@ public record CrdRequest(RoutingContext ctx, RequestInfo info, UserInfo user, Cr
     return io.mvproxy.api.BoolParam.of(param("pretty"));
   }
 
-  /** @return true for {@code dryRun=All} */
+  /**
+   * @return true for {@code dryRun=All}, false without the parameter
+   * @throws StatusException 422 for any other value, as apimachinery's {@code ValidateDryRun}:
+   *     {@code CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"x"}: supported values:
+   *     "All"} (UpdateOptions, PatchOptions or DeleteOptions by verb)
+   */
   public boolean dryRun() {
-    return ctx.request().params().getAll("dryRun").contains("All");
+    java.util.List<String> values = ctx.request().params().getAll("dryRun");
+    if (values.isEmpty()) {
+      return false;
+    }
+    if (values.stream().allMatch("All"::equals)) {
+      return true;
+    }
+    String kind = switch (ctx.request().method().name()) {
+      case "POST" -> "CreateOptions";
+      case "PUT" -> "UpdateOptions";
+      case "PATCH" -> "PatchOptions";
+      case "DELETE" -> "DeleteOptions";
+      default -> "ListOptions";
+    };
+    String shown = values.stream().map(v -> "\"" + v.replace("\\", "\\\\").replace("\"", "\\\"") + "\"")
+        .collect(java.util.stream.Collectors.joining(", ", "[]string{", "}"));
+    throw StatusException.invalid(new Gvr("meta.k8s.io", "v1", ""), kind, "",
+        new io.vertx.core.json.JsonArray().add(new JsonObject().put("reason", "FieldValueNotSupported")
+            .put("message", "Unsupported value: " + shown + ": supported values: \"All\"").put("field", "dryRun")));
   }
 
   /**
