@@ -212,7 +212,8 @@ public final class Node {
       ready.put("builtin-apis", () -> builtin.started().succeeded());
       Map<String, BooleanSupplier> live = new LinkedHashMap<>();
       if (StorageConfig.ETCD3.equals(storage.backend())) {
-        ready.put("etcd", storage::healthy);
+        ready.put("etcd", storage::healthy); // kube-apiserver's /readyz lists both, /livez only etcd
+        ready.put("etcd-readiness", storage::ready);
         live.put("etcd", storage::healthy);
       }
       HealthHandler health = new HealthHandler(MvproxyVersion.VERSION, live, ready);

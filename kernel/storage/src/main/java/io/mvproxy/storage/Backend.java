@@ -50,6 +50,11 @@ public interface Backend {
   /** @return the result of the last health probe (never blocks) */
   boolean healthy();
 
+  /** @return true when the backend answers within the readiness deadline ({@code /readyz}); default {@link #healthy()} */
+  default boolean ready() {
+    return healthy();
+  }
+
   /** Releases connections and timers. @return completes when closed */
   Future<Void> close();
 }

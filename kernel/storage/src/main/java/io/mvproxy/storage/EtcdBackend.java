@@ -39,14 +39,19 @@ import java.util.logging.Logger;
  * The {@code etcd3} backend: a real etcd v3 cluster through jetcd ({@code io.etcd:jetcd-core}), as kube-apiserver's
  * {@code storage/etcd3/store.go} uses it. Reads are linearizable; create / update / delete are single txns comparing
  * the key's mod revision; watches ask for {@code prevKV} and progress notifications. Every call carries the
- * configured deadline: an unreachable etcd gives 503 ServiceUnavailable (connection refused) or 504 Timeout, never
- * a hang. A periodic {@code get("health")} with {@code --etcd-healthcheck-timeout} drives {@link #healthy()}
- * ({@code storagebackend/factory/etcd3.go} health check). Compaction runs in {@link EtcdCompactor}.
+ * request deadline ({@code --request-timeout}, as upstream runs storage calls under the request's context) and 504
+ * Timeout after it; calls do not wait for a connection: when no member can be reached they fail with 503
+ * ServiceUnavailable after {@link #UNAVAILABLE_RETRY} of retries (etcd clientv3's unary retry budget, 100 x 25 ms),
+ * never a hang. A periodic {@code get("health")} drives {@link #healthy()} (answered within
+ * {@code --etcd-healthcheck-timeout}) and {@link #ready()} (within {@code --etcd-readycheck-timeout}), as
+ * {@code storagebackend/factory/etcd3.go}'s health and readiness checks. Compaction runs in {@link EtcdCompactor}.
  */
 public final class EtcdBackend implements Backend {
   private static final Logger LOG = Logger.getLogger(EtcdBackend.class.getName());
   /** Interval of the health probe, ms (kube-apiserver probes on demand; a node-side cache keeps /readyz cheap). */
   static final long HEALTH_INTERVAL_MS = 1000;
+  /** How long a call retries while no etcd member is reachable (clientv3: 100 retries, 25 ms apart). */
+  static final Duration UNAVAILABLE_RETRY = Duration.ofMillis(2500);
 
   private final Vertx vertx;
   private final Client client;
@@ -54,10 +59,12 @@ public final class EtcdBackend implements Backend {
   private final Watch watchClient;
   private final long timeoutMs;
   private final long healthTimeoutMs;
+  private final long readyTimeoutMs;
   private final String endpoints;
   private final long healthTimer;
   private final EtcdCompactor compactor;
   private volatile boolean healthy;
+  private volatile boolean ready;
 
   private EtcdBackend(Vertx vertx, Client client, StorageConfig cfg) {
     this.vertx = vertx;
@@ -66,6 +73,7 @@ public final class EtcdBackend implements Backend {
     this.watchClient = client.getWatchClient();
     this.timeoutMs = cfg.requestTimeout().toMillis();
     this.healthTimeoutMs = cfg.healthcheckTimeout().toMillis();
+    this.readyTimeoutMs = cfg.readycheckTimeout().toMillis();
     this.endpoints = String.join(",", cfg.etcdServers());
     this.healthTimer = vertx.setPeriodic(0, HEALTH_INTERVAL_MS, id -> probe());
     this.compactor = cfg.compactionInterval().isZero() ? null
@@ -83,7 +91,9 @@ public final class EtcdBackend implements Backend {
   public static EtcdBackend connect(Vertx vertx, StorageConfig cfg) {
     ClientBuilder b = Client.builder().endpoints(cfg.etcdServers().toArray(new String[0]))
         .connectTimeout(Duration.ofSeconds(10)).keepaliveTime(Duration.ofSeconds(30))
-        .keepaliveTimeout(Duration.ofSeconds(10)).retryMaxDuration(cfg.requestTimeout());
+        .keepaliveTimeout(Duration.ofSeconds(10)).waitForReady(false)
+        .retryMaxDuration(cfg.requestTimeout().compareTo(UNAVAILABLE_RETRY) < 0 ? cfg.requestTimeout()
+            : UNAVAILABLE_RETRY);
     if (cfg.caFile() != null || cfg.certFile() != null) {
       try {
         b.sslContext(ssl -> {
@@ -262,17 +272,32 @@ public final class EtcdBackend implements Backend {
   }
 
   private void probe() {
-    call("health check", healthTimeoutMs, () -> kv.get(bs("health"))).onComplete(ar -> {
-      if (healthy != ar.succeeded()) {
-        LOG.info("etcd " + endpoints + (ar.succeeded() ? " is reachable" : " is not reachable: " + ar.cause()));
+    long t0 = System.nanoTime();
+    call("health check", Math.max(healthTimeoutMs, readyTimeoutMs), () -> kv.get(bs("health"))).onComplete(ar -> {
+      long ms = (System.nanoTime() - t0) / 1_000_000;
+      boolean h = ar.succeeded() && ms <= healthTimeoutMs;
+      if (healthy != h) {
+        LOG.info("etcd " + endpoints + (h ? " is reachable"
+            : " is not reachable: " + (ar.succeeded() ? "answered in " + ms + " ms" : ar.cause())));
       }
-      healthy = ar.succeeded();
+      healthy = h;
+      ready = ar.succeeded() && ms <= readyTimeoutMs;
     });
   }
 
+  /** @return true when the last probe was answered within {@code --etcd-healthcheck-timeout} ({@code /livez/etcd}) */
   @Override
   public boolean healthy() {
     return healthy;
+  }
+
+  /**
+   * @return true when the last probe was answered within {@code --etcd-readycheck-timeout}
+   *     ({@code /readyz/etcd-readiness})
+   */
+  @Override
+  public boolean ready() {
+    return ready;
   }
 
   @Override

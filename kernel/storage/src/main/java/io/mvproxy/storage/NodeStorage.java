@@ -78,6 +78,11 @@ public final class NodeStorage implements Storage {
     return backend.healthy();
   }
 
+  /** @return the backend's readiness ({@code /readyz/etcd-readiness}: answered within the readiness deadline) */
+  public boolean ready() {
+    return backend.ready();
+  }
+
   /** @return backend watches open now across all resources (one per watched resource plus lagging clients) */
   public int backendWatches() {
     return stores.values().stream().mapToInt(s -> s.cache().backendWatches()).sum();

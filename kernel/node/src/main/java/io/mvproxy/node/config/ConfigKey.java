@@ -30,7 +30,7 @@ public enum ConfigKey {
   SERVICE_RESOLUTION("serviceResolution", Type.MAP, "", "Where APIService backends live: namespace/name:port=https://host:port pairs (JSON object or comma list)."),
   LOGGING_FORMAT("loggingFormat", Type.STRING, "text", "Log format: text or json (one JSON object per line), as kube-apiserver's --logging-format."),
   SHUTDOWN_GRACE_PERIOD_SECONDS("shutdownGracePeriodSeconds", Type.INT, "10", "Seconds in-flight requests may take to finish on shutdown."),
-  REQUEST_TIMEOUT("requestTimeout", Type.DURATION, "1m0s", "Longest time a non-long-running request may take before it is answered 504 Timeout (watches exempt), as kube-apiserver's --request-timeout; a Go duration (60s, 1m0s) or seconds."),
+  REQUEST_TIMEOUT("requestTimeout", Type.DURATION, "1m0s", "Longest time a non-long-running request may take before it is answered 504 Timeout (watches exempt), as kube-apiserver's --request-timeout; also the deadline of every storage call; a Go duration (60s, 1m0s) or seconds."),
   MAX_REQUESTS_INFLIGHT("maxRequestsInflight", Type.INT, "400", "Most non-mutating requests (get, list) in flight at once; beyond it 429 with Retry-After (watches not counted, system:masters exempt); 0 = no limit. As kube-apiserver's --max-requests-inflight."),
   MAX_MUTATING_REQUESTS_INFLIGHT("maxMutatingRequestsInflight", Type.INT, "200", "Most mutating requests in flight at once; beyond it 429 with Retry-After; 0 = no limit. As kube-apiserver's --max-mutating-requests-inflight."),
   STORAGE_BACKEND("storageBackend", Type.STRING, "memory", "Where objects live: etcd3 (a real etcd cluster, durable) or memory (the fleet's Hazelcast memory, volatile; the embedded default)."),
@@ -41,6 +41,7 @@ public enum ConfigKey {
   ETCD_KEYFILE("etcdKeyfile", Type.FILE, null, "PKCS#8 PEM key of etcd-certfile."),
   ETCD_COMPACTION_INTERVAL("etcdCompactionInterval", Type.DURATION, "5m", "Interval of fleet-wide etcd compaction, coordinated through etcd's compact_rev_key (0 disables)."),
   ETCD_HEALTHCHECK_TIMEOUT("etcdHealthcheckTimeout", Type.DURATION, "2s", "Deadline of the etcd health probe behind /livez/etcd and /readyz/etcd."),
+  ETCD_READYCHECK_TIMEOUT("etcdReadycheckTimeout", Type.DURATION, "2s", "Deadline of the etcd readiness probe behind /readyz/etcd-readiness."),
   MEMBER_WAIT_SECONDS("memberWaitSeconds", Type.INT, "60", "Longest time (s) one awaited member (in cluster-members but not joined, joined but not yet published, or published but its discovery not fetched) holds 404 answers back: until then a resource no known node serves gets 503 + Retry-After.");
 
   /** Value types, each with its own validation. */

@@ -188,8 +188,10 @@ public final class ConfigLoader {
     }
     Duration compaction = v.durationOrZero(ConfigKey.ETCD_COMPACTION_INTERVAL);
     Duration health = v.duration(ConfigKey.ETCD_HEALTHCHECK_TIMEOUT);
-    return new StorageConfig(backend, servers, prefix, ca, cert, key, compaction, health,
-        StorageConfig.DEFAULT_REQUEST_TIMEOUT, StorageConfig.DEFAULT_WATCH_CACHE_SIZE);
+    Duration ready = v.duration(ConfigKey.ETCD_READYCHECK_TIMEOUT);
+    // kube-apiserver runs storage calls under the request's context, bounded by --request-timeout
+    return new StorageConfig(backend, servers, prefix, ca, cert, key, compaction, health, ready,
+        v.duration(ConfigKey.REQUEST_TIMEOUT), StorageConfig.DEFAULT_WATCH_CACHE_SIZE);
   }
 
   private static boolean gates(Object raw) {

@@ -143,13 +143,18 @@ class ConfigLoaderTest {
     assertEquals("/registry", d.storage().etcdPrefix());
     assertEquals(java.time.Duration.ofMinutes(5), d.storage().compactionInterval());
     assertEquals(java.time.Duration.ofSeconds(2), d.storage().healthcheckTimeout());
+    assertEquals(java.time.Duration.ofSeconds(2), d.storage().readycheckTimeout());
+    assertEquals(java.time.Duration.ofSeconds(60), d.storage().requestTimeout(), "storage calls: --request-timeout");
     NodeConfig e = ConfigLoader.load(file, List.of("--storage-backend=etcd3",
         "--etcd-servers=http://127.0.0.1:2379,https://10.0.0.1:2379", "--etcd-prefix=/mv",
-        "--etcd-compaction-interval=1h30m", "--etcd-healthcheck-timeout=500ms"));
+        "--etcd-compaction-interval=1h30m", "--etcd-healthcheck-timeout=500ms",
+        "--etcd-readycheck-timeout=750ms", "--request-timeout=30s"));
     assertEquals(List.of("http://127.0.0.1:2379", "https://10.0.0.1:2379"), e.storage().etcdServers());
     assertEquals("/mv", e.storage().etcdPrefix());
     assertEquals(java.time.Duration.ofMinutes(90), e.storage().compactionInterval());
     assertEquals(java.time.Duration.ofMillis(500), e.storage().healthcheckTimeout());
+    assertEquals(java.time.Duration.ofMillis(750), e.storage().readycheckTimeout());
+    assertEquals(java.time.Duration.ofSeconds(30), e.storage().requestTimeout());
     assertTrue(ConfigLoader.load(file, List.of("--etcd-compaction-interval=0")).storage().compactionInterval()
         .isZero());
     assertTrue(error(List.of("--storage-backend=etcd3")).contains("--etcd-servers (etcdServers)"));
@@ -157,6 +162,7 @@ class ConfigLoaderTest {
     assertTrue(error(List.of("--etcd-servers=127.0.0.1:2379")).contains("--etcd-servers (etcdServers)"));
     assertTrue(error(List.of("--etcd-compaction-interval=5x")).contains("--etcd-compaction-interval"));
     assertTrue(error(List.of("--etcd-healthcheck-timeout=0")).contains("--etcd-healthcheck-timeout"));
+    assertTrue(error(List.of("--etcd-readycheck-timeout=x")).contains("--etcd-readycheck-timeout"));
     assertTrue(error(List.of("--etcd-prefix=registry")).contains("--etcd-prefix (etcdPrefix)"));
     assertTrue(error(List.of("--etcd-certfile=ca.crt")).contains("--etcd-keyfile (etcdKeyfile)"));
   }
