@@ -40,9 +40,9 @@ public final class EtcdRunner implements AutoCloseable {
       this.log = log;
     }
 
-    /** @return {@code http://127.0.0.1:<client port>} */
+    /** @return {@code http://127.0.0.1:<client port>} ({@code https} with {@link #tls}) */
     public String clientUrl() {
-      return "http://127.0.0.1:" + clientPort;
+      return (tls == null ? "http" : "https") + "://127.0.0.1:" + clientPort;
     }
 
     String peerUrl() {
@@ -51,12 +51,16 @@ public final class EtcdRunner implements AutoCloseable {
 
     /** Starts (or restarts with its data) this member; returns once its client port accepts connections. */
     public void start() throws IOException, InterruptedException {
-      List<String> cmd = List.of(binary(), "--name", name, "--data-dir", dataDir.toString(),
+      List<String> cmd = new ArrayList<>(List.of(binary(), "--name", name, "--data-dir", dataDir.toString(),
           "--listen-client-urls", clientUrl(), "--advertise-client-urls", clientUrl(),
           "--listen-peer-urls", peerUrl(), "--initial-advertise-peer-urls", peerUrl(),
           "--initial-cluster", initialCluster(), "--initial-cluster-state", "new",
           "--initial-cluster-token", token, "--heartbeat-interval", "50", "--election-timeout", "500",
-          "--logger", "zap", "--log-outputs", "stderr");
+          "--logger", "zap", "--log-outputs", "stderr"));
+      if (tls != null) {
+        cmd.addAll(List.of("--cert-file", tls.cert().toString(), "--key-file", tls.key().toString(),
+            "--client-cert-auth", "--trusted-ca-file", tls.ca().toString()));
+      }
       process = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(
           ProcessBuilder.Redirect.appendTo(log.toFile())).start();
       long deadline = System.currentTimeMillis() + 30_000;
@@ -95,7 +99,19 @@ public final class EtcdRunner implements AutoCloseable {
     }
   }
 
+  /**
+   * Client TLS of every member: serving certificate and key, and the CA client certificates must chain to
+   * ({@code --client-cert-auth}).
+   *
+   * @param cert PEM serving certificate (SAN 127.0.0.1)
+   * @param key  its PEM key
+   * @param ca   PEM CA bundle trusted for client certificates
+   */
+  public record Tls(Path cert, Path key, Path ca) {
+  }
+
   private static final Set<Integer> HANDED_OUT = new HashSet<>();
+  private Tls tls;
   private final Path dir;
   private final String token = "mvproxy-test-" + ThreadLocalRandom.current().nextLong(Long.MAX_VALUE);
   private final List<Member> members = new ArrayList<>();
@@ -111,6 +127,18 @@ public final class EtcdRunner implements AutoCloseable {
       String n = "etcd" + i;
       members.add(new Member(n, freePort(), freePort(), dir.resolve(n), dir.resolve(n + ".log")));
     }
+  }
+
+  /**
+   * Serves the client port with TLS and requires client certificates ({@code --client-cert-auth}); call before
+   * {@link #start()}.
+   *
+   * @param t the files
+   * @return this
+   */
+  public EtcdRunner tls(Tls t) {
+    this.tls = t;
+    return this;
   }
 
   /** @return a started single-member etcd */

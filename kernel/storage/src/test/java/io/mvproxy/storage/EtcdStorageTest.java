@@ -101,11 +101,16 @@ class EtcdStorageTest extends StorageConformance {
     return (Backend) f.get(s);
   }
 
+  /**
+   * etcd stopped: with the default 60 s storage deadline (--request-timeout) a read still fails fast (503 after
+   * the unavailable-retry budget, no waiting for a connection), /readyz's probe turns red, and reads work again by
+   * themselves once etcd is back.
+   */
   @Test
   void unreachableEtcdIs503Or504WithinTheTimeoutThenRecovers() throws Exception {
     try (EtcdRunner own = EtcdRunner.single()) {
       NodeStorage s = NodeStorage.create(vertx, null, StorageConfig.etcd(own.clientUrls())
-          .withCompactionInterval(Duration.ZERO).withRequestTimeout(Duration.ofSeconds(2)));
+          .withCompactionInterval(Duration.ZERO));
       var r = s.resource("conformance.example.com/down");
       await(r.create("ns1/a", obj("ns1", "a", 1)));
       own.members().get(0).stop();
@@ -119,6 +124,7 @@ class EtcdStorageTest extends StorageConformance {
         Thread.sleep(50);
       }
       assertTrue(!s.healthy(), "health check fails while etcd is down");
+      assertTrue(!s.ready(), "readiness check fails while etcd is down");
       own.members().get(0).start();
       deadline = System.currentTimeMillis() + 30_000;
       StoredObject back = null;
@@ -178,6 +184,54 @@ class EtcdStorageTest extends StorageConformance {
           + "in %d ms), %d failed, 0 lost%n", leader.name, acked.size(), before, afterMs, failed.get());
       one.close().await(10, java.util.concurrent.TimeUnit.SECONDS);
       s.close().await(10, java.util.concurrent.TimeUnit.SECONDS);
+    }
+  }
+
+  /**
+   * TLS to etcd for real: an etcd serving https with {@code --client-cert-auth}, certificates from the dev PKI
+   * (BouncyCastle). With {@code --etcd-cafile/--etcd-certfile/--etcd-keyfile} objects are written and read; without
+   * a client certificate, or trusting another CA, every call fails with 503 and never hangs.
+   */
+  @Test
+  void tlsToEtcdWithClientCertificates() throws Exception {
+    java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("mvproxy-etcd-tls");
+    io.mvproxy.security.DevPki pki = new io.mvproxy.security.DevPki(dir.resolve("pki"));
+    pki.generate(java.util.List.of("etcd"), java.util.List.of(), java.util.Map.of());
+    io.mvproxy.security.DevPki other = new io.mvproxy.security.DevPki(dir.resolve("other"));
+    other.generate(java.util.List.of("etcd"), java.util.List.of(), java.util.Map.of());
+    try (EtcdRunner tls = new EtcdRunner(1).tls(new EtcdRunner.Tls(pki.servingCert("etcd"), pki.servingKey("etcd"),
+        pki.caCert())).start()) {
+      assertTrue(tls.servers().startsWith("https://127.0.0.1:"), tls.servers());
+      StorageConfig base = StorageConfig.etcd(tls.clientUrls()).withCompactionInterval(Duration.ZERO)
+          .withRequestTimeout(Duration.ofSeconds(10));
+      NodeStorage good = NodeStorage.create(vertx, null, new StorageConfig(base.backend(), base.etcdServers(),
+          base.etcdPrefix(), pki.caCert(), pki.adminCert(), pki.adminKey(), base.compactionInterval(),
+          base.healthcheckTimeout(), base.readycheckTimeout(), base.requestTimeout(), base.watchCacheSize()));
+      var r = good.resource("conformance.example.com/tls");
+      StoredObject a = await(r.create("ns1/a", obj("ns1", "a", 1)));
+      assertEquals(a.resourceVersion(), await(r.get("ns1/a")).resourceVersion());
+      long deadline = System.currentTimeMillis() + 10_000;
+      while (!good.ready() && System.currentTimeMillis() < deadline) {
+        Thread.sleep(50);
+      }
+      assertTrue(good.healthy() && good.ready(), "probes pass over TLS");
+
+      NodeStorage noClientCert = NodeStorage.create(vertx, null, new StorageConfig(base.backend(),
+          base.etcdServers(), base.etcdPrefix(), pki.caCert(), null, null, base.compactionInterval(),
+          base.healthcheckTimeout(), base.readycheckTimeout(), base.requestTimeout(), base.watchCacheSize()));
+      long t0 = System.nanoTime();
+      StorageException refused = failure(noClientCert.resource("conformance.example.com/tls").get("ns1/a"));
+      assertEquals(503, refused.code(), refused.getMessage());
+      assertTrue((System.nanoTime() - t0) / 1_000_000 < 10_000, "a refused handshake is answered, never a hang");
+
+      NodeStorage wrongCa = NodeStorage.create(vertx, null, new StorageConfig(base.backend(), base.etcdServers(),
+          base.etcdPrefix(), other.caCert(), other.adminCert(), other.adminKey(), base.compactionInterval(),
+          base.healthcheckTimeout(), base.readycheckTimeout(), base.requestTimeout(), base.watchCacheSize()));
+      assertEquals(503, failure(wrongCa.resource("conformance.example.com/tls").get("ns1/a")).code(),
+          "an etcd certificate from another CA is not trusted");
+      for (NodeStorage s : java.util.List.of(good, noClientCert, wrongCa)) {
+        s.close().await(10, java.util.concurrent.TimeUnit.SECONDS);
+      }
     }
   }
 
