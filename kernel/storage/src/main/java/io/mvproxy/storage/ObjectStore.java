@@ -143,7 +143,7 @@ public final class ObjectStore implements ResourceStorage {
   }
 
   /** Waits (up to {@link #TOO_LARGE_WAIT_MS}) until the store's revision reaches {@code rev}, else 504. */
-  private Future<Void> waitForRevision(long rev) {
+  Future<Void> waitForRevision(long rev) {
     long deadline = System.currentTimeMillis() + TOO_LARGE_WAIT_MS;
     Promise<Void> p = Promise.promise();
     checkRevision(rev, deadline, p);

@@ -22,10 +22,13 @@ import java.util.function.Function;
  * The watch cache of one resource on one node (the idea of kube-apiserver's {@code storage/cacher/cacher.go} and
  * {@code watch_cache.go}): ONE backend watch over the resource's whole key range, opened on the first client watch,
  * feeds a ring of the last {@code capacity} events, and every client watch of the resource on this node is a
- * filtered reader of it. A watch from a revision the ring no longer covers gets its own backend watch from that
- * revision (etcd still has the history until compaction; 410 Expired after), so a client that listed through another
- * node never misses an event. When the backend watch fails, every client watch gets the error (the clients
- * re-watch) and the next watch reopens it.
+ * filtered reader of it. The shared watch starts at the first client watch's revision (so a client that listed
+ * through another node misses no event), or at the current revision. A watch from a revision the ring no longer
+ * covers gets one ERROR event with 410 Expired {@code too old resource version: N (M)}, M the oldest revision the
+ * ring can still serve from, as the cacher's {@code getAllEventsSinceLocked}; the client relists. A
+ * {@code sendInitialEvents} watch from revision N first waits (up to 3 s, as {@code waitUntilFreshAndBlock}) until
+ * the store reaches N, else 504 Too large resource version. When the backend watch fails, every client watch gets
+ * the error (the clients re-watch) and the next watch reopens it.
  */
 public final class WatchCache {
   private final Vertx vertx;
@@ -37,6 +40,7 @@ public final class WatchCache {
   private final List<Sub> subs = new CopyOnWriteArrayList<>();
   private Future<Void> started;
   private BackendWatch backendWatch;
+  private StorageException lastError;
   private long highWater;
   private long oldestServable;
   private int generation;
@@ -65,7 +69,7 @@ public final class WatchCache {
     return subs.size();
   }
 
-  /** @return backend watches open for this resource now (the shared one plus any for lagging clients) */
+  /** @return backend watches open for this resource now (0 or 1: the shared one) */
   public synchronized int backendWatches() {
     return backendWatches;
   }
@@ -78,10 +82,11 @@ public final class WatchCache {
   Future<Watch> watch(WatchOptions o, WatchListener l, ObjectStore store) {
     Context ctx = vertx.getOrCreateContext();
     Promise<Watch> p = Promise.promise();
-    ensureStarted().onFailure(p::fail).onSuccess(v -> {
+    ensureStarted(o.initialEvents() ? 0 : o.fromRevision()).onFailure(p::fail).onSuccess(v -> {
       if (o.initialEvents()) {
-        listAll(store, o.keyPrefix()).onFailure(p::fail).onSuccess(lr -> p.complete(subscribe(ctx, o.keyPrefix(),
-            lr.resourceVersion(), l, lr.items())));
+        Future<Void> fresh = o.fromRevision() > 0 ? store.waitForRevision(o.fromRevision()) : Future.succeededFuture();
+        fresh.compose(x -> listAll(store, o.keyPrefix())).onFailure(p::fail).onSuccess(lr -> p.complete(
+            subscribe(ctx, o.keyPrefix(), lr.resourceVersion(), l, lr.items())));
         return;
       }
       long from = o.fromRevision();
@@ -124,7 +129,12 @@ public final class WatchCache {
     });
   }
 
-  private synchronized Future<Void> ensureStarted() {
+  /**
+   * Opens the shared backend watch unless it runs: after {@code hint} when that revision is older than the current
+   * one (the first client's start; the backend still has that history, else the watch fails with 410), else after
+   * the current revision.
+   */
+  private synchronized Future<Void> ensureStarted(long hint) {
     if (started != null && !started.failed()) {
       return started;
     }
@@ -134,10 +144,11 @@ public final class WatchCache {
         if (gen != generation) {
           return null;
         }
-        highWater = Math.max(highWater, rev);
-        oldestServable = rev;
+        long from = hint > 0 && hint < rev ? hint : rev;
+        highWater = Math.max(highWater, from);
+        oldestServable = from;
         ring.clear();
-        backendWatch = backend.watch(base, base, Keys.prefixEnd(base), rev, new Shared(gen));
+        backendWatch = backend.watch(base, base, Keys.prefixEnd(base), from, new Shared(gen));
         backendWatches++;
       }
       return null;
@@ -149,6 +160,10 @@ public final class WatchCache {
   private synchronized Watch subscribe(Context ctx, String keyPrefix, long from, WatchListener l,
                                        List<StoredObject> initial) {
     Sub s = new Sub(ctx, base + keyPrefix, from, l);
+    if (backendWatch == null) { // the shared watch failed between its start and this subscription
+      s.fail(lastError != null ? lastError : StorageException.unavailable("storage", "watch closed"));
+      return s;
+    }
     if (initial != null) {
       ctx.runOnContext(v -> {
         for (StoredObject so : initial) {
@@ -162,8 +177,7 @@ public final class WatchCache {
       });
     }
     if (from < oldestServable) {
-      s.direct = backend.watch(base, s.prefix, Keys.prefixEnd(s.prefix), from, new Direct(s));
-      backendWatches++;
+      s.fail(StorageException.expired("too old resource version: " + from + " (" + oldestServable + ")"));
       return s;
     }
     List<WatchEvent> replay = new ArrayList<>();
@@ -180,12 +194,6 @@ public final class WatchCache {
 
   private void release(Sub s) {
     subs.remove(s);
-    if (s.direct != null) {
-      s.direct.cancel();
-      synchronized (this) {
-        backendWatches--;
-      }
-    }
   }
 
   /** Stops the shared backend watch and ends every client watch with 503 (storage closing). */
@@ -283,6 +291,7 @@ public final class WatchCache {
         }
         generation++;
         backendWatch = null;
+        lastError = error;
         backendWatches--;
         started = null;
         for (Sub s : subs) {
@@ -290,43 +299,6 @@ public final class WatchCache {
         }
         subs.clear();
       }
-    }
-  }
-
-  /** Listener of a lagging client's own backend watch. */
-  private final class Direct implements BackendWatch.Listener {
-    private final Sub sub;
-
-    Direct(Sub sub) {
-      this.sub = sub;
-    }
-
-    @Override
-    public void onEvents(List<BackendEvent> events) {
-      List<WatchEvent> out = new ArrayList<>();
-      long last = 0;
-      for (BackendEvent e : events) {
-        try {
-          WatchEvent we = convert(e);
-          if (we != null) {
-            out.add(we);
-          }
-        } catch (RuntimeException ignored) {
-          // an unreadable value is skipped, as the shared watch does
-        }
-        last = e.revision();
-      }
-      sub.enqueue(out, last);
-    }
-
-    @Override
-    public void onProgress(long revision) {
-      sub.enqueue(List.of(), revision);
-    }
-
-    @Override
-    public void onError(StorageException error) {
-      sub.fail(error);
     }
   }
 
@@ -338,7 +310,6 @@ public final class WatchCache {
     volatile boolean cancelled;
     volatile long progress;
     long after;
-    BackendWatch direct;
 
     Sub(Context ctx, String prefix, long from, WatchListener listener) {
       this.ctx = ctx;

@@ -335,6 +335,47 @@ public abstract class StorageConformance {
     ws.forEach(Watch::cancel);
   }
 
+  /** A watch from before the cache's window: one 410 error, "too old resource version: N (M)" (watch_cache.go). */
+  @Test
+  void watchOlderThanTheCacheWindowIs410TooOld() throws Exception {
+    StoredObject a = create("ns1", "a", 1);
+    StoredObject b = create("ns1", "b", 1);
+    Collector first = new Collector();
+    Watch w = await(rs.watch(new WatchOptions("", b.resourceVersion(), false), first)); // the cache starts at b
+    StorageException old = watchFailure(new WatchOptions("", a.resourceVersion() - 1, false));
+    assertEquals(410, old.code());
+    assertEquals("too old resource version: " + (a.resourceVersion() - 1) + " (" + b.resourceVersion() + ")",
+        old.getMessage());
+    StoredObject c = create("ns1", "c", 1);
+    assertEquals(c.resourceVersion(), first.event().revision(), "the cache's other watches go on");
+    assertEquals(1, ((ObjectStore) rs).cache().backendWatches());
+    w.cancel();
+  }
+
+  /**
+   * sendInitialEvents from a revision ahead of the store waits for it (3 s, waitUntilFreshAndBlock), then 504
+   * Too large resource version; a write within the wait lets it start with a snapshot at least that new.
+   */
+  @Test
+  void initialEventsAheadOfTheStoreWaitThen504() throws Exception {
+    long cur = await(rs.currentRevision());
+    long t0 = System.nanoTime();
+    StorageException e = failure(rs.watch(new WatchOptions("", cur + 1000, true), new Collector()));
+    long ms = (System.nanoTime() - t0) / 1_000_000;
+    assertEquals(504, e.code());
+    assertEquals(StorageException.Code.TOO_LARGE_RESOURCE_VERSION, e.storageCode());
+    assertTrue(ms >= ObjectStore.TOO_LARGE_WAIT_MS - 100, "waited " + ms + " ms");
+    long now = await(rs.currentRevision());
+    Collector c = new Collector();
+    Future<Watch> f = rs.watch(new WatchOptions("", now + 1, true), c);
+    StoredObject x = create("ns1", "x", 1);
+    Watch w = await(f);
+    WatchEvent added = c.event();
+    assertEquals("ns1/x", added.object().key());
+    assertTrue((Long) c.next() >= x.resourceVersion(), "the snapshot is not older than requested");
+    w.cancel();
+  }
+
   /** @return the 410/503 a watch ends with, whether its start failed or its first output is the error */
   StorageException watchFailure(WatchOptions o) throws InterruptedException {
     Collector c = new Collector();

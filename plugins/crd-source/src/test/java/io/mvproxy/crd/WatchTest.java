@@ -196,6 +196,24 @@ class WatchTest {
     }
   }
 
+  /** sendInitialEvents from a resourceVersion ahead of the store: the cache waits 3 s, then one ERROR event 504. */
+  @Test
+  void sendInitialEventsAheadOfTheStoreIsTooLargeResourceVersion() throws Exception {
+    long ahead = Long.parseLong(rv(http.post(ns("w11"), CrdRestTest.widget("now")))) + 1_000_000;
+    try (Http.Watch w = http.watch(ns("w11") + "?watch=true&sendInitialEvents=true&allowWatchBookmarks=true"
+        + "&resourceVersionMatch=NotOlderThan&resourceVersion=" + ahead)) {
+      assertEquals(200, w.code);
+      JsonObject e = w.next(10);
+      assertEquals("ERROR", e.getString("type"));
+      JsonObject st = e.getJsonObject("object");
+      assertEquals(504, st.getInteger("code"));
+      assertEquals("Timeout", st.getString("reason"));
+      assertTrue(st.getString("message").startsWith("Timeout: Too large resource version: " + ahead + ", current: "),
+          st.getString("message"));
+      assertEquals("EOF", w.next(5).getString("type"));
+    }
+  }
+
   @Test
   void clientDisconnectEndsTheWatch() throws Exception {
     CrdApiSource src = node.sources.get(0);

@@ -57,7 +57,8 @@ final class WatchSession implements WatchListener {
   /**
    * @param initial     true to send current objects first (as ADDED events)
    * @param endBookmark true to follow them with the {@code k8s.io/initial-events-end} bookmark (sendInitialEvents)
-   * @param from        revision to start after; -1 for the current revision; ignored when {@code initial}
+   * @param from        revision to start after; -1 for the current revision; with {@code initial}: the snapshot's
+   *                    lowest revision (0: any)
    * @param timeoutS    seconds before the watch ends
    */
   void start(boolean initial, boolean endBookmark, long from, long timeoutS) {
@@ -74,7 +75,9 @@ final class WatchSession implements WatchListener {
       }
       open(timeoutS);
     }).onFailure(t -> {
-      if (t instanceof StorageException se && se.storageCode() == StorageException.Code.EXPIRED) {
+      // accepted watches report storage errors as one ERROR event on the 200 stream (cacher.go newErrWatcher)
+      if (t instanceof StorageException se && (se.storageCode() == StorageException.Code.EXPIRED
+          || initial && se.storageCode() == StorageException.Code.TOO_LARGE_RESOURCE_VERSION)) {
         open(timeoutS);
         onError(se);
         return;

@@ -40,7 +40,8 @@ public final class Watches {
       boolean noRv = rv.isEmpty() || "0".equals(rv);
       initial = p.sendInitialEvents() == null ? noRv : p.sendInitialEvents();
       endBookmark = p.initialEvents();
-      from = initial ? 0 : noRv ? -1 : parseRv(rv);
+      // sendInitialEvents from N: a snapshot not older than N (the watch cache waits for it, then 504)
+      from = initial ? (noRv ? 0 : parseRv(rv)) : noRv ? -1 : parseRv(rv);
       if (endBookmark && !BoolParam.of(req.param("allowWatchBookmarks"))) {
         throw StatusException.badRequest("sendInitialEvents requires allowWatchBookmarks=true");
       }
