@@ -38,6 +38,7 @@ public record BuiltinApis(List<ApiSource> sources, NamespaceLifecycle namespaces
     Map<String, ObjectStrategy> strategies = Map.of(
         "namespaces", namespaces,
         "configmaps", new ConfigData(false),
+        "events", new Events(),
         "secrets", new Secrets().then(new ConfigData(true)),
         "roles", new Rbac(authorization, false),
         "clusterroles", new Rbac(authorization, false),

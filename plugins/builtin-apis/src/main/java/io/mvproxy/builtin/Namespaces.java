@@ -84,6 +84,12 @@ public final class Namespaces implements ObjectStrategy, NamespaceLifecycle {
         .put("status", new JsonObject().put("phase", "Active"));
   }
 
+  /** Namespaces are selectable by {@code status.phase} ({@code pkg/registry/core/namespace/strategy.go}). */
+  @Override
+  public java.util.Map<String, String> selectableFields() {
+    return java.util.Map.of("status.phase", "status.phase");
+  }
+
   @Override
   public Future<Void> admitCreate(String namespace, Gvr gvr, String name) {
     String phase = phases.get(namespace);

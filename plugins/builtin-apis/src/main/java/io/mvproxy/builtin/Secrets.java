@@ -17,6 +17,12 @@ import java.util.Base64;
 public final class Secrets implements ObjectStrategy {
   private static final Gvr SECRETS = new Gvr("", "v1", "secrets");
 
+  /** Secrets are selectable by {@code type} ({@code SelectableFields} in the secret strategy). */
+  @Override
+  public java.util.Map<String, String> selectableFields() {
+    return java.util.Map.of("type", "type");
+  }
+
   @Override
   public JsonObject prepareCreate(CrdRequest req, JsonObject obj) {
     if (obj.getString("type", "").isEmpty()) {

@@ -284,6 +284,20 @@ class FleetTest {
     assertEquals(403, r.status(), r.text());
     assertEquals("configmaps \"late\" is forbidden: unable to create new content in namespace ending because it is "
         + "being terminated", r.json().getString("message"));
+    // events are selected by their involved object, as kubectl describe asks
+    assertEquals(201, admin.send(HttpMethod.POST, a, "/api/v1/namespaces/default/events", json(),
+        "{\"apiVersion\":\"v1\",\"kind\":\"Event\",\"metadata\":{\"name\":\"held.1\"},\"involvedObject\":"
+            + "{\"kind\":\"ConfigMap\",\"namespace\":\"default\",\"name\":\"held\"},\"reason\":\"Test\","
+            + "\"type\":\"Normal\",\"message\":\"m\"}").status());
+    HttpsClient.Resp ev = admin.get(a, "/api/v1/namespaces/default/events?fieldSelector="
+        + java.net.URLEncoder.encode("involvedObject.kind=ConfigMap,involvedObject.name=held,type=Normal",
+        java.nio.charset.StandardCharsets.UTF_8));
+    assertEquals(200, ev.status(), ev.text());
+    assertEquals(1, ev.json().getJsonArray("items").size(), ev.text());
+    assertEquals(0, admin.get(a, "/api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3Dother")
+        .json().getJsonArray("items").size());
+    assertEquals(1, admin.get(a, "/api/v1/namespaces?fieldSelector=status.phase%3DTerminating").json()
+        .getJsonArray("items").size(), "only the namespace being deleted");
     // release the namespace
     assertEquals(200, admin.send(HttpMethod.PATCH, a, "/api/v1/namespaces/ending/configmaps/held",
         Map.of("Content-Type", "application/merge-patch+json"), "{\"metadata\":{\"finalizers\":null}}").status());

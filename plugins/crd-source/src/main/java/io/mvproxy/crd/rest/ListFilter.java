@@ -14,7 +14,8 @@ public record ListFilter(String namespace, LabelSelector labels, FieldSelector f
   /** @return the filter of a request's path and {@code labelSelector} / {@code fieldSelector} parameters (400 when bad) */
   public static ListFilter of(CrdRequest req) {
     return new ListFilter(req.crd().namespaced() ? req.namespace() : "",
-        LabelSelector.parse(req.param("labelSelector")), FieldSelector.parse(req.param("fieldSelector")));
+        LabelSelector.parse(req.param("labelSelector")),
+        FieldSelector.parse(req.param("fieldSelector"), req.strategy().selectableFields()));
   }
 
   /** @return true when {@code object} is selected */

@@ -124,6 +124,19 @@ public interface ObjectStrategy {
    * @param next the second strategy
    * @return both in order
    */
+  /**
+   * Fields besides {@code metadata.name} and {@code metadata.namespace} that a {@code fieldSelector} may name, as
+   * upstream's per-kind {@code GetAttrs} / {@code ToSelectableFields} (e.g. core events' {@code involvedObject.name},
+   * {@code pkg/registry/core/event/strategy.go}).
+   *
+   * @return field label to the dotted path of its value in the object; null for a custom resource (only the two
+   *     metadata fields, with apiextensions' error text), a map (maybe empty) for a built-in kind (kube's
+   *     {@code field label not supported} text)
+   */
+  default java.util.Map<String, String> selectableFields() {
+    return null;
+  }
+
   default ObjectStrategy then(ObjectStrategy next) {
     ObjectStrategy first = this;
     return new ObjectStrategy() {
@@ -167,6 +180,18 @@ public interface ObjectStrategy {
       @Override
       public boolean setsGeneration() {
         return first.setsGeneration() && next.setsGeneration();
+      }
+
+      @Override
+      public java.util.Map<String, String> selectableFields() {
+        java.util.Map<String, String> a = first.selectableFields();
+        java.util.Map<String, String> b = next.selectableFields();
+        if (a == null || b == null) {
+          return a == null ? b : a;
+        }
+        java.util.Map<String, String> both = new java.util.LinkedHashMap<>(a);
+        both.putAll(b);
+        return both;
       }
 
       @Override

@@ -1,0 +1,31 @@
+package io.mvproxy.builtin;
+
+import io.mvproxy.crd.rest.ObjectStrategy;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Core {@code v1} events as {@code pkg/registry/core/event/strategy.go} selects them: by the involved object,
+ * {@code reason}, {@code reportingComponent}, {@code source} (its component) and {@code type}, which is what
+ * {@code kubectl describe} and {@code kubectl events --for} ask for.
+ */
+final class Events implements ObjectStrategy {
+  private static final Map<String, String> FIELDS = fields();
+
+  private static Map<String, String> fields() {
+    Map<String, String> m = new LinkedHashMap<>();
+    for (String f : new String[] {"kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath"}) {
+      m.put("involvedObject." + f, "involvedObject." + f);
+    }
+    m.put("reason", "reason");
+    m.put("reportingComponent", "reportingComponent");
+    m.put("source", "source.component");
+    m.put("type", "type");
+    return Map.copyOf(m);
+  }
+
+  @Override
+  public Map<String, String> selectableFields() {
+    return FIELDS;
+  }
+}
