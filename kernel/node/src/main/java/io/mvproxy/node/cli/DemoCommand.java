@@ -22,6 +22,9 @@ import picocli.CommandLine.Option;
  * wardle APIService, backed by the sample extension API server on 127.0.0.1:8443; node-c also the clock code
  * plugin), starts the three nodes of {@code conf/node-{a,b,c}.json} and the backend as child processes (logs in
  * {@code run/logs}), prints the kubeconfig and a few kubectl commands, and stops everything on Ctrl-C / SIGTERM.
+ * With {@code --storage etcd} it first starts a local etcd ({@link LocalEtcd}: 1 or {@code --etcd-members 3} members
+ * on 127.0.0.1, data in {@code run/etcd/}) and runs the nodes with {@code --storage-backend=etcd3}, so a restart of
+ * the demo keeps every object; without an {@code etcd} binary it exits 2 saying how to install one.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
     description = "Start a local 3-node mixed-version fleet on 127.0.0.1:6443-6445.")
@@ -35,12 +38,38 @@ public final class DemoCommand implements Callable<Integer> {
   @Option(names = "--ready-timeout", defaultValue = "90", description = "Seconds to wait for every node to be ready.")
   int readyTimeout;
 
+  @Option(names = "--storage", defaultValue = "memory",
+      description = "memory (the fleet's own memory, volatile) or etcd (a local etcd, data in run/etcd/; needs etcd).")
+  String storage;
+
+  @Option(names = "--etcd-members", defaultValue = "1", description = "With --storage etcd: 1 or 3 local members.")
+  int etcdMembers;
+
   @Override
   public Integer call() throws Exception {
     Path root = (home != null ? home : Path.of(System.getProperty("mvproxy.home", "."))).toAbsolutePath().normalize();
     Path conf = root.resolve("conf");
     Path run = root.resolve("run");
     Path examples = root.resolve("plugins/examples");
+    if (!List.of("memory", "etcd").contains(storage)) {
+      System.err.println("mvproxy demo: --storage must be memory or etcd, not \"" + storage + "\"");
+      return 2;
+    }
+    LocalEtcd etcd = null;
+    if ("etcd".equals(storage)) {
+      Path bin = LocalEtcd.findBinary();
+      if (bin == null) {
+        System.err.println("mvproxy demo --storage etcd: no etcd on PATH; " + LocalEtcd.INSTALL_HINT);
+        return 2;
+      }
+      try {
+        etcd = new LocalEtcd(bin, run.resolve("etcd").resolve(etcdMembers == 1 ? "single" : "three"),
+            run.resolve("logs"), etcdMembers);
+      } catch (IllegalArgumentException e) {
+        System.err.println("mvproxy demo: " + e.getMessage());
+        return 2;
+      }
+    }
     DevPki pki = new DevPki(conf.resolve("pki"));
     pki.generate(List.of("node-a", "node-b", "node-c"), List.of(), Map.of());
     // the plugin folders are generated: start from the documented sets, not from jars left by an earlier run
@@ -67,7 +96,25 @@ public final class DemoCommand implements Callable<Integer> {
     }
     Path logs = Files.createDirectories(run.resolve("logs"));
     List<Process> children = new ArrayList<>();
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> stopAll(children), "mvproxy-demo-stop"));
+    LocalEtcd store = etcd;
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      stopAll(children);
+      if (store != null) {
+        store.stop(); // after the nodes, so they stop gracefully on a reachable etcd
+      }
+    }, "mvproxy-demo-stop"));
+    List<String> storageFlags = List.of();
+    if (etcd != null) {
+      try {
+        etcd.start(30_000);
+      } catch (IOException e) {
+        System.err.println("mvproxy demo: " + e.getMessage());
+        return 1;
+      }
+      storageFlags = List.of("--storage-backend=etcd3", "--etcd-servers=" + String.join(",", etcd.clientUrls()));
+      System.out.println("mvproxy demo: etcd " + String.join(",", etcd.clientUrls()) + " (data in "
+          + run.resolve("etcd") + ")");
+    }
     Path wardle = examples.resolve("sample-apiserver/target/mvproxy-sample-apiserver-0.1.0-SNAPSHOT.jar");
     if (Files.exists(wardle)) {
       children.add(java(List.of("-jar", wardle.toString(), "--secure-port", String.valueOf(WARDLE_PORT),
@@ -79,6 +126,7 @@ public final class DemoCommand implements Callable<Integer> {
       List<String> args = new ArrayList<>(JvmFlags.HAZELCAST);
       args.addAll(List.of("-Xmx512m", "-cp", System.getProperty("java.class.path"), Main.class.getName(), "serve",
           "--config", conf.resolve(n + ".json").toString()));
+      args.addAll(storageFlags);
       children.add(java(args, logs.resolve(n + ".log")));
     }
     long deadline = System.currentTimeMillis() + readyTimeout * 1000L;
@@ -88,6 +136,9 @@ public final class DemoCommand implements Callable<Integer> {
         if (children.stream().anyMatch(p -> !p.isAlive()) || System.currentTimeMillis() > deadline) {
           System.err.println(n + " did not start; see " + log + ":\n" + Files.readString(log));
           stopAll(children);
+          if (etcd != null) {
+            etcd.stop();
+          }
           return 1;
         }
         Thread.sleep(200);
@@ -108,7 +159,7 @@ public final class DemoCommand implements Callable<Integer> {
     String k = "kubectl --kubeconfig " + kc + " --context ";
     System.out.println("""
 
-        mvproxy demo fleet is up (logs in %s):
+        mvproxy demo fleet is up (logs in %s; storage: %s):
           node-a  https://127.0.0.1:6443  widgets-old (demo.mvproxy.io/v1 widgets)                       "old"
           node-b  https://127.0.0.1:6444  widgets-new (widgets v2+v1, gadgets), wardle APIService          "new"
           node-c  https://127.0.0.1:6445  widgets-new, clock-plugin (code plugin: time.example.com clocks) "new"
@@ -124,7 +175,9 @@ public final class DemoCommand implements Callable<Integer> {
           %snode-a get flunders -A                  # an aggregated API (node-b -> wardle backend)
           %snode-a get apiservernodes,plugins       # the fleet's mixed-version state
         Ctrl-C stops everything.
-        """.formatted(logs, WARDLE_PORT, kc, k, examples.resolve("widget-sample.yaml"), k, k, k, k, k, k));
+        """.formatted(logs, etcd == null ? "memory, volatile"
+            : "etcd " + String.join(",", etcd.clientUrls()) + ", kept across restarts", WARDLE_PORT, kc, k,
+            examples.resolve("widget-sample.yaml"), k, k, k, k, k, k));
     for (Process p : children) {
       p.waitFor();
     }

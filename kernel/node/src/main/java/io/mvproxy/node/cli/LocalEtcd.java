@@ -1,0 +1,135 @@
+package io.mvproxy.node.cli;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+/**
+ * A local etcd for {@code mvproxy demo --storage etcd}: one or three members of the {@code etcd} binary on
+ * 127.0.0.1, laid out as etcd's own {@code Procfile} does (client/peer ports 2379/2380, 22379/22380, 32379/32380),
+ * data under {@code <dataRoot>/member-<i>} so that a restart of the demo keeps every object. The
+ * {@code --initial-cluster*} flags only matter on the first start; later starts reuse each member's data folder.
+ */
+final class LocalEtcd {
+  /** Client ports of members 0..2 (peer port = client port + 1). */
+  static final int[] CLIENT_PORTS = {2379, 22379, 32379};
+  /** What to do when no etcd binary is found. */
+  static final String INSTALL_HINT = "install etcd (Debian/Ubuntu: apt-get install etcd-server; or a release "
+      + "binary from https://github.com/etcd-io/etcd/releases on PATH)";
+
+  private final Path binary;
+  private final Path dataRoot;
+  private final Path logs;
+  private final int size;
+  private final List<Process> processes = new ArrayList<>();
+
+  /**
+   * @param binary   the etcd executable
+   * @param dataRoot folder of the members' data folders (created when missing)
+   * @param logs     folder of the members' logs ({@code etcd-<i>.log})
+   * @param size     1 or 3 members
+   * @throws IllegalArgumentException for another size
+   */
+  LocalEtcd(Path binary, Path dataRoot, Path logs, int size) {
+    if (size != 1 && size != 3) {
+      throw new IllegalArgumentException("--etcd-members must be 1 or 3, not " + size);
+    }
+    this.binary = binary;
+    this.dataRoot = dataRoot;
+    this.logs = logs;
+    this.size = size;
+  }
+
+  /** @return the etcd executable on PATH (or /usr/bin/etcd, Debian's etcd-server), or null when there is none */
+  static Path findBinary() {
+    for (String d : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
+      if (!d.isEmpty() && Files.isExecutable(Path.of(d, "etcd"))) {
+        return Path.of(d, "etcd");
+      }
+    }
+    return Files.isExecutable(Path.of("/usr/bin/etcd")) ? Path.of("/usr/bin/etcd") : null;
+  }
+
+  /** @return the members' client URLs, {@code http://127.0.0.1:<port>} ({@code --etcd-servers}) */
+  List<String> clientUrls() {
+    List<String> out = new ArrayList<>();
+    for (int i = 0; i < size; i++) {
+      out.add("http://127.0.0.1:" + CLIENT_PORTS[i]);
+    }
+    return out;
+  }
+
+  private static String peerUrl(int i) {
+    return "http://127.0.0.1:" + (CLIENT_PORTS[i] + 1);
+  }
+
+  /**
+   * Starts every member and waits until each client port accepts connections.
+   *
+   * @param timeoutMs how long to wait, ms
+   * @throws IOException when a port is taken, a member exits or does not listen in time (the message names its log)
+   */
+  void start(long timeoutMs) throws IOException, InterruptedException {
+    for (int i = 0; i < size; i++) {
+      for (int port : new int[] {CLIENT_PORTS[i], CLIENT_PORTS[i] + 1}) {
+        if (listening(port)) {
+          throw new IOException("127.0.0.1:" + port + " is already in use (another etcd?); stop it first");
+        }
+      }
+    }
+    String cluster = java.util.stream.IntStream.range(0, size).mapToObj(i -> "member-" + i + "=" + peerUrl(i))
+        .collect(Collectors.joining(","));
+    Files.createDirectories(logs);
+    for (int i = 0; i < size; i++) {
+      String name = "member-" + i;
+      String client = clientUrls().get(i);
+      List<String> cmd = List.of(binary.toString(), "--name", name,
+          "--data-dir", Files.createDirectories(dataRoot).resolve(name).toString(),
+          "--listen-client-urls", client, "--advertise-client-urls", client,
+          "--listen-peer-urls", peerUrl(i), "--initial-advertise-peer-urls", peerUrl(i),
+          "--initial-cluster", cluster, "--initial-cluster-state", "new",
+          "--initial-cluster-token", "mvproxy-demo-" + size, "--logger", "zap", "--log-outputs", "stderr");
+      processes.add(new ProcessBuilder(cmd).redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.appendTo(logs.resolve("etcd-" + i + ".log").toFile())).start());
+    }
+    long deadline = System.currentTimeMillis() + timeoutMs;
+    for (int i = 0; i < size; i++) {
+      while (!listening(CLIENT_PORTS[i])) {
+        if (!processes.get(i).isAlive() || System.currentTimeMillis() > deadline) {
+          stop();
+          throw new IOException("etcd member-" + i + " did not start; see " + logs.resolve("etcd-" + i + ".log"));
+        }
+        TimeUnit.MILLISECONDS.sleep(100);
+      }
+    }
+  }
+
+  private static boolean listening(int port) {
+    try (Socket s = new Socket()) {
+      s.connect(new InetSocketAddress("127.0.0.1", port), 200);
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  /** Stops every member (SIGTERM, then SIGKILL after 20 s). */
+  void stop() {
+    processes.forEach(Process::destroy);
+    for (Process p : processes) {
+      try {
+        if (!p.waitFor(20, TimeUnit.SECONDS)) {
+          p.destroyForcibly();
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+}
