@@ -1,16 +1,13 @@
 package io.mvproxy.storage;
 
+import io.mvproxy.testkit.TestPorts;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -110,7 +107,6 @@ public final class EtcdRunner implements AutoCloseable {
   public record Tls(Path cert, Path key, Path ca) {
   }
 
-  private static final Set<Integer> HANDED_OUT = new HashSet<>();
   private Tls tls;
   private final Path dir;
   private final String token = "mvproxy-test-" + ThreadLocalRandom.current().nextLong(Long.MAX_VALUE);
@@ -125,7 +121,8 @@ public final class EtcdRunner implements AutoCloseable {
     this.dir = Files.createTempDirectory("mvproxy-etcd-");
     for (int i = 0; i < size; i++) {
       String n = "etcd" + i;
-      members.add(new Member(n, freePort(), freePort(), dir.resolve(n), dir.resolve(n + ".log")));
+      members.add(new Member(n, TestPorts.belowEphemeral(), TestPorts.belowEphemeral(), dir.resolve(n),
+          dir.resolve(n + ".log")));
     }
   }
 
@@ -254,21 +251,5 @@ public final class EtcdRunner implements AutoCloseable {
     try (Stream<Path> s = Files.walk(dir)) {
       s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     }
-  }
-
-  private static synchronized int freePort() throws IOException {
-    for (int i = 0; i < 2000; i++) {
-      int port = 20_000 + ThreadLocalRandom.current().nextInt(12_000);
-      if (!HANDED_OUT.add(port)) {
-        continue;
-      }
-      try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getByName("127.0.0.1"))) {
-        s.setReuseAddress(true);
-        return port;
-      } catch (IOException busy) {
-        // try another
-      }
-    }
-    throw new IOException("no free port in 20000-32000");
   }
 }

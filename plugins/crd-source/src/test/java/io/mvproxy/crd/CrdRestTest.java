@@ -10,7 +10,7 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.InputStream;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -19,6 +19,7 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class CrdRestTest {
   static final String W = "/apis/example.com/v1/namespaces/ns1/widgets";
+  @AutoClose
   TestNode node;
   Http http;
 
@@ -27,11 +28,6 @@ class CrdRestTest {
     node = TestNode.withOwnMember(CrdSourceOptions.DEFAULTS.withBookmarkIntervalMs(300));
     node.addAll(widgetManifests());
     http = new Http(node.base());
-  }
-
-  @AfterAll
-  void stop() throws Exception {
-    node.close();
   }
 
   static List<JsonObject> widgetManifests() throws Exception {

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.mvproxy.crd.rest.ObjectBounds;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -18,6 +18,7 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class InputBoundsTest {
   static final String W = "/apis/example.com/v1/namespaces/nsb/widgets";
+  @AutoClose
   TestNode node;
   Http http;
 
@@ -26,11 +27,6 @@ class InputBoundsTest {
     node = TestNode.withOwnMember(CrdSourceOptions.DEFAULTS);
     node.addAll(CrdRestTest.widgetManifests());
     http = new Http(node.base());
-  }
-
-  @AfterAll
-  void stop() throws Exception {
-    node.close();
   }
 
   /** An object whose nesting depth (the object itself is level 1) is exactly {@code depth}. */

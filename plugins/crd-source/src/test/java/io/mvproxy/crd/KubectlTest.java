@@ -13,7 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
@@ -28,6 +28,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class KubectlTest {
+  @AutoClose
   TestNode node;
   @TempDir
   Path tmp;
@@ -36,11 +37,6 @@ class KubectlTest {
   void start() throws Exception {
     node = TestNode.withOwnMember(CrdSourceOptions.DEFAULTS);
     node.addAll(CrdRestTest.widgetManifests());
-  }
-
-  @AfterAll
-  void stop() throws Exception {
-    node.close();
   }
 
   static Stream<String> kubectls() {

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -20,6 +20,7 @@ import org.junit.jupiter.api.TestInstance;
 class SchemaHttpTest {
   static final Path DATA = Path.of("src/test/resources/schema-crds");
   static final String GC = "/apis/gateway.networking.k8s.io/v1/gatewayclasses";
+  @AutoClose
   TestNode node;
   Http http;
 
@@ -28,11 +29,6 @@ class SchemaHttpTest {
     node = TestNode.withOwnMember(CrdSourceOptions.DEFAULTS);
     node.add(CrdManifests.read(DATA.resolve("gateway-api-gatewayclasses.yaml")).get(0));
     http = new Http(node.base());
-  }
-
-  @AfterAll
-  void stop() throws Exception {
-    node.close();
   }
 
   static JsonObject gatewayClass(String name, String controller) {

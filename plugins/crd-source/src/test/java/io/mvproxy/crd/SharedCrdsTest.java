@@ -9,7 +9,7 @@ import io.mvproxy.testkit.SharedTestData;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -17,6 +17,7 @@ import org.junit.jupiter.api.TestInstance;
 /** The real-world CRDs of shared/testdata served end to end: Table columns, scale, example objects. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SharedCrdsTest {
+  @AutoClose
   TestNode node;
   Http http;
 
@@ -30,13 +31,6 @@ class SharedCrdsTest {
     node = TestNode.withOwnMember(CrdSourceOptions.DEFAULTS);
     node.addAll(manifests);
     http = new Http(node.base());
-  }
-
-  @AfterAll
-  void stop() throws Exception {
-    if (node != null) {
-      node.close();
-    }
   }
 
   @Test

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.json.JsonObject;
 import java.util.Set;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -16,6 +16,7 @@ import org.junit.jupiter.api.TestInstance;
 class WatchTest {
   static final String TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;"
       + "g=meta.k8s.io,application/json";
+  @AutoClose
   TestNode node;
   Http http;
 
@@ -26,11 +27,6 @@ class WatchTest {
         io.mvproxy.storage.StorageConfig.memory().withWatchCacheSize(4));
     node.addAll(CrdRestTest.widgetManifests());
     http = new Http(node.base());
-  }
-
-  @AfterAll
-  void stop() throws Exception {
-    node.close();
   }
 
   String ns(String ns) {

@@ -4,10 +4,10 @@ import io.mvproxy.node.cli.JvmFlags;
 import io.mvproxy.node.cli.Main;
 import io.mvproxy.node.plugin.PluginPacker;
 import io.mvproxy.security.DevPki;
+import io.mvproxy.testkit.TestPorts;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -64,7 +64,8 @@ public final class FleetHarness implements AutoCloseable {
   private final DevPki pki;
   private final Map<String, NodeProc> nodes = new LinkedHashMap<>();
   private final String cluster = "mvproxy-test-" + UUID.randomUUID();
-  private final java.util.Set<Integer> handedOut = new java.util.HashSet<>();
+  private HttpsClient admin;
+  private HttpsClient anonymous;
 
   /**
    * Lays out the fleet (PKI, plugin jars, configs); nothing runs yet.
@@ -80,8 +81,8 @@ public final class FleetHarness implements AutoCloseable {
     Map<String, Integer> hz = new LinkedHashMap<>();
     Map<String, String> urls = new LinkedHashMap<>();
     for (String n : names) {
-      ports.put(n, freePort());
-      hz.put(n, freePort());
+      ports.put(n, TestPorts.belowEphemeral());
+      hz.put(n, TestPorts.belowEphemeral());
       urls.put(n, "https://127.0.0.1:" + ports.get(n));
     }
     pki = new DevPki(dir.resolve("pki"));
@@ -111,6 +112,35 @@ public final class FleetHarness implements AutoCloseable {
   }
 
   /**
+   * Lays out the fleet in {@code fleet} under a new temporary folder (see the constructor).
+   *
+   * @param prefix  the temporary folder's name prefix
+   * @param plugins node name to manifest files of its plugin jars (jar name -> files)
+   * @return the harness; nothing runs yet
+   * @throws IOException on file errors
+   */
+  public static FleetHarness inTempDir(String prefix, Map<String, Map<String, List<Path>>> plugins)
+      throws IOException {
+    return new FleetHarness(Files.createTempDirectory(prefix).resolve("fleet"), plugins);
+  }
+
+  /** @return the client authenticated as the admin (system:masters) of this fleet's PKI; {@link #close()} closes it */
+  public synchronized HttpsClient admin() {
+    if (admin == null) {
+      admin = new HttpsClient(pki.caCert(), pki.adminCert(), pki.adminKey());
+    }
+    return admin;
+  }
+
+  /** @return a client trusting this fleet's CA without a client certificate; {@link #close()} closes it */
+  public synchronized HttpsClient anonymous() {
+    if (anonymous == null) {
+      anonymous = new HttpsClient(pki.caCert(), null, null);
+    }
+    return anonymous;
+  }
+
+  /**
    * Adds keys to a node's JSON config before it starts.
    *
    * @param name  the node
@@ -119,6 +149,17 @@ public final class FleetHarness implements AutoCloseable {
   public void configure(String name, JsonObject extra) throws IOException {
     Path config = nodes.get(name).config;
     Files.writeString(config, new JsonObject(Files.readString(config)).mergeIn(extra).encodePrettily());
+  }
+
+  /**
+   * Adds keys to every node's JSON config before they start.
+   *
+   * @param extra keys to merge in
+   */
+  public void configureAll(JsonObject extra) throws IOException {
+    for (String name : nodes.keySet()) {
+      configure(name, extra);
+    }
   }
 
   /**
@@ -279,8 +320,17 @@ public final class FleetHarness implements AutoCloseable {
     return nodes.get(name).log().contains("ready on https://");
   }
 
+  /** Closes the {@link #admin()} and {@link #anonymous()} clients, then stops every node (SIGTERM, then SIGKILL). */
   @Override
   public void close() {
+    synchronized (this) {
+      if (admin != null) {
+        admin.close();
+      }
+      if (anonymous != null) {
+        anonymous.close();
+      }
+    }
     for (NodeProc n : nodes.values()) {
       if (n.process != null && n.process.isAlive()) {
         n.process.destroy();
@@ -295,6 +345,29 @@ public final class FleetHarness implements AutoCloseable {
         Thread.currentThread().interrupt();
       }
     }
+  }
+
+  /**
+   * Starts every node at once, then waits for each to log that it started.
+   *
+   * @param timeoutMs per-node limit
+   */
+  public void startAllAndAwaitStarted(long timeoutMs) throws IOException, InterruptedException {
+    for (NodeProc n : nodes.values()) {
+      start(n.name);
+    }
+    for (NodeProc n : nodes.values()) {
+      awaitStarted(n.name, timeoutMs);
+    }
+  }
+
+  /**
+   * {@link #startAllAndAwaitReady(HttpsClient, long)} with the {@link #admin()} client.
+   *
+   * @param timeoutMs per-node limit
+   */
+  public void startAllAndAwaitReady(long timeoutMs) throws Exception {
+    startAllAndAwaitReady(admin(), timeoutMs);
   }
 
   /**
@@ -330,25 +403,5 @@ public final class FleetHarness implements AutoCloseable {
   /** @return the scratch folder */
   public Path dir() {
     return dir;
-  }
-
-  /**
-   * A free port BELOW the kernel's ephemeral range (32768-60999 on Linux): a port from that range can be taken by
-   * any outgoing connection between this check and the node's bind, which made start-ups fail now and then.
-   */
-  private int freePort() throws IOException {
-    for (int i = 0; i < 2000; i++) {
-      int port = 20_000 + java.util.concurrent.ThreadLocalRandom.current().nextInt(12_000);
-      if (!handedOut.add(port)) {
-        continue;
-      }
-      try (ServerSocket s = new ServerSocket(port, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
-        s.setReuseAddress(true);
-        return port;
-      } catch (IOException busy) {
-        // try another
-      }
-    }
-    throw new IOException("no free port in 20000-32000");
   }
 }

@@ -20,7 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -42,56 +42,26 @@ class FleetTest {
   static final String THINGS = "/apis/things.mvproxy.io/v1/namespaces/default/thingamajigs";
 
   Path tmp;
+  @AutoClose
   FleetHarness fleet;
   HttpsClient admin;
 
   @BeforeAll
   void startFleet() throws Exception {
     tmp = Files.createTempDirectory("mvproxy-fleet-test");
-    Path things = tmp.resolve("things.yaml");
-    Files.writeString(things, """
-        apiVersion: apiextensions.k8s.io/v1
-        kind: CustomResourceDefinition
-        metadata:
-          name: thingamajigs.things.mvproxy.io
-        spec:
-          group: things.mvproxy.io
-          scope: Namespaced
-          names: {plural: thingamajigs, singular: thingamajig, kind: Thingamajig}
-          versions:
-            - name: v1
-              served: true
-              storage: true
-              schema:
-                openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
-        """);
     Map<String, Map<String, List<Path>>> plugins = FleetHarness.oldNewNew();
-    plugins.get("node-c").put("things", List.of(things));
+    plugins.get("node-c").put("things", List.of(TestData.crd(tmp, "things.mvproxy.io", "thingamajigs",
+        "Thingamajig")));
     fleet = new FleetHarness(tmp.resolve("fleet"), plugins);
-    admin = new HttpsClient(fleet.pki().caCert(), fleet.pki().adminCert(), fleet.pki().adminKey());
+    admin = fleet.admin();
     long t0 = System.nanoTime();
-    for (FleetHarness.NodeProc n : fleet.nodes()) {
-      fleet.start(n.name);
-    }
-    for (FleetHarness.NodeProc n : fleet.nodes()) {
-      fleet.awaitStarted(n.name, 120_000);
-    }
+    fleet.startAllAndAwaitStarted(120_000);
     for (FleetHarness.NodeProc n : fleet.nodes()) {
       await("fleet converged on " + n.name, 60_000, () -> groupVersions(n, false).contains("things.mvproxy.io/v1")
           && groupVersions(n, false).contains("demo.mvproxy.io/v2"));
     }
     System.out.printf("FIGURE fleet of 3 processes started and converged in %d ms%n",
         (System.nanoTime() - t0) / 1_000_000);
-  }
-
-  @AfterAll
-  void stopFleet() {
-    if (admin != null) {
-      admin.close();
-    }
-    if (fleet != null) {
-      fleet.close();
-    }
   }
 
   @Test

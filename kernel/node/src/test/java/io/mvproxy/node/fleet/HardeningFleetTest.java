@@ -16,7 +16,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -35,6 +35,7 @@ class HardeningFleetTest {
   static final String PROBES = "/apis/hardening.mvproxy.io/v1/namespaces/default/probes";
   static final int DEEP = 512;
   Path tmp;
+  @AutoClose
   FleetHarness fleet;
   HttpsClient admin;
   HttpsClient anon;
@@ -70,30 +71,16 @@ class HardeningFleetTest {
     plugins.put("node-b", new LinkedHashMap<>(Map.of("widgets-old",
         List.of(TestData.example("widgets-old").resolve("widgets.yaml")))));
     fleet = new FleetHarness(tmp.resolve("fleet"), plugins);
-    Path tokens = tmp.resolve("tokens.csv");
-    Files.writeString(tokens, "alice-token,alice,uid-alice,\"dev\"\n");
-    for (FleetHarness.NodeProc n : fleet.nodes()) {
-      fleet.configure(n.name, new JsonObject().put("tokenAuthFile", tokens.toString()));
-    }
+    Path tokens = Files.writeString(tmp.resolve("tokens.csv"), "alice-token,alice,uid-alice,\"dev\"\n");
+    fleet.configureAll(new JsonObject().put("tokenAuthFile", tokens.toString()));
     fleet.configure("node-b", new JsonObject().put("requestTimeout", "3s").put("maxMutatingRequestsInflight", 1));
-    admin = new HttpsClient(fleet.pki().caCert(), fleet.pki().adminCert(), fleet.pki().adminKey());
-    anon = new HttpsClient(fleet.pki().caCert(), null, null);
-    fleet.startAllAndAwaitReady(admin, 120_000);
+    admin = fleet.admin();
+    anon = fleet.anonymous();
+    fleet.startAllAndAwaitReady(120_000);
     FleetTest.await("node-b routes probes", 60_000, () -> admin.get(url("node-b"), PROBES).status() == 200);
     HttpsClient.Resp s = post("node-a", PROBES, probe("sentinel").encode(), "application/json");
     assertEquals(201, s.status(), s.text());
     sentinel = s.json();
-  }
-
-  @AfterAll
-  void stop() {
-    if (admin != null) {
-      admin.close();
-      anon.close();
-    }
-    if (fleet != null) {
-      fleet.close();
-    }
   }
 
   String url(String node) {
