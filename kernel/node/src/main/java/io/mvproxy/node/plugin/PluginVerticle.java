@@ -246,7 +246,8 @@ public final class PluginVerticle extends VerticleBase {
         }
         if (owner != null) {
           closeLater(p, 0);
-          return p.failed(c.replaceFirst("^gv ", "") + " is already served by plugin " + owner);
+          return p.failed(c.replaceFirst("^gv ", "").replaceFirst("^crd ", "CustomResourceDefinition ")
+              + " is already served by plugin " + owner);
         }
       }
     }
@@ -255,14 +256,21 @@ public final class PluginVerticle extends VerticleBase {
 
   /**
    * What a source claims: {@code gv <group>/<version>} for whole-group-version sources, else
-   * {@code <group>/<version>/<resource>} per resource.
+   * {@code <group>/<version>/<resource>} per resource, and {@code crd <name>} for a custom resource definition.
    */
   private static List<String> claims(ApiSource s) {
     if (s.servesWholeGroupVersion()) {
       return s.groupVersions().stream().map(gv -> "gv " + gv.groupVersion().group() + "/"
           + gv.groupVersion().version()).toList();
     }
-    return PluginLoader.gvrs(s).stream().map(g -> g.group() + "/" + g.version() + "/" + g.resource()).toList();
+    List<String> out = new java.util.ArrayList<>(PluginLoader.gvrs(s).stream()
+        .map(g -> g.group() + "/" + g.version() + "/" + g.resource()).toList());
+    if (s.name().startsWith("crd/")) {
+      // one CustomResourceDefinition per <plural>.<group>, as kube-apiserver: its scope and names hold for every
+      // version, so another plugin may not add versions (or another scope) under the same name
+      out.add("crd " + s.name().substring("crd/".length()));
+    }
+    return out;
   }
 
   private void unload(Plugin p, String why) {

@@ -177,15 +177,32 @@ class PluginHotReloadTest {
     new PluginPacker().pack(tmp.resolve("dup.jar"), "dup", "1",
         List.of(TestData.example("widgets-new").resolve("widgets.yaml")));
     Files.move(tmp.resolve("dup.jar"), dir.resolve("zz-duplicate-widgets.jar"));
+    // the same CustomResourceDefinition name with another version and scope: one CRD per <plural>.<group>
+    Path v3 = tmp.resolve("widgets-v3.yaml");
+    Files.writeString(v3, """
+        apiVersion: apiextensions.k8s.io/v1
+        kind: CustomResourceDefinition
+        metadata: {name: widgets.demo.mvproxy.io}
+        spec:
+          group: demo.mvproxy.io
+          scope: Cluster
+          names: {plural: widgets, singular: widget, kind: Widget}
+          versions: [{name: v3, served: true, storage: true, schema: {openAPIV3Schema: {type: object,
+            x-kubernetes-preserve-unknown-fields: true}}}]
+        """);
+    new PluginPacker().pack(tmp.resolve("v3.jar"), "v3", "1", List.of(v3));
+    Files.move(tmp.resolve("v3.jar"), dir.resolve("zz-widgets-v3.jar"));
     CodePluginJar.build(tmp.resolve("throws.jar"), tmp.resolve("throws-src"), "demo.t.GreetingProvider",
         CodePluginJar.greetingPlugin("demo.t", "throws.mvproxy.io", true));
     Files.move(tmp.resolve("throws.jar"), dir.resolve("throws.jar"));
-    FleetTest.await("four FAILED plugins on node-b", 10_000, () -> failed(b).size() == 4);
+    FleetTest.await("five FAILED plugins on node-b", 10_000, () -> failed(b).size() == 5);
     Map<String, String> failed = failed(b);
     assertTrue(failed.get("corrupt").contains("cannot read jar"), failed.toString());
     assertTrue(failed.get("invalid").contains("Invalid") || failed.get("invalid").contains("invalid"), failed.toString());
     assertTrue(failed.get("zz-duplicate-widgets").contains("already served"), failed.toString());
     assertTrue(failed.get("throws").contains("refuses to start"), failed.toString());
+    assertTrue(failed.get("zz-widgets-v3").contains("CustomResourceDefinition widgets.demo.mvproxy.io is already "
+        + "served by plugin"), failed.toString());
     assertEquals(200, admin.get(b.url(), "/readyz").status());
     assertEquals(200, admin.get(b.url(), FleetTest.WIDGETS_V2).status());
     assertEquals(200, admin.get(fleet.node("node-a").url(), FleetTest.WIDGETS_V2).status());
@@ -238,7 +255,9 @@ class PluginHotReloadTest {
         Thread.sleep(700);
       }
     }
-    Thread.sleep(1000);
+    int afterSwaps = ok.get();
+    // keep the traffic going until it has done some requests after the last swap (a loaded machine is slow)
+    FleetTest.await("requests after the last swap", 60_000, () -> ok.get() > Math.max(20, afterSwaps + 5));
     run.set(false);
     load.join();
     System.out.printf("FIGURE swap under traffic: %d requests ok, %d bad%n", ok.get(), bad.size());
