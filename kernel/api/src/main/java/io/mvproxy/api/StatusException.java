@@ -11,6 +11,7 @@ public class StatusException extends RuntimeException {
   private final StatusReason reason;
   private final JsonObject details;
   private final int retryAfterSeconds;
+  private final int code;
 
   /**
    * @param reason  the Status reason (gives the HTTP code)
@@ -32,16 +33,37 @@ public class StatusException extends RuntimeException {
     this.reason = reason;
     this.details = details;
     this.retryAfterSeconds = retryAfterSeconds;
+    this.code = reason.code();
   }
 
-  /** @return the reason */
+  private StatusException(int code, String message) {
+    super(message);
+    this.reason = null;
+    this.details = null;
+    this.retryAfterSeconds = 0;
+    this.code = code;
+  }
+
+  /**
+   * A Status with a code that has no Kubernetes reason (apimachinery's {@code StatusReasonUnknown}, omitted from
+   * the JSON), e.g. {@code 414} and {@code 431} from the HTTP server.
+   *
+   * @param code    the HTTP status code
+   * @param message the message
+   * @return the exception; its {@link #reason()} is null
+   */
+  public static StatusException withoutReason(int code, String message) {
+    return new StatusException(code, message);
+  }
+
+  /** @return the reason; null for {@link #withoutReason} */
   public StatusReason reason() {
     return reason;
   }
 
   /** @return the HTTP status code */
   public int code() {
-    return reason.code();
+    return code;
   }
 
   /** @return seconds to put in {@code Retry-After}, 0 for none */
@@ -57,32 +79,25 @@ public class StatusException extends RuntimeException {
       d.put("retryAfterSeconds", retryAfterSeconds);
     }
     JsonObject s = new JsonObject().put("kind", "Status").put("apiVersion", "v1").put("metadata", new JsonObject())
-        .put("status", "Failure").put("message", getMessage()).put("reason", reason.name());
+        .put("status", "Failure").put("message", getMessage());
+    if (reason != null) {
+      s.put("reason", reason.name());
+    }
     if (d != null) {
       s.put("details", d);
     }
-    return s.put("code", reason.code());
+    return s.put("code", code);
   }
 
   /**
-   * Ends the response with this Status (and {@code Retry-After} when set); resets the stream instead when the
-   * response head was already written (a failure in the middle of a streamed answer); does nothing once ended.
+   * Ends the response with this Status through the node's one {@link StatusWriter} ({@code Retry-After} when set,
+   * {@code ?pretty=true} honoured); resets the stream instead when the response head was already written (a failure
+   * in the middle of a streamed answer); does nothing once ended.
    *
    * @param ctx the request
    */
   public void respond(io.vertx.ext.web.RoutingContext ctx) {
-    io.vertx.core.http.HttpServerResponse r = ctx.response();
-    if (r.ended() || r.closed()) {
-      return;
-    }
-    if (r.headWritten()) {
-      r.reset();
-      return;
-    }
-    if (retryAfterSeconds > 0) {
-      r.putHeader("Retry-After", String.valueOf(retryAfterSeconds));
-    }
-    r.setStatusCode(code()).putHeader("Content-Type", "application/json").end(toStatus().encode());
+    StatusWriter.send(ctx, this);
   }
 
   /** 404 for a path or resource no node serves: "the server could not find the requested resource". */

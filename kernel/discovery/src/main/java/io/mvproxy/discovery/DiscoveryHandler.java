@@ -89,9 +89,9 @@ public final class DiscoveryHandler implements Handler<RoutingContext> {
       }
       route(ctx, segments(path), documents.get());
     } catch (StatusException e) {
-      sendStatus(ctx.response(), e);
+      io.mvproxy.api.StatusWriter.send(ctx, e);
     } catch (RuntimeException e) {
-      sendStatus(ctx.response(), new StatusException(StatusReason.InternalError,
+      io.mvproxy.api.StatusWriter.send(ctx, new StatusException(StatusReason.InternalError,
           "discovery failed: " + e.getMessage(), null));
     }
   }
@@ -159,19 +159,6 @@ public final class DiscoveryHandler implements Handler<RoutingContext> {
 
   private static void sendJson(HttpServerResponse resp, int code, Buffer body) {
     resp.putHeader(HttpHeaders.CONTENT_TYPE, "application/json").setStatusCode(code).end(body);
-  }
-
-  /**
-   * Sends {@code e} as a Kubernetes {@code Status} ({@code Content-Type: application/json}).
-   *
-   * @param resp the response, not yet written
-   * @param e    the failure
-   */
-  static void sendStatus(HttpServerResponse resp, StatusException e) {
-    if (e.retryAfterSeconds() > 0) {
-      resp.putHeader(HttpHeaders.RETRY_AFTER, Integer.toString(e.retryAfterSeconds()));
-    }
-    sendJson(resp, e.code(), e.toStatus().toBuffer());
   }
 
   private static List<String> segments(String path) {

@@ -161,7 +161,6 @@ public final class OpenApiHandler implements Handler<RoutingContext> {
   }
 
   private static void fail(RoutingContext ctx, StatusException e) {
-    ctx.response().setStatusCode(e.code()).putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
-        .end(e.toStatus().toBuffer());
+    io.mvproxy.api.StatusWriter.send(ctx, e);
   }
 }

@@ -152,9 +152,7 @@ public final class Authenticator implements Handler<RoutingContext> {
       ctx.next();
       return;
     }
-    StatusException e = new StatusException(StatusReason.Unauthorized, "Unauthorized", null);
-    ctx.response().setStatusCode(401).putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
-        .end(e.toStatus().encode());
+    io.mvproxy.api.StatusWriter.send(ctx, new StatusException(StatusReason.Unauthorized, "Unauthorized", null));
   }
 
   /**

@@ -51,7 +51,25 @@ public final class ProxyHop {
   }
 
   /**
-   * Streams a response back: status, headers minus hop-by-hop ones, body with back-pressure. A response without
+   * Copies a next hop's response headers onto the caller's response: every header the next hop sent (minus
+   * hop-by-hop ones) REPLACES a header of the same name already set on this hop (e.g. {@code Audit-Id},
+   * {@code Content-Type}), keeping all of the next hop's values of it ({@code Warning} lines); other headers set on
+   * this hop stay.
+   *
+   * @param from the next hop's response headers
+   * @param to   the caller's response headers (changed)
+   */
+  public static void copyHeaders(MultiMap from, MultiMap to) {
+    for (String name : from.names()) {
+      if (!HOP_BY_HOP.contains(name.toLowerCase())) {
+        to.set(name, from.getAll(name));
+      }
+    }
+  }
+
+  /**
+   * Streams a response back: status, headers minus hop-by-hop ones (replacing this hop's headers of the same name,
+   * {@link #copyHeaders}), body with back-pressure. A response without
    * a length is chunked and its head sent at once (a watch's head reaches the client before its first event). A
    * client that goes away resets the upstream request; an upstream failure resets the client's stream.
    *
@@ -79,11 +97,7 @@ public final class ProxyHop {
       return;
     }
     out.setStatusCode(resp.statusCode()).setStatusMessage(resp.statusMessage());
-    resp.headers().forEach((k, v) -> {
-      if (!HOP_BY_HOP.contains(k.toLowerCase())) {
-        out.headers().add(k, v);
-      }
-    });
+    copyHeaders(resp.headers(), out.headers());
     String len = resp.getHeader("Content-Length");
     if (len != null) {
       out.putHeader("Content-Length", len);

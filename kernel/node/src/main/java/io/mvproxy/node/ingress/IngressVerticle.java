@@ -25,8 +25,8 @@ import java.util.Set;
 import java.util.function.Function;
 
 /**
- * TLS ingress: the HTTPS server ({@link ServerLimits}: 1 MiB headers, read-header and idle timeouts, 414/431 as
- * Status) and the handler chain, assembled in {@link #chain} in order, like kube-apiserver's
+ * TLS ingress: the HTTPS server ({@link ServerLimits}: 1 MiB headers, 414/431 as Status; {@link ConnectionTimeouts}:
+ * read-header and idle timeouts per request) and the handler chain, assembled in {@link #chain} in order, like kube-apiserver's
  * {@code DefaultBuildHandlerChain}: request ID ({@link AuditIds}) -> authentication -> health and version (public) ->
  * request info -> {@code --request-timeout} ({@link RequestDeadline}) -> impersonation ({@link ImpersonationFilter})
  * -> max-in-flight ({@link MaxInFlight}) -> authorization ({@link AuthorizationFilter}) -> metrics -> body (3 MiB
@@ -91,12 +91,11 @@ public final class IngressVerticle extends VerticleBase {
     PeerProxy proxy = proxyFactory == null ? null : proxyFactory.apply(vertx);
     Router router = Router.router(vertx);
     chain(router, proxy);
-    ReadHeaderTimeout readHeader = new ReadHeaderTimeout(vertx, ServerLimits.READ_HEADER_TIMEOUT_S * 1000L);
+    ConnectionTimeouts timeouts = ConnectionTimeouts.kubeApiserver();
     HttpServer s = vertx.createHttpServer(ServerLimits.apply(new HttpServerOptions(options)))
-        .connectionHandler(readHeader::connected)
+        .connectionHandler(timeouts::connected)
         .invalidRequestHandler(ServerLimits::invalid)
         .requestHandler(req -> {
-          readHeader.arrived(req);
           if (ServerLimits.pathDecodes(req)) {
             router.handle(req);
           }

@@ -4,7 +4,10 @@ import io.mvproxy.api.StatusException;
 import io.mvproxy.api.StatusReason;
 import io.vertx.ext.web.RoutingContext;
 
-/** Writes Kubernetes {@code Status} error responses (api-surface.md "Errors"); the node's one Status writer. */
+/**
+ * The ingress chain's access to the node's one Status writer ({@link io.mvproxy.api.StatusWriter}, api-surface.md
+ * "Errors") and the router's failure handler.
+ */
 public final class StatusResponses {
   private StatusResponses() {
   }
@@ -17,7 +20,7 @@ public final class StatusResponses {
    * @param e   the error
    */
   public static void send(RoutingContext ctx, StatusException e) {
-    e.respond(ctx);
+    io.mvproxy.api.StatusWriter.send(ctx, e);
   }
 
   /**

@@ -1,13 +1,16 @@
 package io.mvproxy.crd.rest;
 
 import io.mvproxy.api.StatusException;
-import io.mvproxy.api.StatusReason;
+import io.mvproxy.api.PrettyJson;
+import io.mvproxy.api.StatusWriter;
 import io.vertx.core.http.HttpServerResponse;
-import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 
-/** Writes JSON answers and Kubernetes {@code Status} errors (apimachinery {@code pkg/api/errors/errors.go}). */
+/**
+ * Writes JSON answers; maps failures to Kubernetes {@code Status} errors (apimachinery {@code pkg/api/errors/errors.go}),
+ * which the node's one {@link StatusWriter} writes.
+ */
 public final class Responses {
   /** Content type of JSON answers. */
   public static final String JSON = "application/json";
@@ -45,33 +48,21 @@ public final class Responses {
   }
 
   /**
-   * Answers a failure as a {@code Status}: {@link StatusException} as is, bad JSON as 400, anything else as 500.
+   * Answers a failure as a {@code Status} through the node's one {@link StatusWriter} ({@link #toStatus}).
    */
   public static void fail(RoutingContext ctx, Throwable t) {
-    StatusException se = toStatus(t);
-    HttpServerResponse r = ctx.response();
-    if (r.ended() || r.closed()) {
-      return;
-    }
-    if (r.headWritten()) {
-      r.reset();
-      return;
-    }
-    if (se.retryAfterSeconds() > 0) {
-      r.putHeader("Retry-After", Integer.toString(se.retryAfterSeconds()));
-    }
-    send(ctx, se.code(), se.toStatus());
+    StatusWriter.send(ctx, toStatus(t));
   }
 
-  /** @return {@code t} as a StatusException (400 for JSON decoding errors, 500 otherwise) */
+  /**
+   * @return {@code t} as a StatusException: {@link StatusWriter#toStatus}, and 400 for a JSON value of the wrong type
+   *     ({@code ClassCastException} from reading a body field)
+   */
   public static StatusException toStatus(Throwable t) {
-    if (t instanceof StatusException se) {
-      return se;
-    }
-    if (t instanceof DecodeException || t instanceof ClassCastException) {
+    if (t instanceof ClassCastException) {
       return StatusException.badRequest("the object provided is not valid JSON: " + t.getMessage());
     }
-    return new StatusException(StatusReason.InternalError, "Internal error occurred: " + t, new JsonObject());
+    return StatusWriter.toStatus(t);
   }
 
   /** A {@code Status} of success for an immediate delete (apiserver {@code registry/generic/registry/store.go}). */

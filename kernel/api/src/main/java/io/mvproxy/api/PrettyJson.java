@@ -1,4 +1,4 @@
-package io.mvproxy.crd.rest;
+package io.mvproxy.api;
 
 import com.fasterxml.jackson.core.util.DefaultIndenter;
 import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
@@ -10,7 +10,8 @@ import io.vertx.core.json.JsonObject;
 
 /**
  * {@code ?pretty=true} output as kube-apiserver writes it ({@code json.MarshalIndent(obj, "", "  ")}): two-space
- * indents, {@code "key": value}, {@code {}} and {@code []} when empty, and a final newline.
+ * indents, {@code "key": value}, {@code {}} and {@code []} when empty, and a final newline. Used for every JSON answer
+ * (objects and {@link StatusWriter Status} errors) when the request says {@code ?pretty=true}.
  */
 public final class PrettyJson {
   private static final ObjectWriter WRITER;
@@ -31,9 +32,23 @@ public final class PrettyJson {
   /** @param o an object @return it indented, with a trailing newline */
   public static Buffer encode(JsonObject o) {
     try {
-      return Buffer.buffer(WRITER.writeValueAsString(JsonPaths.plain(o)) + "\n");
+      return Buffer.buffer(WRITER.writeValueAsString(plain(o)) + "\n");
     } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
       throw new IllegalStateException(e);
     }
+  }
+
+  private static Object plain(Object v) {
+    if (v instanceof JsonObject o) {
+      java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+      o.forEach(e -> m.put(e.getKey(), plain(e.getValue())));
+      return m;
+    }
+    if (v instanceof io.vertx.core.json.JsonArray a) {
+      java.util.List<Object> l = new java.util.ArrayList<>(a.size());
+      a.forEach(e -> l.add(plain(e)));
+      return l;
+    }
+    return v;
   }
 }

@@ -1,0 +1,85 @@
+package io.mvproxy.api;
+
+import io.vertx.core.Future;
+import io.vertx.core.http.HttpServerResponse;
+import io.vertx.core.json.DecodeException;
+import io.vertx.ext.web.RoutingContext;
+
+/**
+ * The node's one writer of Kubernetes {@code Status} error answers (apiserver
+ * {@code endpoints/handlers/responsewriters/errors.go} {@code ErrorNegotiated}), used by the kernel (ingress chain,
+ * discovery, OpenAPI, authentication, server limits) and by API sources through {@link StatusException#respond}:
+ * HTTP status = the Status {@code code}, {@code Content-Type: application/json}, {@code Retry-After} when the error
+ * carries one, the body indented when the request says {@code ?pretty=true} ({@link PrettyJson}). A response whose
+ * head was already sent (a failure in the middle of a streamed answer) is reset instead; an ended or closed one is
+ * left alone.
+ */
+public final class StatusWriter {
+  private StatusWriter() {
+  }
+
+  /**
+   * Answers {@code ctx} with the Status of {@code e}.
+   *
+   * @param ctx the request
+   * @param e   the error
+   */
+  public static void send(RoutingContext ctx, StatusException e) {
+    boolean pretty;
+    try {
+      pretty = BoolParam.of(ctx.request().getParam("pretty"));
+    } catch (IllegalArgumentException malformedQuery) {
+      pretty = false;
+    }
+    send(ctx.response(), e, pretty);
+  }
+
+  /**
+   * Answers with the Status of {@code t} ({@link #toStatus}).
+   *
+   * @param ctx the request
+   * @param t   the failure
+   */
+  public static void fail(RoutingContext ctx, Throwable t) {
+    send(ctx, toStatus(t));
+  }
+
+  /**
+   * Answers a response with the Status of {@code e}, for callers outside a router (the server's invalid-request
+   * handler, path checks before routing).
+   *
+   * @param r      the response
+   * @param e      the error
+   * @param pretty true to indent the body
+   * @return completes when the answer was written (at once when there was nothing to write)
+   */
+  public static Future<Void> send(HttpServerResponse r, StatusException e, boolean pretty) {
+    if (r.ended() || r.closed()) {
+      return Future.succeededFuture();
+    }
+    if (r.headWritten()) {
+      r.reset();
+      return Future.succeededFuture();
+    }
+    if (e.retryAfterSeconds() > 0) {
+      r.putHeader("Retry-After", Integer.toString(e.retryAfterSeconds()));
+    }
+    return r.setStatusCode(e.code()).putHeader("Content-Type", "application/json")
+        .end(pretty ? PrettyJson.encode(e.toStatus()) : e.toStatus().toBuffer());
+  }
+
+  /**
+   * @param t a failure
+   * @return {@code t} itself when it is a {@link StatusException}; {@code 400 BadRequest} for JSON that does not
+   *     decode; {@code 500 InternalError} ({@link StatusException#internal}) for anything else
+   */
+  public static StatusException toStatus(Throwable t) {
+    if (t instanceof StatusException se) {
+      return se;
+    }
+    if (t instanceof DecodeException) {
+      return StatusException.badRequest("the object provided is not valid JSON: " + t.getMessage());
+    }
+    return StatusException.internal(t);
+  }
+}

@@ -1,0 +1,174 @@
+package io.mvproxy.node.ingress;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelDuplexHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.ChannelPromise;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpStatusClass;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.vertx.core.http.HttpConnection;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.logging.Logger;
+
+/**
+ * The per-request connection timeouts of Go's {@code net/http} server as kube-apiserver configures it
+ * ({@code apiserver/pkg/server/secure_serving.go}: {@code ReadHeaderTimeout} {@value ServerLimits#READ_HEADER_TIMEOUT_S}
+ * s, {@code IdleTimeout} {@value ServerLimits#IDLE_TIMEOUT_S} s), on every HTTP/1.1 connection, as
+ * {@code net/http/server.go conn.serve} applies them:
+ * <ul>
+ *   <li>from accept until the first request's head is complete: the read-header timeout;</li>
+ *   <li>after a response ended, with no other request in progress: the idle timeout, until the next request's first
+ *   byte arrives ({@code c.bufr.Peek(4)});</li>
+ *   <li>from that first byte until its head is complete: the read-header timeout again (per request, not only the
+ *   first);</li>
+ *   <li>while a request is in progress (its body read, its response written, a watch silent for an hour): none.</li>
+ * </ul>
+ * When a timeout passes the connection is closed. This replaces Vert.x's idle timeout, which also counts the
+ * silence inside a response: it closed every watch that had no event for 90 s (issue 7's 2,000-watch gap).
+ *
+ * <p>Two Netty handlers are put into the connection's pipeline: one before the HTTP decoder sees the first bytes of
+ * a request, one before Vert.x's handler sees decoded request heads and the last part of each response. Both run
+ * on the channel's event loop, which also runs the timers. Connections without an HTTP/1.x decoder (none today:
+ * ALPN and cleartext HTTP/2 are off) are left alone.
+ */
+public final class ConnectionTimeouts {
+  /** Name of the pipeline handler that sees raw request bytes. */
+  public static final String BYTES_HANDLER = "mvproxy-request-bytes";
+  /** Name of the pipeline handler that sees request heads and response ends. */
+  public static final String MESSAGES_HANDLER = "mvproxy-request-messages";
+  private static final Logger LOG = Logger.getLogger(ConnectionTimeouts.class.getName());
+  private static volatile boolean warned;
+
+  private final long readHeaderMs;
+  private final long idleMs;
+
+  /**
+   * @param readHeaderMs ms a request head may take from its first byte (from accept for the first request); &gt; 0
+   * @param idleMs       ms a kept-alive connection may wait for the next request's first byte; 0 for no limit
+   */
+  public ConnectionTimeouts(long readHeaderMs, long idleMs) {
+    this.readHeaderMs = readHeaderMs;
+    this.idleMs = idleMs;
+  }
+
+  /** @return the timeouts kube-apiserver uses ({@link ServerLimits}) */
+  public static ConnectionTimeouts kubeApiserver() {
+    return new ConnectionTimeouts(ServerLimits.READ_HEADER_TIMEOUT_S * 1000L, ServerLimits.IDLE_TIMEOUT_S * 1000L);
+  }
+
+  /**
+   * The server's connection handler: installs the timeouts on a new connection and starts the first request's
+   * read-header clock.
+   *
+   * @param conn a connection just accepted (TLS handshake done)
+   */
+  public void connected(HttpConnection conn) {
+    if (!(conn instanceof io.vertx.core.net.impl.ConnectionBase base)) {
+      warnOnce("connection type " + conn.getClass().getName());
+      return;
+    }
+    Channel ch = base.channel();
+    if (ch.eventLoop().inEventLoop()) {
+      install(ch);
+    } else {
+      ch.eventLoop().execute(() -> install(ch));
+    }
+  }
+
+  private void install(Channel ch) {
+    ChannelPipeline p = ch.pipeline();
+    if (!ch.isActive() || p.get("httpDecoder") == null || p.get("handler") == null || p.get(BYTES_HANDLER) != null) {
+      if (ch.isActive() && p.get(BYTES_HANDLER) == null) {
+        warnOnce("pipeline without an HTTP/1.x decoder: " + p.names());
+      }
+      return;
+    }
+    State s = new State(ch);
+    p.addBefore("httpDecoder", BYTES_HANDLER, s.bytes);
+    p.addBefore("handler", MESSAGES_HANDLER, s.messages);
+    s.arm(readHeaderMs);
+  }
+
+  private static void warnOnce(String why) {
+    if (!warned) {
+      warned = true;
+      LOG.warning("read-header and idle timeouts not installed (" + why + ")");
+    }
+  }
+
+  /** One connection's phase and timer; touched on its event loop only. */
+  private final class State {
+    final Channel ch;
+    /** Requests whose head arrived and whose response has not ended (more than one when pipelined). */
+    int active;
+    /** True while the connection waits for a request's first byte (the idle phase). */
+    boolean idle;
+    ScheduledFuture<?> timer;
+
+    final ChannelInboundHandlerAdapter bytes = new ChannelInboundHandlerAdapter() {
+      @Override
+      public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (idle && msg instanceof ByteBuf b && b.isReadable()) {
+          idle = false;
+          arm(readHeaderMs);
+        }
+        ctx.fireChannelRead(msg);
+      }
+
+      @Override
+      public void channelInactive(ChannelHandlerContext ctx) {
+        cancel();
+        ctx.fireChannelInactive();
+      }
+    };
+
+    final ChannelDuplexHandler messages = new ChannelDuplexHandler() {
+      @Override
+      public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof HttpRequest) {
+          active++;
+          idle = false;
+          cancel();
+        }
+        ctx.fireChannelRead(msg);
+      }
+
+      @Override
+      public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        if (msg instanceof LastHttpContent && !(msg instanceof HttpResponse r
+            && r.status().codeClass() == HttpStatusClass.INFORMATIONAL) && active > 0 && --active == 0) {
+          idle = true;
+          arm(idleMs);
+        }
+        ctx.write(msg, promise);
+      }
+    };
+
+    State(Channel ch) {
+      this.ch = ch;
+    }
+
+    void arm(long ms) {
+      cancel();
+      if (ms > 0) {
+        timer = ch.eventLoop().schedule(() -> {
+          timer = null;
+          ch.close();
+        }, ms, TimeUnit.MILLISECONDS);
+      }
+    }
+
+    void cancel() {
+      if (timer != null) {
+        timer.cancel(false);
+        timer = null;
+      }
+    }
+  }
+}
