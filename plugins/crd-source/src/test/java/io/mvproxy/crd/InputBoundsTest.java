@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.mvproxy.crd.rest.ObjectBounds;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.util.List;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -183,5 +184,83 @@ class InputBoundsTest {
     assertEquals(409, again.code(), again.body());
     assertEquals("Apply failed with 1 conflict: conflict with \"carol\": .spec.color",
         again.json().getString("message"));
+  }
+
+  @Test
+  void serverSideApplyConflictsWithUpdateManagers() throws Exception {
+    JsonObject w = new JsonObject().put("apiVersion", "example.com/v1").put("kind", "Widget")
+        .put("metadata", new JsonObject().put("name", "csa")).put("spec", new JsonObject().put("color", "red")
+            .put("size", 1));
+    Http.Res c = http.post(W + "?fieldManager=kubectl-client-side-apply", w);
+    assertEquals(201, c.code(), c.body());
+    JsonArray mf = c.json().getJsonObject("metadata").getJsonArray("managedFields");
+    assertEquals(1, mf.size(), mf.encode());
+    assertEquals("kubectl-client-side-apply", mf.getJsonObject(0).getString("manager"));
+    assertEquals("Update", mf.getJsonObject(0).getString("operation"));
+    assertEquals("example.com/v1", mf.getJsonObject(0).getString("apiVersion"));
+    assertEquals(new JsonObject().put("f:spec", new JsonObject().put("f:color", new JsonObject())
+        .put("f:size", new JsonObject())), mf.getJsonObject(0).getJsonObject("fieldsV1"));
+
+    String cfg = "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: csa\nspec:\n  color: %s\n";
+    String path = W + "/csa?fieldManager=kubectl";
+    Http.Res conflict = http.patch(path, "application/apply-patch+yaml", cfg.formatted("blue"));
+    assertEquals(409, conflict.code(), conflict.body());
+    assertEquals("Apply failed with 1 conflict: conflict with \"kubectl-client-side-apply\" using example.com/v1:"
+        + " .spec.color", conflict.json().getString("message"));
+    JsonObject cause = conflict.json().getJsonObject("details").getJsonArray("causes").getJsonObject(0);
+    assertEquals("FieldManagerConflict", cause.getString("reason"));
+    assertEquals("conflict with \"kubectl-client-side-apply\" using example.com/v1", cause.getString("message"));
+    assertEquals(".spec.color", cause.getString("field"));
+    assertEquals("red", http.get(W + "/csa").json().getJsonObject("spec").getString("color"), "nothing stored");
+
+    Http.Res same = http.patch(path, "application/apply-patch+yaml", cfg.formatted("red"));
+    assertEquals(200, same.code(), same.body());
+
+    Http.Res merge = http.patch(W + "/csa", "application/merge-patch+json", "{\"spec\":{\"size\":2}}");
+    assertEquals(200, merge.code(), merge.body());
+    JsonArray after = merge.json().getJsonObject("metadata").getJsonArray("managedFields");
+    assertEquals("kubectl/Apply", managers(after).get(0), "Apply entries first");
+    assertEquals(java.util.Set.of("kubectl-client-side-apply/Update", "Java-http-client/Update"),
+        java.util.Set.copyOf(managers(after).subList(1, after.size())));
+    assertEquals(new JsonObject().put("f:spec", new JsonObject().put("f:color", new JsonObject())),
+        entry(after, "kubectl-client-side-apply").getJsonObject("fieldsV1"),
+        "size went to the merge patch's manager (User-Agent)");
+    assertEquals(new JsonObject().put("f:spec", new JsonObject().put("f:size", new JsonObject())),
+        entry(after, "Java-http-client").getJsonObject("fieldsV1"));
+    String rv = merge.json().getJsonObject("metadata").getString("resourceVersion");
+    Http.Res noop = http.patch(W + "/csa", "application/merge-patch+json", "{\"spec\":{\"size\":2}}");
+    assertEquals(rv, noop.json().getJsonObject("metadata").getString("resourceVersion"), "a no-op writes nothing");
+
+    Http.Res forced = http.patch(path + "&force=true", "application/apply-patch+yaml", cfg.formatted("blue"));
+    assertEquals(200, forced.code(), forced.body());
+    assertEquals("blue", forced.json().getJsonObject("spec").getString("color"));
+    assertEquals(List.of("kubectl/Apply", "Java-http-client/Update"),
+        managers(forced.json().getJsonObject("metadata").getJsonArray("managedFields")),
+        "the client-side manager lost its last field and is gone");
+
+    Http.Res update = http.patch(W + "/csa?fieldManager=kubectl-edit", "application/merge-patch+json",
+        "{\"spec\":{\"color\":\"green\"}}");
+    assertEquals(200, update.code(), update.body());
+    Http.Res back = http.patch(path, "application/apply-patch+yaml", cfg.formatted("blue"));
+    assertEquals(409, back.code(), back.body());
+    assertEquals("Apply failed with 1 conflict: conflict with \"kubectl-edit\" using example.com/v1: .spec.color",
+        back.json().getString("message"));
+  }
+
+  private static JsonObject entry(JsonArray mf, String manager) {
+    for (Object o : mf) {
+      if (manager.equals(((JsonObject) o).getString("manager"))) {
+        return (JsonObject) o;
+      }
+    }
+    throw new AssertionError(manager + " not in " + mf.encode());
+  }
+
+  private static List<String> managers(JsonArray mf) {
+    List<String> out = new java.util.ArrayList<>();
+    for (Object o : mf) {
+      out.add(((JsonObject) o).getString("manager") + "/" + ((JsonObject) o).getString("operation"));
+    }
+    return out;
   }
 }

@@ -400,5 +400,20 @@ class HardeningFleetTest {
     KubectlFleetTest.Result forced = KubectlFleetTest.run(bob, 60);
     assertEquals(0, forced.code(), forced.all());
     assertEquals("blue", admin.get(url("node-a"), PROBES + "/ssa").json().getJsonObject("spec").getString("color"));
+
+    // a field written by a non-apply request (kubectl create: an Update manager) conflicts with an apply too
+    Files.writeString(f, "apiVersion: hardening.mvproxy.io/v1\nkind: Probe\nmetadata: {name: ssa-created,"
+        + " namespace: default}\nspec: {color: red}\n");
+    List<String> create = new ArrayList<>(base.subList(0, base.indexOf("apply")));
+    create.addAll(List.of("create", "-f", f.toString()));
+    KubectlFleetTest.Result created = KubectlFleetTest.run(create, 60);
+    assertEquals(0, created.code(), created.all());
+    Files.writeString(f, Files.readString(f).replace("red", "blue"));
+    KubectlFleetTest.Result overUpdate = KubectlFleetTest.run(alice, 60);
+    assertTrue(overUpdate.code() != 0, overUpdate.all());
+    assertTrue(overUpdate.err().contains("Apply failed with 1 conflict: conflict with \"kubectl-create\" using"
+        + " hardening.mvproxy.io/v1: .spec.color"), overUpdate.all());
+    assertEquals("red", admin.get(url("node-a"), PROBES + "/ssa-created").json().getJsonObject("spec")
+        .getString("color"));
   }
 }

@@ -12,7 +12,8 @@ import io.vertx.core.json.JsonObject;
  * the patch is applied to the current object as the client sees it (its version, or the Scale), then stored like an
  * update. A {@code metadata.resourceVersion} set by the patch is a precondition (409 when stale); otherwise lost
  * races are retried. Server-side apply creates an absent object (201) and otherwise merges the configuration,
- * removing fields the same manager applied before and dropped since ({@link ApplyFields}).
+ * removing fields the same manager applied before and dropped since, with conflicts against every other manager
+ * ({@link FieldManager}); other patches are recorded as Updates of their manager.
  */
 public final class Patches {
   private final CrdRuntime rt;
@@ -62,8 +63,8 @@ public final class Patches {
         return patchExisting(req, PatchApplier.Type.APPLY, body).map(o -> new Result(200, o));
       }
       JsonObject created = config.copy();
-      ApplyFields.record(created, manager(req), ApplyFields.fieldSet(config), req.apiVersion());
-      return writes.create(req, created, true).map(o -> new Result(201, req.view(o)))
+      FieldManager.applyCreate(created, config, manager(req), req.apiVersion(), req.info().subresource());
+      return writes.create(req, created, true, true).map(o -> new Result(201, req.view(o)))
           .recover(t -> t instanceof StatusException se && se.reason() == StatusReason.AlreadyExists
               ? patchExisting(req, PatchApplier.Type.APPLY, body).map(o -> new Result(200, o))
               : Future.failedFuture(t));
@@ -85,8 +86,8 @@ public final class Patches {
     String curRv = Long.toString(cur.resourceVersion());
     JsonObject base = scale ? ScaleCodec.toScale(cur.object(), req.version().scale()) : req.view(cur.object());
     JsonObject patched = type == PatchApplier.Type.APPLY && !scale
-        ? ApplyFields.apply(base, applier.applyConfiguration(body), manager(req), req.apiVersion(),
-            io.mvproxy.api.BoolParam.of(req.param("force")))
+        ? FieldManager.apply(base, applier.applyConfiguration(body), manager(req), req.apiVersion(),
+            req.info().subresource(), io.mvproxy.api.BoolParam.of(req.param("force")))
         : applier.apply(type, base, body, scale ? PatchMeta.NONE : rt.strategy().strategicMergePatch());
     JsonObject meta = ObjectRules.metadata(patched);
     String rv = meta.getValue("resourceVersion") instanceof String s ? s : "";
@@ -96,6 +97,6 @@ public final class Patches {
       return writes.scaleTo(req, cur, patched);
     }
     rt.rules().checkIdentity(req, patched, true);
-    return writes.next(req, cur, patched);
+    return writes.next(req, cur, patched, type == PatchApplier.Type.APPLY);
   }
 }

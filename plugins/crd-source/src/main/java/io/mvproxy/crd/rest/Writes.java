@@ -11,7 +11,8 @@ import io.vertx.core.json.JsonObject;
  * subresources (apiserver {@code pkg/endpoints/handlers/create.go}, {@code update.go}); unknown fields are pruned
  * ({@link FieldPruner}), defaults applied ({@link SchemaDefaults}) and the result validated
  * ({@link SchemaValidator}, against the defaulted stored object on updates for ratcheting and transition rules)
- * per the version schema.
+ * per the version schema. Each write records its manager's fields in {@code managedFields} ({@link FieldManager}:
+ * operation Update, or Apply for server-side apply, which {@link Patches} handles).
  */
 public final class Writes {
   private final CrdRuntime rt;
@@ -25,7 +26,7 @@ public final class Writes {
   public void create(CrdRequest req) {
     FieldValidation.requireValid(req, "CreateOptions");
     BodyReader.read(req.ctx(), rt.options().maxBodyBytes())
-        .compose(body -> create(req, rt.rules().decode(req, BodyTypes.requireObject(req, body)), false))
+        .compose(body -> create(req, rt.rules().decode(req, BodyTypes.requireObject(req, body)), false, false))
         .onSuccess(o -> Responses.send(req.ctx(), 201, req.view(o)))
         .onFailure(t -> Responses.fail(req, t));
   }
@@ -34,12 +35,17 @@ public final class Writes {
    * Creates {@code o} (also used by server-side apply of an absent object).
    *
    * @param nameFromPath true when the path names the object (apply)
+   * @param applied      true for server-side apply ({@code o} carries its Apply entry); false: an Update entry is
+   *                     recorded
    * @return the stored object in storage form
    */
-  Future<JsonObject> create(CrdRequest req, JsonObject o, boolean nameFromPath) {
+  Future<JsonObject> create(CrdRequest req, JsonObject o, boolean nameFromPath, boolean applied) {
     rt.rules().checkIdentity(req, o, nameFromPath);
     JsonObject pruned = SchemaDefaults.apply(req.version(), FieldPruner.apply(req, o));
     JsonObject prepared = rt.strategy().prepareCreate(req, rt.rules().prepareCreate(req, pruned));
+    if (!applied) {
+      FieldManager.update(null, prepared, manager(req), req.apiVersion(), "");
+    }
     SchemaValidator.validate(req, prepared, null, false);
     ObjectBounds.check(req, prepared);
     return rt.strategy().admitCreate(req, prepared).compose(admitted -> {
@@ -74,7 +80,7 @@ public final class Writes {
           }
           return GuaranteedUpdate.run(rt, req, cur -> {
             GuaranteedUpdate.checkResourceVersion(req, rv, cur);
-            return next(req, cur, in.copy());
+            return next(req, cur, in.copy(), false);
           }).map(req::view);
         })
         .onSuccess(o -> Responses.send(req.ctx(), 200, o))
@@ -84,14 +90,21 @@ public final class Writes {
   /**
    * @param cur      the stored object
    * @param incoming the object sent (main or status) in any served version
+   * @param applied  true for server-side apply ({@code incoming} carries the managedFields); false: the write is
+   *                 recorded as an Update of its manager
    * @return the next stored object for the request's subresource ({@code ""} or {@code status})
    */
-  JsonObject next(CrdRequest req, StoredObject cur, JsonObject incoming) {
+  JsonObject next(CrdRequest req, StoredObject cur, JsonObject incoming, boolean applied) {
     boolean status = "status".equals(req.info().subresource());
     JsonObject old = SchemaDefaults.stored(req.crd(), req.version(), cur.object());
     JsonObject in = SchemaDefaults.apply(req.version(), FieldPruner.apply(req, incoming));
     JsonObject next = status ? rt.rules().prepareStatusUpdate(old, in) : rt.rules().prepareUpdate(req, old, in);
     next = rt.strategy().prepareUpdate(req, cur.object(), next);
+    if (!applied) {
+      FieldManager.update(old, next, manager(req), req.apiVersion(), req.info().subresource());
+    } else if (status && ObjectRules.metadata(incoming).getValue("managedFields") != null) {
+      ObjectRules.metadata(next).put("managedFields", ObjectRules.metadata(incoming).getValue("managedFields"));
+    }
     SchemaValidator.validate(req, next, old, status);
     return ObjectBounds.check(req, next);
   }
@@ -101,7 +114,13 @@ public final class Writes {
     JsonObject applied = ScaleCodec.applyScale(req, cur.object(), scale, req.version().scale());
     JsonObject old = SchemaDefaults.stored(req.crd(), req.version(), cur.object());
     JsonObject next = rt.rules().prepareUpdate(req, old, applied);
+    FieldManager.update(old, next, manager(req), req.apiVersion(), "scale");
     SchemaValidator.validate(req, next, old, false);
     return ObjectBounds.check(req, next);
+  }
+
+  /** @return the Update manager of {@code req} ({@link FieldManager#updateManager}) */
+  static String manager(CrdRequest req) {
+    return FieldManager.updateManager(req.param("fieldManager"), req.ctx().request().getHeader("User-Agent"));
   }
 }
