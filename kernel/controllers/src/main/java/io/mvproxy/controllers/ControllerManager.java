@@ -9,7 +9,8 @@ import java.util.logging.Logger;
  * The controller manager of one node, as kube-controller-manager ({@code cmd/kube-controller-manager/app/
  * controllermanager.go}) with {@code --leader-elect} and {@code --use-service-account-credentials}: it campaigns for
  * the Lease {@code kube-system/mvproxy-controller-manager} as {@code system:kube-controller-manager} and, while it
- * leads, runs the namespace controller and the garbage collector, each with its own service-account identity.
+ * leads, runs the namespace controller, the garbage collector and the service account controller, each with its own
+ * service-account identity.
  * Every node runs one; one leads at a time.
  */
 public final class ControllerManager {
@@ -19,8 +20,9 @@ public final class ControllerManager {
   public static final String LEASE_NAME = "mvproxy-controller-manager";
   private static final Logger LOG = Logger.getLogger(ControllerManager.class.getName());
 
-  /** The clients of the three identities. */
-  public record Clients(ApiClient leaderElection, ApiClient namespaceController, ApiClient garbageCollector) {
+  /** The clients of the four identities. */
+  public record Clients(ApiClient leaderElection, ApiClient namespaceController, ApiClient garbageCollector,
+                        ApiClient serviceAccountController) {
   }
 
   /**
@@ -46,6 +48,7 @@ public final class ControllerManager {
   private final LeaderElector elector;
   private final NamespaceController namespaces;
   private final GarbageCollector gc;
+  private final ServiceAccountController serviceAccounts;
   private final Clients clients;
   private volatile String leader = "";
 
@@ -61,13 +64,17 @@ public final class ControllerManager {
         new FleetDiscovery(clients.namespaceController()), settings.namespacePoll());
     this.gc = new GarbageCollector(vertx, clients.garbageCollector(), new FleetDiscovery(clients.garbageCollector()),
         settings.gcPeriod(), observer);
+    this.serviceAccounts = new ServiceAccountController(vertx, clients.serviceAccountController(),
+        settings.namespacePoll());
     this.elector = new LeaderElector(vertx, clients.leaderElection(), settings.election(),
         new LeaderElector.Callbacks() {
           @Override
           public void startedLeading() {
-            LOG.info("controller manager leading: starting the namespace controller and the garbage collector");
+            LOG.info("controller manager leading: starting the namespace controller, the garbage collector and the "
+                + "service account controller");
             namespaces.start();
             gc.start();
+            serviceAccounts.start();
           }
 
           @Override
@@ -75,6 +82,7 @@ public final class ControllerManager {
             LOG.info("controller manager no longer leading: controllers stopped");
             namespaces.stop();
             gc.stop();
+            serviceAccounts.stop();
           }
 
           @Override
@@ -108,6 +116,7 @@ public final class ControllerManager {
     return elector.stop().onComplete(ar -> {
       namespaces.stop();
       gc.stop();
+      serviceAccounts.stop();
       clients.leaderElection().close();
     });
   }

@@ -11,26 +11,30 @@ import java.util.Map;
  * and known only to this process, accepted by the node's authenticator (like kube-apiserver's loopback token):
  * {@code system:kube-controller-manager} (leader election) and, as with kube-controller-manager's
  * {@code --use-service-account-credentials}, the service accounts {@code kube-system/namespace-controller} and
- * {@code kube-system/generic-garbage-collector}. The bootstrap RBAC policy binds each to upstream's role.
+ * {@code kube-system/generic-garbage-collector} and {@code kube-system/service-account-controller}. The bootstrap RBAC
+ * policy binds each to upstream's role.
  *
  * @param leaderElectionToken   token of {@code system:kube-controller-manager}
  * @param namespaceToken        token of {@code system:serviceaccount:kube-system:namespace-controller}
  * @param garbageCollectorToken token of {@code system:serviceaccount:kube-system:generic-garbage-collector}
+ * @param serviceAccountToken   token of {@code system:serviceaccount:kube-system:service-account-controller}
  */
-public record ControllerIdentities(String leaderElectionToken, String namespaceToken, String garbageCollectorToken) {
+public record ControllerIdentities(String leaderElectionToken, String namespaceToken, String garbageCollectorToken,
+                                   String serviceAccountToken) {
   /** The controller manager's user. */
   public static final String KUBE_CONTROLLER_MANAGER = "system:kube-controller-manager";
 
-  /** @return three fresh random tokens */
+  /** @return four fresh random tokens */
   public static ControllerIdentities generate() {
-    return new ControllerIdentities(token(), token(), token());
+    return new ControllerIdentities(token(), token(), token(), token());
   }
 
   /** @return token to user, for {@link io.mvproxy.security.Authenticator#withTokens} */
   public Map<String, UserInfo> tokens() {
     return Map.of(leaderElectionToken, new UserInfo(KUBE_CONTROLLER_MANAGER, "", List.of(), Map.of()),
         namespaceToken, serviceAccount("namespace-controller"),
-        garbageCollectorToken, serviceAccount("generic-garbage-collector"));
+        garbageCollectorToken, serviceAccount("generic-garbage-collector"),
+        serviceAccountToken, serviceAccount("service-account-controller"));
   }
 
   private static UserInfo serviceAccount(String name) {

@@ -47,7 +47,9 @@ public final class ControllerVerticle extends VerticleBase {
     ControllerManager.Clients clients = new ControllerManager.Clients(election,
         new ApiClient(election, identities.namespaceToken(), "kube-controller-manager/mvproxy namespace-controller"),
         new ApiClient(election, identities.garbageCollectorToken(),
-            "kube-controller-manager/mvproxy generic-garbage-collector"));
+            "kube-controller-manager/mvproxy generic-garbage-collector"),
+        new ApiClient(election, identities.serviceAccountToken(),
+            "kube-controller-manager/mvproxy service-account-controller"));
     manager = new ControllerManager(vertx, clients, ControllerManager.Settings.defaults(serverId),
         new ControllerMetrics(registry));
     Gauge.builder("leader_election_master_status", () -> manager.leading() ? 1 : 0)
