@@ -198,7 +198,14 @@ public final class Node {
       PluginVerticle pluginVerticle = new PluginVerticle(config.pluginDir(),
           new PluginLoader(privateDir, PluginLoader.discoverFactories()), ctx, plugins);
       registerGauges();
-      return vertx.deployVerticle(pluginVerticle).compose(pid -> deployIngress().compose(v -> deployFleet(pid)));
+      vertx.eventBus().localConsumer(io.mvproxy.api.Addresses.LOCAL_APIS_CHANGED, m -> publishCrds());
+      return vertx.deployVerticle(pluginVerticle).onSuccess(id -> publishCrds()).compose(pid -> deployIngress().compose(v -> deployFleet(pid)));
+    }
+
+    /** Stores the CRDs of this node's ACTIVE plugins as apiextensions.k8s.io objects (merged fleet-wide). */
+    private void publishCrds() {
+      builtin.crds().publish(plugins.sources().stream().filter(s -> s instanceof io.mvproxy.crd.CrdApiSource)
+          .map(s -> ((io.mvproxy.crd.CrdApiSource) s).manifest()).toList());
     }
 
     private Future<String> deployIngress() {
@@ -209,7 +216,7 @@ public final class Node {
       // restarts later must not take this node out of a load balancer (its GVRs get 503 per request meanwhile)
       ready.put("peer-discovery", HealthHandler.once(() -> view.get().routing().ready()));
       ready.put("shutdown", () -> !lifecycle.shuttingDown());
-      ready.put("builtin-apis", () -> builtin.started().succeeded());
+      ready.put("builtin-apis", () -> builtin.started().succeeded() && builtin.crds().published().succeeded());
       Map<String, BooleanSupplier> live = new LinkedHashMap<>();
       if (StorageConfig.ETCD3.equals(storage.backend())) {
         ready.put("etcd", storage::healthy); // kube-apiserver's /readyz lists both, /livez only etcd

@@ -14,14 +14,20 @@ import java.util.Map;
 /**
  * The built-in API set every node serves, created once per node (not hot-loaded): core {@code v1} namespaces,
  * configmaps, secrets, serviceaccounts, events; {@code coordination.k8s.io/v1} leases;
- * {@code rbac.authorization.k8s.io/v1} roles, rolebindings, clusterroles, clusterrolebindings (all stored, see
+ * {@code rbac.authorization.k8s.io/v1} roles, rolebindings, clusterroles, clusterrolebindings,
+ * {@code apiextensions.k8s.io/v1} customresourcedefinitions (read-only: what the fleet's plugins loaded) (all stored, see
  * {@link BuiltinKinds}); and the review APIs of {@link ReviewsApiSource}.
  *
  * @param sources    the API sources, in a fixed order
  * @param namespaces the node's NamespaceLifecycle (for every namespaced kind)
  * @param started    completes when the system namespaces and the default RBAC policy are stored
+ * @param crds       publishes the CRDs the node's plugins loaded as {@code apiextensions.k8s.io/v1} objects (the
+ *                   node calls it on every change of its plugins)
  */
-public record BuiltinApis(List<ApiSource> sources, NamespaceLifecycle namespaces, Future<Void> started) {
+public record BuiltinApis(List<ApiSource> sources, NamespaceLifecycle namespaces, Future<Void> started,
+                          CrdRegistry crds) {
+  private static final String CRDS = "customresourcedefinitions.apiextensions.k8s.io";
+
   /** Copies the list. */
   public BuiltinApis {
     sources = List.copyOf(sources);
@@ -35,22 +41,29 @@ public record BuiltinApis(List<ApiSource> sources, NamespaceLifecycle namespaces
    */
   public static BuiltinApis create(ApiSourceContext ctx, NodeAuthorization authorization) {
     Namespaces namespaces = new Namespaces();
-    Map<String, ObjectStrategy> strategies = Map.of(
-        "namespaces", namespaces,
-        "configmaps", new ConfigData(false),
-        "events", new Events(),
-        "secrets", new Secrets().then(new ConfigData(true)),
-        "roles", new Rbac(authorization, false),
-        "clusterroles", new Rbac(authorization, false),
-        "rolebindings", new Rbac(authorization, true),
-        "clusterrolebindings", new Rbac(authorization, true));
+    Map<String, ObjectStrategy> strategies = Map.ofEntries(
+        Map.entry("namespaces", namespaces),
+        Map.entry("configmaps", new ConfigData(false).then(Printers.configMaps())),
+        Map.entry("secrets", new Secrets().then(new ConfigData(true)).then(Printers.secrets())),
+        Map.entry("serviceaccounts", Printers.serviceAccounts()),
+        Map.entry("events", new Events().then(new EventTable())),
+        Map.entry("events.events.k8s.io", new EventsV1().then(new EventTable())),
+        Map.entry("roles.rbac.authorization.k8s.io", new Rbac(authorization, false).then(Printers.createdAt())),
+        Map.entry("clusterroles.rbac.authorization.k8s.io", new Rbac(authorization, false)
+            .then(Printers.createdAt())),
+        Map.entry("rolebindings.rbac.authorization.k8s.io", new Rbac(authorization, true).then(Printers.bindings())),
+        Map.entry("clusterrolebindings.rbac.authorization.k8s.io", new Rbac(authorization, true)
+            .then(Printers.bindings())),
+        Map.entry(CRDS, new ReadOnlyKind().then(Printers.createdAt())));
     Map<String, CrdApiSource> kinds = BuiltinKinds.create(ctx, strategies);
     Future<Void> ns = namespaces.start(kinds.get("namespaces"), ctx.vertx());
-    Future<Void> rbac = new RbacFeed(authorization.index()).start(kinds.get("roles"), kinds.get("clusterroles"),
-        kinds.get("rolebindings"), kinds.get("clusterrolebindings"), ctx.vertx());
+    Future<Void> rbac = new RbacFeed(authorization.index()).start(kinds.get("roles.rbac.authorization.k8s.io"),
+        kinds.get("clusterroles.rbac.authorization.k8s.io"), kinds.get("rolebindings.rbac.authorization.k8s.io"),
+        kinds.get("clusterrolebindings.rbac.authorization.k8s.io"), ctx.vertx());
+    CrdRegistry crds = new CrdRegistry(ctx.vertx(), ctx.serverId(), kinds.get(CRDS).store());
     List<ApiSource> out = new ArrayList<>();
     kinds.values().forEach(k -> out.add(new ProtobufBodies(k)));
     out.add(new ReviewsApiSource(new AccessReviews(authorization), new AuthenticationReviews(ctx::authenticateToken)));
-    return new BuiltinApis(out, namespaces, Future.all(ns, rbac).mapEmpty());
+    return new BuiltinApis(out, namespaces, Future.all(ns, rbac).mapEmpty(), crds);
   }
 }

@@ -157,6 +157,12 @@ public final class Namespaces implements ObjectStrategy, NamespaceLifecycle {
     return obj;
   }
 
+  /** @return false for {@code deletecollection}: namespace storage has no DeleteCollection upstream (405) */
+  @Override
+  public boolean allowsVerb(String verb) {
+    return !"deletecollection".equals(verb);
+  }
+
   @Override
   public boolean servesSubresource(String subresource, String verb) {
     return "finalize".equals(subresource) && "update".equals(verb);

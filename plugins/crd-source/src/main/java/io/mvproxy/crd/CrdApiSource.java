@@ -159,6 +159,11 @@ public final class CrdApiSource implements ApiSource {
         .recover(t -> notFound(t) ? Future.succeededFuture(null) : Future.failedFuture(t));
   }
 
+  /** @return the storage of this source's objects (built-in registries writing objects of their own), or null */
+  public ResourceStorage store() {
+    return runtime.store();
+  }
+
   /** @return this (the storage needs no start: its watch opens with the first client watch) */
   CrdApiSource start() {
     return this;

@@ -84,6 +84,6 @@ public final class CrdApiSourceFactory implements ApiSourceFactory {
     CrdDefinition crd = CrdParser.parseBuiltIn(manifest);
     ObjectStrategy s = !crd.namespaced() ? strategy : new NamespaceAdmission(context::namespaceLifecycle).then(strategy);
     return build(crd, manifest, context, storageName,
-        CrdDiscovery.groupVersions(crd, groupPriority, versionPriority), s).start();
+        CrdDiscovery.groupVersions(crd, groupPriority, versionPriority, strategy::allowsVerb), s).start();
   }
 }

@@ -49,6 +49,19 @@ public final class CrdDiscovery {
    * @return one entry per served version, in manifest order
    */
   public static List<ServedGroupVersion> groupVersions(CrdDefinition crd, int groupPriority, int versionPriority) {
+    return groupVersions(crd, groupPriority, versionPriority, verb -> true);
+  }
+
+  /**
+   * @param crd             the definition
+   * @param groupPriority   {@code groupPriorityMinimum}
+   * @param versionPriority {@code versionPriority}
+   * @param verbs           which of {@link #VERBS} the kind serves
+   * @return one entry per served version, in manifest order
+   */
+  public static List<ServedGroupVersion> groupVersions(CrdDefinition crd, int groupPriority, int versionPriority,
+                                                       java.util.function.Predicate<String> verbs) {
+    List<String> served = VERBS.stream().filter(verbs).toList();
     String hash = storageVersionHash(crd.group(), crd.storageVersion().name(), crd.kind());
     List<ServedGroupVersion> out = new ArrayList<>();
     for (CrdVersion v : crd.servedVersions()) {
@@ -62,7 +75,7 @@ public final class CrdDiscovery {
             SUBRESOURCE_VERBS));
       }
       DiscoveryResource r = new DiscoveryResource(crd.plural(), crd.singular(),
-          new ResponseKind(crd.group(), v.name(), crd.kind()), crd.namespaced(), VERBS, crd.shortNames(),
+          new ResponseKind(crd.group(), v.name(), crd.kind()), crd.namespaced(), served, crd.shortNames(),
           crd.categories(), subs, hash);
       out.add(new ServedGroupVersion(new GroupVersion(crd.group(), v.name()), groupPriority, versionPriority,
           List.of(r), Freshness.Current));

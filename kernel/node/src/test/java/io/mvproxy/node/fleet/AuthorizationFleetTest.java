@@ -331,6 +331,7 @@ class AuthorizationFleetTest {
       KubectlFleetTest.Result rb = kubectl(k, "node-b", null, "create", "rolebinding", "v", "-n", ns,
           "--clusterrole=view", "--user=bob");
       assertEquals(0, rb.code(), what + rb.all());
+      builtinTablesAndEvents(k, ns);
       KubectlFleetTest.Result lease = kubectl(k, "node-c", null, "get", "leases", "-n", ns);
       assertEquals(0, lease.code(), what + lease.all());
       KubectlFleetTest.Result cmDel = kubectl(k, "node-c", null, "delete", "configmap", "cfg", "-n", ns);
@@ -340,6 +341,51 @@ class AuthorizationFleetTest {
       FleetTest.await(what + "namespace " + ns + " emptied and removed by the namespace controller", 30_000,
           () -> kubectl(k, "node-a", null, "get", "namespace", ns).err().contains("NotFound"));
     }
+  }
+
+  /**
+   * kube-apiserver's Table columns for the built-in kinds, the {@code default} ServiceAccount of a new namespace,
+   * and one event written through {@code events.k8s.io/v1} read back through core {@code v1} (kubectl events).
+   */
+  void builtinTablesAndEvents(String k, String ns) throws Exception {
+    String what = k + ": ";
+    FleetTest.await(what + "default ServiceAccount in " + ns, 30_000,
+        () -> kubectl(k, "node-c", null, "get", "serviceaccount", "default", "-n", ns).code() == 0);
+    KubectlFleetTest.Result sa = kubectl(k, "node-a", null, "get", "sa", "-n", ns);
+    assertTrue(sa.out().matches("(?s)NAME\\s+SECRETS\\s+AGE\\s+default\\s+0\\s+\\S+\\s*"), what + sa.all());
+    KubectlFleetTest.Result cm = kubectl(k, "node-a", null, "get", "cm", "cfg", "-n", ns);
+    assertTrue(cm.out().matches("(?s)NAME\\s+DATA\\s+AGE\\s+cfg\\s+1\\s+\\S+\\s*"), what + cm.all());
+    KubectlFleetTest.Result sec = kubectl(k, "node-b", null, "get", "secret", "s1", "-n", ns);
+    assertTrue(sec.out().matches("(?s)NAME\\s+TYPE\\s+DATA\\s+AGE\\s+s1\\s+Opaque\\s+1\\s+\\S+\\s*"),
+        what + sec.all());
+    KubectlFleetTest.Result rb = kubectl(k, "node-c", null, "get", "rolebinding", "v", "-n", ns, "-o", "wide");
+    assertTrue(rb.out().matches("(?s)NAME\\s+ROLE\\s+AGE\\s+USERS\\s+GROUPS\\s+SERVICEACCOUNTS\\s+"
+        + "v\\s+ClusterRole/view\\s+\\S+\\s+bob\\s*"), what + rb.all());
+    KubectlFleetTest.Result role = kubectl(k, "node-a", null, "get", "clusterrole", "view");
+    assertTrue(role.out().matches("(?s)NAME\\s+CREATED AT\\s+view\\s+\\d{4}-\\d\\d-\\d\\dT\\S+Z\\s*"),
+        what + role.all());
+    Path ev = fleet.dir().resolve(ns + "-event.yaml");
+    Files.writeString(ev, "apiVersion: events.k8s.io/v1\nkind: Event\nmetadata:\n  name: cfg.checked\n  namespace: "
+        + ns + "\neventTime: \"2026-01-01T00:00:00.000000Z\"\nreportingController: example.com/tester\n"
+        + "reportingInstance: tester-1\naction: Checking\nreason: Checked\ntype: Normal\nnote: configmap checked\n"
+        + "regarding:\n  apiVersion: v1\n  kind: ConfigMap\n  name: cfg\n  namespace: " + ns + "\n");
+    KubectlFleetTest.Result created = kubectl(k, "node-c", null, "create", "-f", ev.toString());
+    assertEquals(0, created.code(), what + created.all());
+    KubectlFleetTest.Result events = kubectl(k, "node-a", null, "events", "-n", ns);
+    assertTrue(events.out().contains("Checked") && events.out().contains("ConfigMap/cfg")
+        && events.out().contains("configmap checked"), what + events.all());
+    KubectlFleetTest.Result table = kubectl(k, "node-b", null, "get", "events", "-n", ns);
+    assertTrue(table.out().matches("(?s)LAST SEEN\\s+TYPE\\s+REASON\\s+OBJECT\\s+MESSAGE\\s+\\S+\\s+Normal\\s+"
+        + "Checked\\s+configmap/cfg\\s+configmap checked\\s*"), what + table.all());
+    KubectlFleetTest.Result core = kubectl(k, "node-b", null, "get", "--raw", "/api/v1/namespaces/" + ns
+        + "/events/cfg.checked");
+    assertTrue(core.out().contains("\"apiVersion\":\"v1\"") && core.out().contains("\"involvedObject\":{")
+        && core.out().contains("\"message\":\"configmap checked\"")
+        && core.out().contains("\"reportingComponent\":\"example.com/tester\"") && !core.out().contains("\"note\""),
+        what + core.all());
+    KubectlFleetTest.Result v1 = kubectl(k, "node-a", null, "get", "events.v1.events.k8s.io", "-n", ns, "-o",
+        "jsonpath={.items[*].note}");
+    assertEquals("configmap checked", v1.out().strip(), what + v1.all());
   }
 
   io.fabric8.kubernetes.client.KubernetesClient fabric8(String node) {

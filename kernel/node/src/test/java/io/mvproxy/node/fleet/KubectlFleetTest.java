@@ -167,9 +167,9 @@ class KubectlFleetTest {
         spec:
           reference: hello
         """);
-    // --validate=false: kubectl's client-side check of an aggregated kind lists CustomResourceDefinitions, which
-    // mvproxy does not serve yet (README "Not done yet"); the create itself goes node-a -> node-b -> backend
-    Result created = kubectl("create", "--validate=false", "-f", f.toString());
+    // kubectl 1.27+ lists CustomResourceDefinitions to check this aggregated kind (it is not one); the create
+    // itself goes node-a -> node-b -> backend
+    Result created = kubectl("create", "-f", f.toString());
     assertEquals(0, created.code, created.all());
     Result yaml = kubectl("get", "flunders", "my-flunder", "-o", "yaml");
     assertEquals(0, yaml.code, yaml.all());
@@ -181,6 +181,35 @@ class KubectlFleetTest {
 
   @Test
   @Order(5)
+  void customResourceDefinitionsListTheFleetsMergedCrds() throws Exception {
+    Result table = kubectl("get", "crd");
+    assertEquals(0, table.code, table.all());
+    assertTrue(table.out.startsWith("NAME") && table.out.contains("CREATED AT")
+        && table.out.contains("widgets.demo.mvproxy.io") && table.out.contains("gadgets.demo.mvproxy.io")
+        && table.out.contains("alertmanagers.monitoring.coreos.com") == TestData.shared().isPresent(), table.all());
+    // node-a loads widgets v1 only, node-b and node-c v2 + v1: the stored CRD is their union, and says who serves what
+    Result served = kubectl("get", "crd", "widgets.demo.mvproxy.io", "-o",
+        "jsonpath={.spec.versions[*].name} {.spec.versions[*].served} {.metadata.annotations.mvproxy\\.io/served-by}"
+        + " {.status.conditions[?(@.type==\"Established\")].status}");
+    assertEquals(0, served.code, served.all());
+    assertTrue(served.out.contains("true true") && served.out.contains("\"node-a\":[\"v1\"]")
+        && served.out.contains("\"node-b\":[\"v2\",\"v1\"]") && served.out.endsWith("True"), served.all());
+    assertTrue(served.out.startsWith("v2 v1") || served.out.startsWith("v1 v2"), served.all());
+    Result gadgets = kubectl("--context", "node-c", "get", "crd", "gadgets.demo.mvproxy.io", "-o",
+        "jsonpath={.metadata.annotations.mvproxy\\.io/served-by}");
+    assertTrue(gadgets.out.contains("node-b") && gadgets.out.contains("node-c") && !gadgets.out.contains("node-a"),
+        gadgets.all());
+    Result delete = kubectl("delete", "crd", "gadgets.demo.mvproxy.io");
+    assertEquals(1, delete.code, delete.all());
+    assertTrue(delete.err.contains("MethodNotAllowed") || delete.err.contains("does not allow this method"),
+        delete.all());
+    Result explain = kubectl("explain", "crd.spec.names");
+    assertEquals(0, explain.code, explain.all());
+    assertTrue(explain.out.contains("listKind"), explain.all());
+  }
+
+  @Test
+  @Order(6)
   void rawDiscoveryIsPeerAware() throws Exception {
     Result apis = kubectl("get", "--raw", "/apis");
     assertEquals(0, apis.code, apis.all());
@@ -191,7 +220,7 @@ class KubectlFleetTest {
   }
 
   @Test
-  @Order(6)
+  @Order(7)
   void sharedConformanceScriptPasses() throws Exception {
     Assumptions.assumeTrue(TestData.shared().isPresent(), "shared/ not found beside the checkout");
     Path script = TestData.shared().get().resolve("conformance/discovery-check.sh");
@@ -210,7 +239,7 @@ class KubectlFleetTest {
       + "gateway-api-gatewayclasses.yaml").toAbsolutePath().normalize();
 
   @Test
-  @Order(7)
+  @Order(8)
   void schemaDefaultsAndTransitionRulesThroughANodeLackingTheCrd() throws Exception {
     Path gc = tmp.resolve("gc.yaml");
     Files.writeString(gc, "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata:\n  name: gc1\n"

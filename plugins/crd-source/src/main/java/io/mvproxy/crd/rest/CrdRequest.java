@@ -97,12 +97,21 @@ public record CrdRequest(RoutingContext ctx, RequestInfo info, UserInfo user, Cr
   }
 
   /**
+   * @param stored an object as stored
+   * @return a copy in this kind's shape ({@link ObjectStrategy#fromStorage}), pruned and defaulted with the schema
+   *     of the version it was stored in ({@link SchemaDefaults#stored})
+   */
+  public JsonObject stored(JsonObject stored) {
+    return SchemaDefaults.stored(crd, version, strategy.fromStorage(stored.copy()));
+  }
+
+  /**
    * @return a copy of a stored object as returned to this request: pruned and defaulted with this version's schema
    *     ({@link SchemaDefaults#stored}), {@code apiVersion} rewritten (conversion None), {@link ObjectStrategy#present}
    *     applied
    */
   public JsonObject view(JsonObject stored) {
-    JsonObject o = SchemaDefaults.stored(crd, version, stored);
+    JsonObject o = stored(stored);
     o.put("apiVersion", apiVersion());
     return strategy.present(o);
   }

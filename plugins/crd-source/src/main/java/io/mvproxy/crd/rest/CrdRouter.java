@@ -71,6 +71,9 @@ public final class CrdRouter {
       throw StatusException.badRequest("Name parameter invalid: \"" + info.name() + "\": "
           + String.join(";", io.mvproxy.api.PathSegments.problems(info.name())));
     }
+    if (!req.strategy().allowsVerb(verb)) {
+      throw notAllowed(ctx);
+    }
     String sub = info.subresource();
     if (!sub.isEmpty()) {
       boolean enabled = "status".equals(sub) && req.version().statusEnabled()

@@ -48,7 +48,7 @@ public final class CrdRuntime {
     this.store = store;
     this.options = options;
     for (CrdVersion v : crd.servedVersions()) {
-      tables.put(v.name(), new TableRenderer(v));
+      tables.put(v.name(), new TableRenderer(v, strategy));
     }
   }
 

@@ -109,6 +109,27 @@ public interface ObjectStrategy {
   }
 
   /**
+   * Converts an object as stored into this kind's version before anything reads it (answers, patches, updates),
+   * for kinds stored in another group's shape: {@code events.k8s.io/v1} events are stored as core {@code v1} events,
+   * as kube-apiserver keeps one {@code /registry/events} for both ({@code pkg/apis/events/v1/conversion.go}). The
+   * way back belongs in {@link #prepareCreate} / {@link #prepareUpdate}.
+   *
+   * @param stored the stored object (a copy the method may change)
+   * @return the object in this kind's shape (the default: {@code stored})
+   */
+  default JsonObject fromStorage(JsonObject stored) {
+    return stored;
+  }
+
+  /**
+   * @return false for kinds whose kube-apiserver Table has no leading {@code Name} column (events: {@code Name} is
+   *     their last, priority 1 column); the default true
+   */
+  default boolean tableNameColumn() {
+    return true;
+  }
+
+  /**
    * The kind's strategic-merge-patch metadata (its Go struct tags): built-in kinds have it, custom resources do not
    * and answer {@code application/strategic-merge-patch+json} with 415, as upstream.
    *
@@ -116,6 +137,31 @@ public interface ObjectStrategy {
    */
   default PatchMeta strategicMergePatch() {
     return null;
+  }
+
+  /**
+   * Whether the kind serves a verb at all (a read-only kind serves {@code get}, {@code list}, {@code watch}); a
+   * verb it does not serve is left out of discovery and answered {@code 405 MethodNotAllowed}, as kube-apiserver
+   * answers a method its REST storage does not implement ({@code endpoints/installer.go} installs no route).
+   *
+   * @param verb a Kubernetes verb ({@code create}, {@code deletecollection}, ...)
+   * @return true when served (the default: every verb)
+   */
+  default boolean allowsVerb(String verb) {
+    return true;
+  }
+
+  /**
+   * A Table cell of a printer column, for kinds whose kube-apiserver printer computes cells a JSONPath cannot
+   * express ({@code pkg/printers/internalversion/printers.go}: counts of keys, {@code Kind/name} references).
+   *
+   * @param column the column's name (as in the kind's {@code additionalPrinterColumns})
+   * @param obj    the object as returned to the client
+   * @param cell   the cell computed from the column's JSONPath and type (may be null)
+   * @return the cell to send (the default: {@code cell})
+   */
+  default Object tableCell(String column, JsonObject obj, Object cell) {
+    return cell;
   }
 
   /**
@@ -192,6 +238,26 @@ public interface ObjectStrategy {
         java.util.Map<String, String> both = new java.util.LinkedHashMap<>(a);
         both.putAll(b);
         return both;
+      }
+
+      @Override
+      public JsonObject fromStorage(JsonObject stored) {
+        return next.fromStorage(first.fromStorage(stored));
+      }
+
+      @Override
+      public boolean tableNameColumn() {
+        return first.tableNameColumn() && next.tableNameColumn();
+      }
+
+      @Override
+      public boolean allowsVerb(String verb) {
+        return first.allowsVerb(verb) && next.allowsVerb(verb);
+      }
+
+      @Override
+      public Object tableCell(String column, JsonObject obj, Object cell) {
+        return next.tableCell(column, obj, first.tableCell(column, obj, cell));
       }
 
       @Override

@@ -28,9 +28,19 @@ public final class TableRenderer {
 
   private final List<PrinterColumn> columns;
   private final List<JsonPath> paths = new ArrayList<>();
+  private final ObjectStrategy strategy;
 
   /** @param version the CRD version whose printer columns to use */
   public TableRenderer(CrdVersion version) {
+    this(version, ObjectStrategy.NONE);
+  }
+
+  /**
+   * @param version  the CRD version whose printer columns to use
+   * @param strategy computes cells JSONPaths cannot ({@link ObjectStrategy#tableCell})
+   */
+  public TableRenderer(CrdVersion version, ObjectStrategy strategy) {
+    this.strategy = strategy;
     List<PrinterColumn> cols = version.columns();
     if (cols.isEmpty()) {
       cols = List.of(new PrinterColumn("Age", "date", "", AGE_DESCRIPTION, 0, ".metadata.creationTimestamp"));
@@ -41,10 +51,16 @@ public final class TableRenderer {
     }
   }
 
-  /** @return the {@code columnDefinitions} array (Name first; {@code priority} kept for {@code -o wide}) */
+  /**
+   * @return the {@code columnDefinitions} array (Name first unless {@link ObjectStrategy#tableNameColumn} says
+   *     otherwise; {@code priority} kept for {@code -o wide})
+   */
   public JsonArray columnDefinitions() {
-    JsonArray defs = new JsonArray().add(new JsonObject().put("name", "Name").put("type", "string")
-        .put("format", "name").put("description", NAME_DESCRIPTION).put("priority", 0));
+    JsonArray defs = new JsonArray();
+    if (strategy.tableNameColumn()) {
+      defs.add(new JsonObject().put("name", "Name").put("type", "string").put("format", "name")
+          .put("description", NAME_DESCRIPTION).put("priority", 0));
+    }
     for (PrinterColumn c : columns) {
       defs.add(new JsonObject().put("name", c.name()).put("type", c.type()).put("format", c.format())
           .put("description", c.description()).put("priority", c.priority()));
@@ -73,10 +89,14 @@ public final class TableRenderer {
 
   private JsonObject row(JsonObject o, MediaView view, String includeObject, Instant now) {
     JsonObject meta = o.getJsonObject("metadata", new JsonObject());
-    JsonArray cells = new JsonArray().add(meta.getString("name", ""));
+    JsonArray cells = new JsonArray();
+    if (strategy.tableNameColumn()) {
+      cells.add(meta.getString("name", ""));
+    }
     DocumentContext doc = JsonPaths.document(o);
     for (int i = 0; i < columns.size(); i++) {
-      cells.add(cell(columns.get(i).type(), JsonPaths.first(doc, paths.get(i)), now));
+      PrinterColumn c = columns.get(i);
+      cells.add(strategy.tableCell(c.name(), o, cell(c.type(), JsonPaths.first(doc, paths.get(i)), now)));
     }
     JsonObject row = new JsonObject().put("cells", cells);
     String inc = includeObject == null || includeObject.isEmpty() ? "Metadata" : includeObject;

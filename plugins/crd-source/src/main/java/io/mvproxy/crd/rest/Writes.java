@@ -96,7 +96,7 @@ public final class Writes {
    */
   JsonObject next(CrdRequest req, StoredObject cur, JsonObject incoming, boolean applied) {
     boolean status = "status".equals(req.info().subresource());
-    JsonObject old = SchemaDefaults.stored(req.crd(), req.version(), cur.object());
+    JsonObject old = req.stored(cur.object());
     JsonObject in = SchemaDefaults.apply(req.version(), FieldPruner.apply(req, incoming));
     JsonObject next = status ? rt.rules().prepareStatusUpdate(old, in) : rt.rules().prepareUpdate(req, old, in);
     next = rt.strategy().prepareUpdate(req, cur.object(), next);
@@ -112,7 +112,7 @@ public final class Writes {
   /** @return the next stored object after setting the replicas of {@code scale} */
   JsonObject scaleTo(CrdRequest req, StoredObject cur, JsonObject scale) {
     JsonObject applied = ScaleCodec.applyScale(req, cur.object(), scale, req.version().scale());
-    JsonObject old = SchemaDefaults.stored(req.crd(), req.version(), cur.object());
+    JsonObject old = req.stored(cur.object());
     JsonObject next = rt.rules().prepareUpdate(req, old, applied);
     FieldManager.update(old, next, manager(req), req.apiVersion(), "scale");
     SchemaValidator.validate(req, next, old, false);
