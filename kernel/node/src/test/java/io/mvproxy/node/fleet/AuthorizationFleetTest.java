@@ -374,6 +374,10 @@ class AuthorizationFleetTest {
     KubectlFleetTest.Result events = kubectl(k, "node-a", null, "events", "-n", ns);
     assertTrue(events.out().contains("Checked") && events.out().contains("ConfigMap/cfg")
         && events.out().contains("configmap checked"), what + events.all());
+    KubectlFleetTest.Result forCm = kubectl(k, "node-b", null, "events", "-n", ns, "--for", "configmap/cfg");
+    assertTrue(forCm.out().contains("Checked"), what + forCm.all());
+    KubectlFleetTest.Result forOther = kubectl(k, "node-b", null, "events", "-n", ns, "--for", "configmap/other");
+    assertTrue(!forOther.out().contains("Checked") && forOther.code() == 0, what + forOther.all());
     KubectlFleetTest.Result table = kubectl(k, "node-b", null, "get", "events", "-n", ns);
     assertTrue(table.out().matches("(?s)LAST SEEN\\s+TYPE\\s+REASON\\s+OBJECT\\s+MESSAGE\\s+\\S+\\s+Normal\\s+"
         + "Checked\\s+configmap/cfg\\s+configmap checked\\s*"), what + table.all());
