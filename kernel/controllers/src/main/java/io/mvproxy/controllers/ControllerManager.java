@@ -64,7 +64,8 @@ public final class ControllerManager {
         new FleetDiscovery(clients.namespaceController()), settings.namespacePoll());
     this.gc = new GarbageCollector(vertx, clients.garbageCollector(), new FleetDiscovery(clients.garbageCollector()),
         settings.gcPeriod(), observer);
-    this.serviceAccounts = new ServiceAccountController(vertx, clients.serviceAccountController(),
+    this.serviceAccounts = new ServiceAccountController(vertx, clients.leaderElection(),
+        clients.serviceAccountController(),
         settings.namespacePoll());
     this.elector = new LeaderElector(vertx, clients.leaderElection(), settings.election(),
         new LeaderElector.Callbacks() {

@@ -13,10 +13,11 @@ import java.util.logging.Logger;
 /**
  * The service account controller ({@code pkg/controller/serviceaccount/serviceaccounts_controller.go}): every
  * {@code Active} namespace has a ServiceAccount named {@code default}; it is created when missing (also after it was
- * deleted), never in a {@code Terminating} namespace, and an {@code AlreadyExists} answer is success. Acts as
+ * deleted), never in a {@code Terminating} namespace, and an {@code AlreadyExists} answer is success. Reads as
+ * the controller manager's shared informers do, as {@code system:kube-controller-manager} (list on every resource),
+ * polling namespaces and {@code default} ServiceAccounts every period (the stand-in for those informers); writes as
  * {@code system:serviceaccount:kube-system:service-account-controller} (bootstrap role
- * {@code system:controller:service-account-controller}); polls namespaces and {@code default} ServiceAccounts every
- * period (the stand-in for upstream's informers).
+ * {@code system:controller:service-account-controller}: create serviceaccounts, nothing else).
  */
 public final class ServiceAccountController {
   /** The service account every namespace gets ({@code serviceaccounts_controller.go DefaultServiceAccountsControllerOptions}). */
@@ -24,6 +25,7 @@ public final class ServiceAccountController {
   private static final Logger LOG = Logger.getLogger(ServiceAccountController.class.getName());
 
   private final Vertx vertx;
+  private final ApiClient informers;
   private final ApiClient api;
   private final Duration period;
   private boolean running;
@@ -31,12 +33,15 @@ public final class ServiceAccountController {
   private long timer = -1;
 
   /**
-   * @param vertx  the node's Vert.x
-   * @param api    the client, authenticated as the service-account-controller service account
-   * @param period time between passes
+   * @param vertx     the node's Vert.x
+   * @param informers the client lists are made with, authenticated as {@code system:kube-controller-manager}
+   * @param api       the client writes are made with, authenticated as the service-account-controller service
+   *                  account
+   * @param period    time between passes
    */
-  public ServiceAccountController(Vertx vertx, ApiClient api, Duration period) {
+  public ServiceAccountController(Vertx vertx, ApiClient informers, ApiClient api, Duration period) {
     this.vertx = vertx;
+    this.informers = informers;
     this.api = api;
     this.period = period;
   }
@@ -75,8 +80,8 @@ public final class ServiceAccountController {
    * @return completes when the pass is done (never fails; errors are retried next pass)
    */
   Future<Void> sync() {
-    return api.get("/api/v1/namespaces").compose(nss -> !nss.ok() ? Future.succeededFuture()
-        : api.get("/api/v1/serviceaccounts?fieldSelector=metadata.name%3D" + DEFAULT).compose(sas -> {
+    return informers.get("/api/v1/namespaces").compose(nss -> !nss.ok() ? Future.succeededFuture()
+        : informers.get("/api/v1/serviceaccounts?fieldSelector=metadata.name%3D" + DEFAULT).compose(sas -> {
           if (!sas.ok()) {
             return Future.succeededFuture();
           }
@@ -88,7 +93,7 @@ public final class ServiceAccountController {
                 .put("apiVersion", "v1").put("kind", "ServiceAccount")
                 .put("metadata", new JsonObject().put("name", DEFAULT))).onSuccess(r -> {
                   if (!r.ok() && r.status() != 409) {
-                    LOG.fine("creating the default ServiceAccount in " + ns + ": " + r.message());
+                    LOG.warning("creating the default ServiceAccount in " + ns + ": " + r.message());
                   }
                 }));
           }
