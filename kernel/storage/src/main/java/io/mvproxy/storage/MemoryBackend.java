@@ -1,13 +1,13 @@
 package io.mvproxy.storage;
 
-import com.hazelcast.config.MapConfig;
-import com.hazelcast.config.RingbufferConfig;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
 import com.hazelcast.query.Predicates;
 import com.hazelcast.ringbuffer.ReadResultSet;
 import com.hazelcast.ringbuffer.Ringbuffer;
 import com.hazelcast.ringbuffer.StaleSequenceException;
+import com.hazelcast.splitbrainprotection.SplitBrainProtection;
+import com.hazelcast.splitbrainprotection.SplitBrainProtectionException;
 import io.mvproxy.api.storage.StorageException;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
@@ -64,6 +64,8 @@ public final class MemoryBackend implements Backend {
   private final long timeoutMs;
   private final IMap<String, String> data;
   private final IMap<String, Long> meta;
+  private final SplitBrainProtection protection;
+  private final int quorum;
   private long localMax;
 
   /**
@@ -75,10 +77,24 @@ public final class MemoryBackend implements Backend {
     this.vertx = vertx;
     this.hz = hz;
     this.timeoutMs = cfg.requestTimeout().toMillis();
-    addConfig(() -> hz.getConfig().addMapConfig(new MapConfig(DATA).setBackupCount(1)));
-    addConfig(() -> hz.getConfig().addMapConfig(new MapConfig(META).setBackupCount(6)));
-    addConfig(() -> hz.getConfig().addRingBufferConfig(new RingbufferConfig(EVENTS + "*")
-        .setCapacity(Math.max(16, cfg.watchCacheSize() * HISTORY_FACTOR)).setBackupCount(6)));
+    com.hazelcast.config.Config c = hz.getConfig();
+    String protection = c.getSplitBrainProtectionConfigs().containsKey(MemoryClusterConfig.PROTECTION)
+        ? MemoryClusterConfig.PROTECTION : null;
+    // a member configured by MemoryClusterConfig.apply has these already; others (tests) get them here
+    if (c.getMapConfigOrNull(DATA) == null) {
+      addConfig(() -> c.addMapConfig(MemoryClusterConfig.dataMap(1, protection)));
+    }
+    if (c.getMapConfigOrNull(META) == null) {
+      addConfig(() -> c.addMapConfig(MemoryClusterConfig.metaMap(protection)));
+    }
+    if (!c.getRingbufferConfigs().containsKey(EVENTS + "*")) {
+      addConfig(() -> c.addRingBufferConfig(MemoryClusterConfig.rings(MemoryClusterConfig.ringCapacity(cfg),
+          protection)));
+    }
+    this.protection = protection == null ? null
+        : hz.getSplitBrainProtectionService().getSplitBrainProtection(protection);
+    this.quorum = protection == null ? 0
+        : c.getSplitBrainProtectionConfig(protection).getMinimumClusterSize();
     this.data = hz.getMap(DATA);
     this.meta = hz.getMap(META);
   }
@@ -106,8 +122,8 @@ public final class MemoryBackend implements Backend {
         p.tryComplete(ar.result());
       } else {
         Throwable t = ar.cause();
-        p.tryFail(t instanceof StorageException ? t : StorageException.unavailable("the fleet's memory",
-            String.valueOf(t.getMessage())));
+        p.tryFail(t instanceof StorageException ? t : t instanceof SplitBrainProtectionException ? noQuorum()
+            : StorageException.unavailable("the fleet's memory", String.valueOf(t.getMessage())));
       }
     });
     return p.future().transform(ar -> {
@@ -123,7 +139,25 @@ public final class MemoryBackend implements Backend {
     });
   }
 
+  /**
+   * Refuses an operation on a side of a split smaller than the quorum (Hazelcast checks it again per operation).
+   *
+   * @throws StorageException 503 naming the members seen and needed
+   */
+  private void ensureQuorum() {
+    if (protection != null && !protection.hasMinimumSize()) {
+      throw noQuorum();
+    }
+  }
+
+  private StorageException noQuorum() {
+    return StorageException.unavailable("the fleet's memory", "this node sees " + hz.getCluster().getMembers().size()
+        + " of the " + quorum + " cluster members storage needs (split-brain protection " + MemoryClusterConfig.PROTECTION
+        + "): reads and writes are refused until the fleet is whole again");
+  }
+
   private <T> T locked(Callable<T> c) throws Exception {
+    ensureQuorum();
     if (!meta.tryLock(LOCK, timeoutMs, TimeUnit.MILLISECONDS, LOCK_LEASE_MS, TimeUnit.MILLISECONDS)) {
       throw StorageException.timeout("write (the storage lock is busy)", timeoutMs);
     }
@@ -195,7 +229,10 @@ public final class MemoryBackend implements Backend {
 
   @Override
   public Future<Kv> get(String resource, String key) {
-    return blocking("get " + key, () -> dec(key, data.get(key)));
+    return blocking("get " + key, () -> {
+      ensureQuorum();
+      return dec(key, data.get(key));
+    });
   }
 
   @Override
@@ -242,6 +279,7 @@ public final class MemoryBackend implements Backend {
   @Override
   public Future<long[]> count(String resource, String from, String end) {
     return blocking("count " + from, () -> {
+      ensureQuorum();
       long cur = committed();
       int n = data.keySet(Predicates.and(Predicates.greaterEqual("__key", from),
           Predicates.lessThan("__key", end))).size();

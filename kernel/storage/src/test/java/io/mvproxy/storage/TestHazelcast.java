@@ -47,6 +47,19 @@ public final class TestHazelcast {
    * @param ports   all members' ports
    */
   public static HazelcastInstance start(String cluster, int port, int... ports) {
+    return start(cluster, c -> { }, port, ports);
+  }
+
+  /**
+   * Starts a member with extra configuration (blocking; call from the test thread).
+   *
+   * @param cluster cluster name
+   * @param extra   applied to the config last (e.g. {@link MemoryClusterConfig#apply})
+   * @param port    this member's port
+   * @param ports   all members' ports
+   */
+  public static HazelcastInstance start(String cluster, java.util.function.Consumer<Config> extra, int port,
+                                        int... ports) {
     java.util.logging.Logger.getLogger("com.hazelcast").setLevel(java.util.logging.Level.WARNING);
     Config c = new Config();
     c.setClusterName(cluster);
@@ -67,6 +80,7 @@ public final class TestHazelcast {
     for (int p : ports) {
       j.getTcpIpConfig().addMember("127.0.0.1:" + p);
     }
+    extra.accept(c);
     return Hazelcast.newHazelcastInstance(c);
   }
 }

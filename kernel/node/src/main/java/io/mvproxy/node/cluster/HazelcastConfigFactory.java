@@ -8,7 +8,8 @@ import io.vertx.spi.cluster.hazelcast.ConfigUtil;
 /**
  * Builds the embedded Hazelcast member configuration of a node: TCP-IP join to {@code --cluster-members}, no
  * multicast, no auto-detection, no phone-home, bound to {@code --cluster-host} only, and fast failure detection
- * (stack-notes.md "Hazelcast on loopback").
+ * (stack-notes.md "Hazelcast on loopback"); with the {@code memory} storage backend, the storage structures'
+ * split-brain protection and merge policy ({@link io.mvproxy.storage.MemoryClusterConfig}).
  */
 public final class HazelcastConfigFactory {
   /** Heartbeat interval, seconds: 1 s so a frozen member is suspected quickly. */
@@ -52,6 +53,9 @@ public final class HazelcastConfigFactory {
       config.clusterMembers().forEach(m -> join.getTcpIpConfig().addMember(resolved(m)));
     }
     join.getTcpIpConfig().setConnectionTimeoutSeconds(2);
+    if (io.mvproxy.storage.StorageConfig.MEMORY.equals(config.storage().backend())) {
+      io.mvproxy.storage.MemoryClusterConfig.apply(hz, config.clusterMembers().size(), config.storage());
+    }
     return hz;
   }
 

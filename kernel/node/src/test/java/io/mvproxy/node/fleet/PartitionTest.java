@@ -1,6 +1,10 @@
 package io.mvproxy.node.fleet;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.json.JsonObject;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,6 +24,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  * must never answer 404 for thingamajigs, nor node-c for gizmos (only node-a serves them): 503 while cut off, then
  * 200 once the sides re-learned each other's API sets. Then node-c crashes and node-a restarts: the new node-a
  * learns from the fleet what node-c served and answers 503, never 404, until node-c is back.
+ * The split also proves the memory storage (breaker F9): ConfigMaps deleted and updated on the majority while node-c
+ * is cut off stay deleted and updated after the merge, and node-c refuses a write while it is alone.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -60,16 +66,21 @@ class PartitionTest {
       FleetTest.await("gizmos through node-c", 60_000, () -> admin.get(c.url(), GIZMOS).status() == 200);
       try (Prober thingsOnA = new Prober(admin, a.url(), FleetTest.THINGS, 20);
            Prober thingsOnB = new Prober(admin, fleet.node("node-b").url(), FleetTest.THINGS, 50)) {
+        Map<String, Long> created = createConfigMaps(a.url());
         long cut = System.currentTimeMillis();
         fleet.signal("node-c", "STOP");
         long healed;
+        long lastMajorityRv;
+        HttpsClient.Resp minority;
         try {
           FleetTest.await("node-a answers 503 for things (node-c cut off)", 30_000,
               () -> thingsOnA.with(503, cut).size() > 0);
+          lastMajorityRv = deleteAndUpdateOnTheMajority(a.url(), created);
         } finally {
           healed = System.currentTimeMillis();
           fleet.signal("node-c", "CONT");
         }
+        minority = admin.send(HttpMethod.POST, c.url(), CONFIGMAPS, JSON, configMap("minority-write", "c"));
         try (Prober gizmosOnC = new Prober(admin, c.url(), GIZMOS, 20)) {
           FleetTest.await("things through node-a again after the heal", 120_000,
               () -> thingsOnA.firstAt(200) > 0 && thingsOnA.with(200, healed).size() > 0);
@@ -83,9 +94,90 @@ class PartitionTest {
               gizmosOnC.with(503, 0).size());
           assertEquals(List.of(), gizmosOnC.with(404, 0), "false 404 on node-c for gizmos");
         }
+        FleetTest.await("node-c's Hazelcast merged back", 120_000, () -> c.log().contains("is MERGED"));
+        assertStorageKeptTheMajority(created, lastMajorityRv, minority, a, c);
         assertEquals(List.of(), thingsOnA.with(404, 0), "false 404 on node-a for things");
         assertEquals(List.of(), thingsOnB.with(404, 0), "false 404 on node-b for things");
       }
+    }
+  }
+
+  static final String CONFIGMAPS = "/api/v1/namespaces/default/configmaps";
+  static final Map<String, String> JSON = Map.of("Content-Type", "application/json");
+  static final int SPLIT_OBJECTS = 20;
+
+  static String configMap(String name, String v) {
+    return new JsonObject().put("apiVersion", "v1").put("kind", "ConfigMap")
+        .put("metadata", new JsonObject().put("name", name)).put("data", new JsonObject().put("v", v)).encode();
+  }
+
+  /** @return name to resourceVersion of {@link #SPLIT_OBJECTS} ConfigMaps created through node-a */
+  private Map<String, Long> createConfigMaps(String url) throws Exception {
+    Map<String, Long> out = new java.util.LinkedHashMap<>();
+    for (int i = 0; i < SPLIT_OBJECTS; i++) {
+      HttpsClient.Resp r = admin.send(HttpMethod.POST, url, CONFIGMAPS, JSON, configMap("split-" + i, "old"));
+      assertEquals(201, r.status(), r.text());
+      out.put("split-" + i, rv(r));
+    }
+    return out;
+  }
+
+  private static long rv(HttpsClient.Resp r) {
+    JsonObject m = r.json().getJsonObject("metadata", new JsonObject());
+    return Long.parseLong(m.getString("resourceVersion", "0"));
+  }
+
+  /** Deletes the first half and updates the second half through node-a while node-c is cut off. */
+  private long deleteAndUpdateOnTheMajority(String url, Map<String, Long> created) throws Exception {
+    long last = 0;
+    int i = 0;
+    for (String name : created.keySet()) {
+      HttpsClient.Resp r = i++ < SPLIT_OBJECTS / 2
+          ? admin.send(HttpMethod.DELETE, url, CONFIGMAPS + "/" + name, Map.of(), null)
+          : admin.send(HttpMethod.PUT, url, CONFIGMAPS + "/" + name, JSON, configMap(name, "new"));
+      assertEquals(200, r.status(), "write on the majority during the split: " + r.text());
+      last = Math.max(last, rv(r));
+    }
+    return last;
+  }
+
+  /**
+   * After the heal, on both sides: no deleted ConfigMap is back, every update is kept, the revision did not go
+   * backwards, and the write tried on node-c while it was cut off either was refused with a 503/504 Status and is
+   * absent, or (when the merge was quicker than the request) was acknowledged and is kept.
+   */
+  private void assertStorageKeptTheMajority(Map<String, Long> created, long lastMajorityRv, HttpsClient.Resp minority,
+                                            FleetHarness.NodeProc... nodes) throws Exception {
+    for (FleetHarness.NodeProc n : nodes) {
+      List<String> resurrected = new java.util.ArrayList<>();
+      List<String> updatesLost = new java.util.ArrayList<>();
+      int i = 0;
+      for (String name : created.keySet()) {
+        HttpsClient.Resp r = admin.get(n.url(), CONFIGMAPS + "/" + name);
+        if (i++ < SPLIT_OBJECTS / 2) {
+          if (r.status() != 404) {
+            resurrected.add(name + "=" + r.status());
+          }
+        } else if (r.status() != 200 || !"new".equals(r.json().getJsonObject("data").getString("v"))) {
+          updatesLost.add(name + "=" + r.status() + " " + r.text());
+        }
+      }
+      assertEquals(List.of(), resurrected, "deleted during the split, back after the heal, on " + n.name);
+      assertEquals(List.of(), updatesLost, "updated during the split, lost after the heal, on " + n.name);
+      HttpsClient.Resp list = admin.get(n.url(), CONFIGMAPS);
+      long rv = rv(list);
+      assertTrue(rv >= lastMajorityRv, "list resourceVersion " + rv + " behind the split's last write "
+          + lastMajorityRv + " on " + n.name);
+      int expected = minority.status() == 201 ? 200 : 404;
+      assertEquals(expected, admin.get(n.url(), CONFIGMAPS + "/minority-write").status(),
+          "the write tried on node-c during the split answered " + minority.status() + " " + minority.text());
+    }
+    System.out.printf("FIGURE partition storage: %d ConfigMaps deleted and %d updated on the majority during the split;"
+        + " after the heal 0 resurrected, 0 updates lost; the write on node-c right after SIGCONT answered %d %s%n",
+        SPLIT_OBJECTS / 2, SPLIT_OBJECTS / 2, minority.status(), minority.text());
+    if (minority.status() != 201) {
+      assertTrue(minority.status() == 503 || minority.status() == 504, minority.status() + " " + minority.text());
+      assertEquals("Status", minority.json().getString("kind"), minority.text());
     }
   }
 
