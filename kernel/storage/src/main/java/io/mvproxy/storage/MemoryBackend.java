@@ -27,7 +27,7 @@ import java.util.logging.Logger;
  * The {@code memory} backend: the fleet's own Hazelcast memory, volatile, for a demo without an install.
  *
  * <ul>
- *   <li>Data: one {@link IMap} {@value #DATA} (backup count 1: survives the loss of one member at a time), key the
+ *   <li>Data: one {@link IMap} {@value #DATA} (backup count n - quorum, at least 1), key the
  *   full key, value {@code <modRevision>,<createRevision>\n<json>}.</li>
  *   <li>Revision: an entry of the map {@value #META} with backup count 6 (a copy on every member of a fleet of up to
  *   7), written under that map's lock after the data, so a revision is only visible once its write is. When the
@@ -41,7 +41,9 @@ import java.util.logging.Logger;
  *   covers (410 Expired before). No older object versions are kept: a list at an older revision is served only when
  *   the resource has not changed since (else 410), which is what etcd answers after a compaction.</li>
  * </ul>
- * Blocking Hazelcast calls run on worker threads, each bounded by the request timeout (504 after it).
+ * Splits: {@link MemoryClusterConfig} (split-brain protection, merge policy, backups); on a side without quorum every
+ * call fails at once with 503. Blocking Hazelcast calls run on worker threads, each bounded by the request timeout
+ * (504 after it).
  */
 public final class MemoryBackend implements Backend {
   /** Map of the objects. */
@@ -57,6 +59,9 @@ public final class MemoryBackend implements Backend {
   private static final String LOCK = "lock";
   /** Lease of the write lock, ms: a holder that hangs cannot block the fleet longer. */
   private static final long LOCK_LEASE_MS = 10_000;
+  /** Logged when this member's side of a split merged into the other side (its storage entries discarded). */
+  public static final String MERGED_LOG = "memory storage: this member merged back into the fleet after a split;"
+      + " its side's objects and revision were discarded in favour of the side it joined (DiscardMergePolicy)";
   private static final Logger LOG = Logger.getLogger(MemoryBackend.class.getName());
 
   private final Vertx vertx;
@@ -95,6 +100,11 @@ public final class MemoryBackend implements Backend {
         : hz.getSplitBrainProtectionService().getSplitBrainProtection(protection);
     this.quorum = protection == null ? 0
         : c.getSplitBrainProtectionConfig(protection).getMinimumClusterSize();
+    hz.getLifecycleService().addLifecycleListener(e -> {
+      if (e.getState() == com.hazelcast.core.LifecycleEvent.LifecycleState.MERGED) {
+        LOG.warning(MERGED_LOG);
+      }
+    });
     this.data = hz.getMap(DATA);
     this.meta = hz.getMap(META);
   }
@@ -151,9 +161,10 @@ public final class MemoryBackend implements Backend {
   }
 
   private StorageException noQuorum() {
-    return StorageException.unavailable("the fleet's memory", "this node sees " + hz.getCluster().getMembers().size()
-        + " of the " + quorum + " cluster members storage needs (split-brain protection " + MemoryClusterConfig.PROTECTION
-        + "): reads and writes are refused until the fleet is whole again");
+    return StorageException.unavailable("the fleet's memory", "fewer than " + quorum + " cluster members (a majority"
+        + " of --cluster-members) answer this node's heartbeats (split-brain protection " + MemoryClusterConfig.PROTECTION
+        + ", members in its view: " + hz.getCluster().getMembers().size() + "): reads and writes are refused until"
+        + " the fleet is whole again");
   }
 
   private <T> T locked(Callable<T> c) throws Exception {

@@ -94,7 +94,7 @@ class PartitionTest {
               gizmosOnC.with(503, 0).size());
           assertEquals(List.of(), gizmosOnC.with(404, 0), "false 404 on node-c for gizmos");
         }
-        FleetTest.await("node-c's Hazelcast merged back", 120_000, () -> c.log().contains("is MERGED"));
+        FleetTest.await("node-c's Hazelcast merged back", 120_000, () -> c.log().contains(io.mvproxy.storage.MemoryBackend.MERGED_LOG));
         assertStorageKeptTheMajority(created, lastMajorityRv, minority, a, c);
         assertEquals(List.of(), thingsOnA.with(404, 0), "false 404 on node-a for things");
         assertEquals(List.of(), thingsOnB.with(404, 0), "false 404 on node-b for things");
