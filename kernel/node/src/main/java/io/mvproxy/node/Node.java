@@ -100,6 +100,27 @@ public final class Node {
   }
 
   /**
+   * The clustered event bus: mutual TLS with the node's serving key pair, accepting only certificates signed by
+   * {@code --peer-ca-file} (or {@code --client-ca-file} on a node without peers, which signs the same serving
+   * certificates in the fleet's PKI); unencrypted, with a warning, only when neither CA is set.
+   *
+   * @param config the node config
+   * @return the event bus options
+   * @throws IllegalArgumentException naming the flag when a file is unusable
+   */
+  static EventBusOptions eventBusOptions(NodeConfig config) {
+    ConfigKey ca = config.peerCaFile() != null ? ConfigKey.PEER_CA_FILE
+        : config.clientCaFile() != null ? ConfigKey.CLIENT_CA_FILE : null;
+    if (ca == null) {
+      LOG.warning("neither " + ConfigKey.PEER_CA_FILE.flag() + " nor " + ConfigKey.CLIENT_CA_FILE.flag()
+          + " is set: the cluster event bus is NOT encrypted nor authenticated");
+      return new EventBusOptions().setHost(config.clusterHost()).setPort(0);
+    }
+    return TlsOptions.eventBus(config.clusterHost(), str(config.tlsCertFile()), str(config.tlsPrivateKeyFile()),
+        str(ca == ConfigKey.PEER_CA_FILE ? config.peerCaFile() : config.clientCaFile()), ca.flag());
+  }
+
+  /**
    * Starts a node.
    *
    * @param config validated configuration
@@ -110,6 +131,7 @@ public final class Node {
     HttpServerOptions serverOptions;
     Authenticator authenticator;
     HttpClientOptions peerOptions = null;
+    EventBusOptions busOptions;
     try {
       serverOptions = TlsOptions.server(str(config.tlsCertFile()), str(config.tlsPrivateKeyFile()),
           str(config.clientCaFile()), str(config.requestheaderClientCaFile()))
@@ -120,6 +142,7 @@ public final class Node {
         peerOptions = TlsOptions.peerClient(str(config.peerCaFile()), str(config.proxyClientCertFile()),
             str(config.proxyClientKeyFile()));
       }
+      busOptions = eventBusOptions(config);
     } catch (IllegalArgumentException e) {
       return Future.failedFuture(new ConfigException(e.getMessage()));
     }
@@ -131,8 +154,7 @@ public final class Node {
       LOG.warning("neither " + ConfigKey.CLIENT_CA_FILE.flag() + " nor " + ConfigKey.TOKEN_AUTH_FILE.flag()
           + " is set: every request except health checks will get 401");
     }
-    VertxOptions vo = new VertxOptions().setEventBusOptions(new EventBusOptions().setHost(config.clusterHost())
-        .setPort(0));
+    VertxOptions vo = new VertxOptions().setEventBusOptions(busOptions);
     HttpClientOptions peerClientOptions = peerOptions;
     long t0 = System.nanoTime();
     return ClusterJoin.join(config, vo, CLUSTER_JOIN_BUDGET, e -> { })

@@ -76,6 +76,39 @@ public final class TlsOptions {
   }
 
   /**
+   * Options of the clustered Vert.x event bus (breaker F11): TLS 1.2/1.3 both ways, client certificate required;
+   * each node presents its serving key pair and accepts only certificates chaining to {@code caFile} (the JDK's PKIX
+   * checks, with the serverAuth usage for the listening side and clientAuth for the connecting side), so the bus is
+   * encrypted and only holders of a key pair from that CA connect. Vert.x rebuilds its bus client and server options
+   * from {@code toJson()}, so only serializable PEM options are used here (no custom trust manager).
+   *
+   * @param host     the address the bus listens on and advertises ({@code --cluster-host})
+   * @param certFile {@code --tls-cert-file}: the node's serving certificate (needs serverAuth and clientAuth usages)
+   * @param keyFile  {@code --tls-private-key-file}
+   * @param caFile   the CA that signs the nodes' serving certificates ({@code --peer-ca-file})
+   * @param caFlag   the flag that named {@code caFile}, for errors
+   * @return new event bus options (port 0: any free port, as members learn it through the cluster)
+   * @throws IllegalArgumentException naming the flag when a file is missing, unreadable or invalid
+   */
+  public static io.vertx.core.eventbus.EventBusOptions eventBus(String host, String certFile, String keyFile,
+                                                               String caFile, String caFlag) {
+    io.vertx.core.eventbus.EventBusOptions o = new io.vertx.core.eventbus.EventBusOptions().setHost(host).setPort(0)
+        .setSsl(true).setEnabledSecureTransportProtocols(PROTOCOLS).setClientAuth(ClientAuth.REQUIRED)
+        .setKeyCertOptions(keyCert(certFile, "--tls-cert-file", keyFile, "--tls-private-key-file"))
+        .setTrustOptions(pemTrust(caFile, caFlag));
+    o.setSslHandshakeTimeout(PEER_HANDSHAKE_TIMEOUT_S).setSslHandshakeTimeoutUnit(TimeUnit.SECONDS);
+    return o;
+  }
+
+  private static PemTrustOptions pemTrust(String caFile, String caFlag) {
+    PemTrustOptions trust = new PemTrustOptions();
+    for (X509Certificate ca : Pem.readCertificates(path(caFile, caFlag), caFlag)) {
+      trust.addCertValue(Buffer.buffer(Pem.encodeCertificates(List.of(ca)), StandardCharsets.US_ASCII.name()));
+    }
+    return trust;
+  }
+
+  /**
    * Options for the peer-hop HTTPS client (KEP-4020): mutual TLS with the proxy client key pair, peers' serving
    * certs verified against {@code --peer-ca-file} including the host name, TLS 1.2/1.3, HTTP/1.1 keep-alive (no ALPN),
    * connect timeout {@value #PEER_CONNECT_TIMEOUT_MS} ms, handshake timeout {@value #PEER_HANDSHAKE_TIMEOUT_S} s.

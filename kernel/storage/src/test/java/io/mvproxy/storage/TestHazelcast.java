@@ -40,6 +40,38 @@ public final class TestHazelcast {
   }
 
   /**
+   * Sets a config up as {@link #start} does: loopback only, TCP-IP join to {@code ports}, fast join.
+   *
+   * @param c       the config to change (e.g. vertx-hazelcast's {@code ConfigUtil.loadConfig()})
+   * @param cluster cluster name
+   * @param port    this member's port
+   * @param ports   all members' ports
+   * @return {@code c}
+   */
+  public static Config configure(Config c, String cluster, int port, int... ports) {
+    java.util.logging.Logger.getLogger("com.hazelcast").setLevel(java.util.logging.Level.WARNING);
+    c.setClusterName(cluster);
+    c.setInstanceName(cluster + "-" + port);
+    c.setProperty("hazelcast.phone.home.enabled", "false");
+    c.setProperty("hazelcast.socket.bind.any", "false");
+    c.setProperty("hazelcast.wait.seconds.before.join", "0");
+    c.setProperty("hazelcast.max.wait.seconds.before.join", "1");
+    c.setProperty("hazelcast.logging.type", "jdk");
+    c.setProperty("hazelcast.shutdownhook.enabled", "false");
+    NetworkConfig n = c.getNetworkConfig();
+    n.setPort(port).setPortAutoIncrement(false);
+    n.getInterfaces().setEnabled(true).addInterface("127.0.0.1");
+    JoinConfig j = n.getJoin();
+    j.getMulticastConfig().setEnabled(false);
+    j.getAutoDetectionConfig().setEnabled(false);
+    j.getTcpIpConfig().setEnabled(true);
+    for (int p : ports) {
+      j.getTcpIpConfig().addMember("127.0.0.1:" + p);
+    }
+    return c;
+  }
+
+  /**
    * Starts a member (blocking; call from the test thread).
    *
    * @param cluster cluster name
@@ -60,26 +92,7 @@ public final class TestHazelcast {
    */
   public static HazelcastInstance start(String cluster, java.util.function.Consumer<Config> extra, int port,
                                         int... ports) {
-    java.util.logging.Logger.getLogger("com.hazelcast").setLevel(java.util.logging.Level.WARNING);
-    Config c = new Config();
-    c.setClusterName(cluster);
-    c.setInstanceName(cluster + "-" + port);
-    c.setProperty("hazelcast.phone.home.enabled", "false");
-    c.setProperty("hazelcast.socket.bind.any", "false");
-    c.setProperty("hazelcast.wait.seconds.before.join", "0");
-    c.setProperty("hazelcast.max.wait.seconds.before.join", "1");
-    c.setProperty("hazelcast.logging.type", "jdk");
-    c.setProperty("hazelcast.shutdownhook.enabled", "false");
-    NetworkConfig n = c.getNetworkConfig();
-    n.setPort(port).setPortAutoIncrement(false);
-    n.getInterfaces().setEnabled(true).addInterface("127.0.0.1");
-    JoinConfig j = n.getJoin();
-    j.getMulticastConfig().setEnabled(false);
-    j.getAutoDetectionConfig().setEnabled(false);
-    j.getTcpIpConfig().setEnabled(true);
-    for (int p : ports) {
-      j.getTcpIpConfig().addMember("127.0.0.1:" + p);
-    }
+    Config c = configure(new Config(), cluster, port, ports);
     extra.accept(c);
     return Hazelcast.newHazelcastInstance(c);
   }
