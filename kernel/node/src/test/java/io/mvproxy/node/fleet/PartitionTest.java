@@ -107,8 +107,16 @@ class PartitionTest {
   static final int SPLIT_OBJECTS = 20;
 
   static String configMap(String name, String v) {
-    return new JsonObject().put("apiVersion", "v1").put("kind", "ConfigMap")
-        .put("metadata", new JsonObject().put("name", name)).put("data", new JsonObject().put("v", v)).encode();
+    return configMap(name, v, 0);
+  }
+
+  static String configMap(String name, String v, long resourceVersion) {
+    JsonObject meta = new JsonObject().put("name", name);
+    if (resourceVersion > 0) {
+      meta.put("resourceVersion", String.valueOf(resourceVersion));
+    }
+    return new JsonObject().put("apiVersion", "v1").put("kind", "ConfigMap").put("metadata", meta)
+        .put("data", new JsonObject().put("v", v)).encode();
   }
 
   /** @return name to resourceVersion of {@link #SPLIT_OBJECTS} ConfigMaps created through node-a */
@@ -134,7 +142,7 @@ class PartitionTest {
     for (String name : created.keySet()) {
       HttpsClient.Resp r = i++ < SPLIT_OBJECTS / 2
           ? admin.send(HttpMethod.DELETE, url, CONFIGMAPS + "/" + name, Map.of(), null)
-          : admin.send(HttpMethod.PUT, url, CONFIGMAPS + "/" + name, JSON, configMap(name, "new"));
+          : admin.send(HttpMethod.PUT, url, CONFIGMAPS + "/" + name, JSON, configMap(name, "new", created.get(name)));
       assertEquals(200, r.status(), "write on the majority during the split: " + r.text());
       last = Math.max(last, rv(r));
     }
