@@ -44,7 +44,11 @@ class MemoryQuorumTest {
     ResourceStorage rs = NodeStorage.create(vertx, a, cfg).resource("quorum.example.com/things");
     StoredObject kept = StorageConformance.await(rs.create("ns/kept", StorageConformance.obj("ns", "kept", 1)));
 
+    // one member at a time, each time until every partition has its backup again: member a then holds every object
+    await("every partition backed up", () -> a.getPartitionService().isClusterSafe());
     members.get(1).getLifecycleService().terminate();
+    await("two members", () -> a.getCluster().getMembers().size() == 2);
+    await("every partition backed up on two members", () -> a.getPartitionService().isClusterSafe());
     members.get(2).getLifecycleService().terminate();
     await("member a alone", () -> a.getCluster().getMembers().size() == 1);
     StorageException w = StorageConformance.failure(rs.create("ns/lost", StorageConformance.obj("ns", "lost", 1)));
