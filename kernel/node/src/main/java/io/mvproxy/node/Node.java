@@ -15,6 +15,7 @@ import io.mvproxy.node.fleet.DiscoveryVerticle;
 import io.mvproxy.node.fleet.FleetView;
 import io.mvproxy.node.fleet.FleetViewRef;
 import io.mvproxy.node.fleet.PeerDiscoveryClient;
+import io.mvproxy.node.fleet.PeerOpenApiClient;
 import io.mvproxy.node.ingress.HealthHandler;
 import io.mvproxy.node.ingress.IngressVerticle;
 import io.mvproxy.node.membership.MembershipVerticle;
@@ -256,8 +257,10 @@ public final class Node {
     private Future<Node> deployFleet(String pluginDeployment) {
       int port = ingress.actualPort();
       String advertise = config.peerHost();
-      PeerDiscoveryClient client = peerOptions == null ? null
-          : new PeerDiscoveryClient(vertx.createHttpClient(peerOptions, TlsOptions.peerPool()));
+      io.vertx.core.http.HttpClient peerHttp = peerOptions == null ? null
+          : vertx.createHttpClient(peerOptions, TlsOptions.peerPool());
+      PeerDiscoveryClient client = peerHttp == null ? null : new PeerDiscoveryClient(peerHttp);
+      PeerOpenApiClient openApiClient = peerHttp == null ? null : new PeerOpenApiClient(peerHttp);
       FleetObjects objects = new FleetObjects(config.serverId(), MvproxyVersion.VERSION,
           advertise + ":" + config.peerPort(port), plugins::plugins, view::get);
       NodeApiSource builtin = new NodeApiSource(objects::plugins, objects::nodes);
@@ -270,7 +273,7 @@ public final class Node {
         return all;
       };
       DiscoveryVerticle discovery = new DiscoveryVerticle(config.serverId(), advertise + ":" + port, sources,
-          client, view, metrics, config.clusterMembers().stream().map(HazelcastConfigFactory::resolved).toList(),
+          client, openApiClient, view, metrics, config.clusterMembers().stream().map(HazelcastConfigFactory::resolved).toList(),
           selfClusterAddress(), config.memberWait());
       MembershipVerticle membership = new MembershipVerticle(config.serverId(), advertise, config.peerPort(port),
           MvproxyVersion.VERSION, objects::pluginSummaries, () -> view.get().discovery().localEtag());

@@ -21,14 +21,18 @@ import java.util.TreeMap;
  *   <li>{@code /openapi/v3}: {@code {"paths": {"apis/<g>/<v>": {"serverRelativeURL":
  *       "/openapi/v3/apis/<g>/<v>?hash=<HASH>"}}}} for every FLEET group-version (core: {@code api/v1}), as
  *       {@code kube-openapi/pkg/handler3} serves it;</li>
- *   <li>{@code /openapi/v3/apis/<g>/<v>} for each LOCAL group-version: {@code openapi: 3.0.0}, info, and the merged
- *       {@code paths} and {@code components.schemas} of the v3 fragments of every local {@link ApiSource} serving it
- *       ({@code kube-openapi/pkg/builder3} layout);</li>
- *   <li>{@code /openapi/v2}: {@code swagger: "2.0"} merged from all local v2 fragments, as JSON and as gnostic
- *       protobuf ({@link SwaggerProtobuf}) for kubectl 1.27/1.28.</li>
+ *   <li>{@code /openapi/v3/apis/<g>/<v>} for each group-version served locally or documented by peers:
+ *       {@code openapi: 3.0.0}, info, and the merged {@code paths} and {@code components.schemas} of the v3 fragments
+ *       of every local {@link ApiSource} serving it ({@code kube-openapi/pkg/builder3} layout), then of the
+ *       {@link PeerFragments} for the resources only peers serve (a local path or schema name always wins);</li>
+ *   <li>{@code /openapi/v2}: {@code swagger: "2.0"} merged from all local v2 fragments, then the peers' ones, as JSON
+ *       and as gnostic protobuf ({@link SwaggerProtobuf}) for kubectl 1.27/1.28.</li>
  * </ul>
- * Map keys are sorted so that nodes with the same sources produce byte-identical documents and hashes.
- * Immutable and thread-safe.
+ * The root leaves out group-versions known to have no document anywhere (served locally, or by peers, without
+ * fragments), so every URL it lists resolves, as in {@code handler3}. {@link #local()} is the same without the peers'
+ * fragments: what a peer gets (its request carries {@code X-Kubernetes-Peer-Proxied}), like discovery's
+ * {@code profile=nopeer}. Map keys are sorted so that nodes with the same sources produce byte-identical documents
+ * and hashes. Immutable and thread-safe.
  */
 public final class OpenApiDocuments {
   /** {@code Content-Type} of JSON documents. */
@@ -48,14 +52,19 @@ public final class OpenApiDocuments {
   private final ServedDocument v3Root;
   private final ServedDocument v2Json;
   private final ServedDocument v2Protobuf;
+  private final OpenApiDocuments local;
+  private final java.util.Set<GroupVersion> undocumented;
 
   private OpenApiDocuments(Map<GroupVersion, ServedDocument> v3, Map<GroupVersion, String> fleet,
-                           ServedDocument v3Root, ServedDocument v2Json, ServedDocument v2Protobuf) {
+                           ServedDocument v3Root, ServedDocument v2Json, ServedDocument v2Protobuf,
+                           OpenApiDocuments local, java.util.Set<GroupVersion> undocumented) {
+    this.undocumented = undocumented;
     this.v3 = v3;
     this.fleet = fleet;
     this.v3Root = v3Root;
     this.v2Json = v2Json;
     this.v2Protobuf = v2Protobuf;
+    this.local = local == null ? this : local;
   }
 
   /** @return documents for a node with no APIs and no peers (empty root, empty v2) */
@@ -72,11 +81,27 @@ public final class OpenApiDocuments {
    * @return the documents
    */
   public static OpenApiDocuments build(Collection<? extends ApiSource> sources, Collection<GroupVersion> fleet) {
+    return build(sources, fleet, PeerFragments.none());
+  }
+
+  /**
+   * Builds the documents from the local sources' fragments and what peers add. CPU-bound; call it off the event loop
+   * ({@link #buildAsync}). A source whose fragment method throws is logged and skipped.
+   *
+   * @param sources the local API sources
+   * @param fleet   every group-version the fleet serves (local and peers'); local ones may be omitted
+   * @param peers   the peers' fragments for resources this node lacks
+   * @return the documents
+   */
+  public static OpenApiDocuments build(Collection<? extends ApiSource> sources, Collection<GroupVersion> fleet,
+                                       PeerFragments peers) {
     Map<GroupVersion, List<JsonObject>> v3 = new TreeMap<>();
     List<JsonObject> v2 = new ArrayList<>();
+    java.util.Set<GroupVersion> undocumented = new java.util.TreeSet<>();
     for (ApiSource source : sources) {
       for (ServedGroupVersion sgv : source.groupVersions()) {
         GroupVersion gv = sgv.groupVersion();
+        undocumented.add(gv);
         try {
           JsonObject f3 = source.openApiV3(gv);
           if (f3 != null) {
@@ -91,7 +116,9 @@ public final class OpenApiDocuments {
         }
       }
     }
-    return fromFragments(v3, v2, fleet);
+    undocumented.removeAll(v3.keySet());
+    undocumented.addAll(peers.documentless());
+    return fromFragments(v3, v2, fleet, peers, undocumented);
   }
 
   /**
@@ -104,9 +131,23 @@ public final class OpenApiDocuments {
    */
   public static Future<OpenApiDocuments> buildAsync(Vertx vertx, Collection<? extends ApiSource> sources,
                                                     Collection<GroupVersion> fleet) {
+    return buildAsync(vertx, sources, fleet, PeerFragments.none());
+  }
+
+  /**
+   * {@link #build(Collection, Collection, PeerFragments)} on a worker thread.
+   *
+   * @param vertx   the Vert.x instance
+   * @param sources the local API sources (their fragment methods are called on a worker thread)
+   * @param fleet   every group-version the fleet serves
+   * @param peers   the peers' fragments for resources this node lacks
+   * @return the documents
+   */
+  public static Future<OpenApiDocuments> buildAsync(Vertx vertx, Collection<? extends ApiSource> sources,
+                                                    Collection<GroupVersion> fleet, PeerFragments peers) {
     List<ApiSource> copy = List.copyOf(sources);
     List<GroupVersion> fleetCopy = List.copyOf(fleet);
-    return vertx.executeBlocking(() -> build(copy, fleetCopy), false);
+    return vertx.executeBlocking(() -> build(copy, fleetCopy, peers), false);
   }
 
   /**
@@ -119,8 +160,39 @@ public final class OpenApiDocuments {
    */
   public static OpenApiDocuments fromFragments(Map<GroupVersion, List<JsonObject>> v3Fragments,
                                                List<JsonObject> v2Fragments, Collection<GroupVersion> fleet) {
+    return fromFragments(v3Fragments, v2Fragments, fleet, PeerFragments.none(), java.util.Set.of());
+  }
+
+  private static OpenApiDocuments fromFragments(Map<GroupVersion, List<JsonObject>> v3Fragments,
+                                                List<JsonObject> v2Fragments, Collection<GroupVersion> fleet,
+                                                PeerFragments peers, java.util.Set<GroupVersion> undocumented) {
+    if (peers.isEmpty()) {
+      return assemble(v3Fragments, v2Fragments, fleet, PeerFragments.none(), undocumented, null);
+    }
+    OpenApiDocuments local = assemble(v3Fragments, v2Fragments, fleet, PeerFragments.none(), undocumented, null);
+    return assemble(v3Fragments, v2Fragments, fleet, peers, undocumented, local);
+  }
+
+  private static OpenApiDocuments assemble(Map<GroupVersion, List<JsonObject>> v3Fragments,
+                                           List<JsonObject> v2Fragments, Collection<GroupVersion> fleet,
+                                           PeerFragments peers, java.util.Set<GroupVersion> undocumented,
+                                           OpenApiDocuments local) {
     Map<GroupVersion, ServedDocument> v3 = new TreeMap<>();
-    v3Fragments.forEach((gv, fragments) -> v3.put(gv, json(v3Document(fragments))));
+    java.util.Set<GroupVersion> documented = new java.util.TreeSet<>(v3Fragments.keySet());
+    documented.addAll(peers.v3().keySet());
+    for (GroupVersion gv : documented) {
+      v3.put(gv, json(v3Document(v3Fragments.getOrDefault(gv, List.of()), peers.v3().getOrDefault(gv, List.of()))));
+    }
+    Map<GroupVersion, String> fleetHashes = hashes(fleet, v3);
+    ServedDocument root = root(fleetHashes, v3, undocumented);
+    JsonObject swagger = v2Document(v2Fragments, peers.v2());
+    ServedDocument v2Json = json(swagger);
+    ServedDocument v2Pb = ServedDocument.of(SwaggerProtobuf.encode(swagger), V2_PROTOBUF_CONTENT_TYPE);
+    return new OpenApiDocuments(Collections.unmodifiableMap(v3), Collections.unmodifiableMap(fleetHashes), root,
+        v2Json, v2Pb, local, java.util.Set.copyOf(undocumented));
+  }
+
+  private static Map<GroupVersion, String> hashes(Collection<GroupVersion> fleet, Map<GroupVersion, ServedDocument> v3) {
     Map<GroupVersion, String> fleetHashes = new TreeMap<>();
     for (GroupVersion gv : fleet) {
       // a peer's document hash is unknown here; the hash only makes the URL change when the fleet changes, the
@@ -128,15 +200,57 @@ public final class OpenApiDocuments {
       fleetHashes.put(gv, ServedDocument.sha512("remote " + gv.apiVersion()).substring(0, 32));
     }
     v3.forEach((gv, doc) -> fleetHashes.put(gv, doc.hash()));
+    return fleetHashes;
+  }
+
+  private static ServedDocument root(Map<GroupVersion, String> fleetHashes, Map<GroupVersion, ServedDocument> v3,
+                                     java.util.Set<GroupVersion> undocumented) {
     JsonObject rootPaths = new JsonObject();
-    fleetHashes.forEach((gv, hash) -> rootPaths.put(key(gv), new JsonObject()
-        .put("serverRelativeURL", "/openapi/v3/" + key(gv) + "?hash=" + hash)));
-    ServedDocument root = json(new JsonObject().put("paths", rootPaths));
-    JsonObject swagger = v2Document(v2Fragments);
-    ServedDocument v2Json = json(swagger);
-    ServedDocument v2Pb = ServedDocument.of(SwaggerProtobuf.encode(swagger), V2_PROTOBUF_CONTENT_TYPE);
-    return new OpenApiDocuments(Collections.unmodifiableMap(v3), Collections.unmodifiableMap(fleetHashes), root,
-        v2Json, v2Pb);
+    fleetHashes.forEach((gv, hash) -> {
+      if (v3.containsKey(gv) || !undocumented.contains(gv)) { // every listed URL resolves (or answers 503)
+        rootPaths.put(key(gv), new JsonObject().put("serverRelativeURL", "/openapi/v3/" + key(gv) + "?hash=" + hash));
+      }
+    });
+    return json(new JsonObject().put("paths", rootPaths));
+  }
+
+  /**
+   * The same documents with the peers' contribution to some group-versions taken out (their local document, or
+   * none): applied at once when the peers that documented them left, so that a group-version only departed peers
+   * served answers 503 until the next full build instead of a departed peer's document. Cheap (no rebuild).
+   *
+   * @param gvs group-versions whose peer fragments are no longer valid
+   * @return the trimmed documents, or this object when nothing changes
+   */
+  public OpenApiDocuments withoutPeers(Collection<GroupVersion> gvs) {
+    Map<GroupVersion, ServedDocument> next = new TreeMap<>(v3);
+    boolean changed = false;
+    for (GroupVersion gv : gvs) {
+      ServedDocument own = local.v3.get(gv);
+      ServedDocument cur = next.get(gv);
+      if (cur != null && cur != own) {
+        changed = true;
+        if (own == null) {
+          next.remove(gv);
+        } else {
+          next.put(gv, own);
+        }
+      }
+    }
+    if (!changed) {
+      return this;
+    }
+    Map<GroupVersion, String> fleetHashes = hashes(fleet.keySet(), next);
+    return new OpenApiDocuments(Collections.unmodifiableMap(next), Collections.unmodifiableMap(fleetHashes),
+        root(fleetHashes, next, undocumented), v2Json, v2Protobuf, local, undocumented);
+  }
+
+  /**
+   * @return the documents without the peers' fragments (this object when there are none): what is served to a
+   *     request a peer proxied, so that peers merge each other's LOCAL documents only
+   */
+  public OpenApiDocuments local() {
+    return local;
   }
 
   /** @return the {@code /openapi/v3} root */
@@ -160,7 +274,7 @@ public final class OpenApiDocuments {
     return fleet.containsKey(gv);
   }
 
-  /** @return the local group-versions that have a v3 document */
+  /** @return the group-versions that have a v3 document (local, or documented by peers) */
   public Collection<GroupVersion> localGroupVersions() {
     return v3.keySet();
   }
@@ -183,7 +297,7 @@ public final class OpenApiDocuments {
     return gv.pathPrefix().substring(1);
   }
 
-  private static JsonObject v3Document(List<JsonObject> fragments) {
+  private static JsonObject v3Document(List<JsonObject> fragments, List<JsonObject> peerFragments) {
     Map<String, Object> paths = new TreeMap<>();
     Map<String, Object> schemas = new TreeMap<>();
     for (JsonObject f : fragments) {
@@ -191,18 +305,27 @@ public final class OpenApiDocuments {
       JsonObject comp = f.getJsonObject("components");
       mergeInto(schemas, comp == null ? null : comp.getJsonObject("schemas"), false);
     }
+    for (JsonObject f : peerFragments) {
+      addAbsent(paths, f.getJsonObject("paths"));
+      JsonObject comp = f.getJsonObject("components");
+      addAbsent(schemas, comp == null ? null : comp.getJsonObject("schemas"));
+    }
     return new JsonObject().put("openapi", "3.0.0")
         .put("info", new JsonObject().put("title", "Kubernetes").put("version", "unversioned"))
         .put("paths", new JsonObject(new LinkedHashMap<>(paths)))
         .put("components", new JsonObject().put("schemas", new JsonObject(new LinkedHashMap<>(schemas))));
   }
 
-  private static JsonObject v2Document(List<JsonObject> fragments) {
+  private static JsonObject v2Document(List<JsonObject> fragments, List<JsonObject> peerFragments) {
     Map<String, Object> paths = new TreeMap<>();
     Map<String, Object> defs = new TreeMap<>();
     for (JsonObject f : fragments) {
       mergeInto(paths, f.getJsonObject("paths"), true);
       mergeInto(defs, f.getJsonObject("definitions"), false);
+    }
+    for (JsonObject f : peerFragments) {
+      addAbsent(paths, f.getJsonObject("paths"));
+      addAbsent(defs, f.getJsonObject("definitions"));
     }
     return new JsonObject().put("swagger", "2.0")
         .put("info", new JsonObject().put("title", "Kubernetes").put("version", "unversioned"))
@@ -226,6 +349,13 @@ public final class OpenApiDocuments {
         into.put(e.getKey(), e.getValue());
       }
     });
+  }
+
+  /** Adds the entries of {@code from} whose names {@code into} lacks (local definitions stay authoritative). */
+  private static void addAbsent(Map<String, Object> into, JsonObject from) {
+    if (from != null) {
+      from.forEach(e -> into.putIfAbsent(e.getKey(), e.getValue()));
+    }
   }
 
   private static ServedDocument json(JsonObject doc) {

@@ -19,7 +19,9 @@ import java.util.function.Supplier;
  * {@code /openapi/v2} as gnostic protobuf when the {@code Accept} header asks for
  * {@value OpenApiDocuments#V2_PROTOBUF} (kubectl 1.27/1.28), else JSON. The {@code ?hash=} parameter is accepted and
  * ignored (the current document is always sent). A group-version the node does not serve but the fleet does is
- * handed to the fallback (the node proxies it to a peer); anything else is a 404 {@code Status}. Non-blocking.
+ * handed to the fallback (the node proxies it to a peer); anything else is a 404 {@code Status}. A request a peer
+ * proxied ({@code X-Kubernetes-Peer-Proxied}) gets the {@link OpenApiDocuments#local() local} documents, without what
+ * this node merged from peers. Non-blocking.
  */
 public final class OpenApiHandler implements Handler<RoutingContext> {
   private static final String V2 = "/openapi/v2";
@@ -27,13 +29,27 @@ public final class OpenApiHandler implements Handler<RoutingContext> {
 
   private final Supplier<OpenApiDocuments> documents;
   private final BiConsumer<RoutingContext, GroupVersion> fallback;
+  private final java.util.function.Predicate<RoutingContext> peerProxied;
 
   /**
+   * A handler that serves every request the merged documents.
+   *
    * @param documents the current documents (called once per request; must not block)
    * @param fallback  called for a fleet group-version not served locally; it must answer the request
    */
   public OpenApiHandler(Supplier<OpenApiDocuments> documents, BiConsumer<RoutingContext, GroupVersion> fallback) {
+    this(documents, ctx -> false, fallback);
+  }
+
+  /**
+   * @param documents   the current documents (called once per request; must not block)
+   * @param peerProxied true for a request a peer proxied: it is answered from {@link OpenApiDocuments#local()}
+   * @param fallback    called for a fleet group-version without a document here; it must answer the request
+   */
+  public OpenApiHandler(Supplier<OpenApiDocuments> documents, java.util.function.Predicate<RoutingContext> peerProxied,
+                        BiConsumer<RoutingContext, GroupVersion> fallback) {
     this.documents = Objects.requireNonNull(documents, "documents");
+    this.peerProxied = Objects.requireNonNull(peerProxied, "peerProxied");
     this.fallback = Objects.requireNonNull(fallback, "fallback");
   }
 
@@ -58,7 +74,7 @@ public final class OpenApiHandler implements Handler<RoutingContext> {
           + "requested resource", null));
       return;
     }
-    OpenApiDocuments docs = documents.get();
+    OpenApiDocuments docs = peerProxied.test(ctx) ? documents.get().local() : documents.get();
     if (path.equals(V2)) {
       ctx.response().putHeader(HttpHeaders.VARY, "Accept");
       send(ctx, wantsProtobuf(ctx.request().getHeader(HttpHeaders.ACCEPT)) ? docs.v2Protobuf() : docs.v2Json());

@@ -37,7 +37,9 @@ import java.util.logging.Logger;
  * routing) and recomputes the merged documents and routing snapshot only when something changed. It also tracks
  * what the node still waits for before a 404 may be given (README "Routing rules"): the first membership snapshot,
  * {@code --cluster-members} not yet joined, Hazelcast members without a record, peers not yet fetched; each wait
- * bounded by {@code --member-wait-seconds}.
+ * bounded by {@code --member-wait-seconds}. It also keeps the OpenAPI documents of the view current: rebuilt off the
+ * event loop when the fleet's group-versions or the resources only peers serve change, with the peers' local
+ * documents for those resources merged in ({@link PeerOpenApi}), revalidated every {@link #REVALIDATE_MS}.
  */
 public final class DiscoveryVerticle extends VerticleBase {
   /** Periodic revalidation of every peer, ms (upstream never revalidates; peer-proxy.md section 3). */
@@ -72,8 +74,18 @@ public final class DiscoveryVerticle extends VerticleBase {
   private List<Awaited> lastAwaiting = List.of();
   private boolean membershipKnown;
   private io.vertx.core.shareddata.AsyncMap<String, JsonObject> shared;
+  /** Retry delay after a failed peer OpenAPI fetch, ms. */
+  static final long OPENAPI_RETRY_MS = 5_000;
+  private final PeerOpenApi peerOpenApi;
   private OpenApiDocuments openapi = OpenApiDocuments.empty();
-  private Set<GroupVersion> openapiFleet;
+  /** What the current documents were built for (fleet group-versions, plan, peers' discovery ETags); null: rebuild. */
+  private Object openapiBuiltKey;
+  /** The peer-document plan the current documents were built with. */
+  private Map<String, Map<GroupVersion, Set<String>>> openapiBuiltPlan = Map.of();
+  private boolean openapiRunning;
+  private boolean openapiAgain;
+  private boolean openapiRevalidate;
+  private long openapiRetryTimer = -1;
   private String lastEtag;
 
   /**
@@ -81,6 +93,7 @@ public final class DiscoveryVerticle extends VerticleBase {
    * @param serverAddress {@code host:port} for legacy {@code serverAddressByClientCIDRs}
    * @param sources       the current local API sources (re-read on {@link Addresses#LOCAL_APIS_CHANGED})
    * @param client        peer discovery client, or null when peers are disabled (local only)
+   * @param openApiClient peer OpenAPI client, or null when peers are disabled
    * @param view          the reference to publish views to
    * @param metrics       sync error counters
    * @param configuredMembers  {@code --cluster-members} as resolved {@code ip:port} (may include this node)
@@ -88,8 +101,10 @@ public final class DiscoveryVerticle extends VerticleBase {
    * @param memberWait         {@code --member-wait-seconds}: the longest one awaited member holds 404 back
    */
   public DiscoveryVerticle(String serverId, String serverAddress, java.util.function.Supplier<List<ApiSource>> sources,
-                           PeerDiscoveryClient client, FleetViewRef view, NodeMetrics metrics,
-                           List<String> configuredMembers, String selfClusterAddress, java.time.Duration memberWait) {
+                           PeerDiscoveryClient client, PeerOpenApiClient openApiClient, FleetViewRef view,
+                           NodeMetrics metrics, List<String> configuredMembers, String selfClusterAddress,
+                           java.time.Duration memberWait) {
+    this.peerOpenApi = openApiClient == null ? null : new PeerOpenApi(openApiClient);
     this.configuredMembers = List.copyOf(configuredMembers);
     this.selfClusterAddress = selfClusterAddress;
     this.memberWaitMs = memberWait.toMillis();
@@ -107,12 +122,13 @@ public final class DiscoveryVerticle extends VerticleBase {
     vertx.eventBus().<JsonObject>localConsumer(Addresses.MEMBERSHIP_CHANGED, m -> onMembership(m.body()));
     vertx.eventBus().<JsonObject>consumer(Addresses.DISCOVERY_CHANGED, m -> onAnnounce(m.body()));
     vertx.eventBus().localConsumer(Addresses.LOCAL_APIS_CHANGED, m -> {
-      openapiFleet = null;
+      openapiBuiltKey = null;
       rebuild();
     });
     vertx.setPeriodic(REVALIDATE_MS, t -> {
       peers.values().forEach(this::fetch);
       loadShared();
+      refreshOpenApi(true);
     });
     if (peersEnabled) {
       vertx.sharedData().<String, JsonObject>getAsyncMap(DEPARTED_MAP).onSuccess(m -> {
@@ -288,8 +304,9 @@ public final class DiscoveryVerticle extends VerticleBase {
     }
     Map<String, PeerInfo> members = new TreeMap<>();
     peers.values().forEach(p -> members.put(p.info.serverId(), p.info));
+    trimOpenApi(openApiPlan(dd));
     view.set(new FleetView(rs, dd, openapi, members));
-    refreshOpenApi(dd, local);
+    refreshOpenApi(false);
     if (!dd.localEtag().equals(lastEtag)) {
       lastEtag = dd.localEtag();
       vertx.eventBus().send(Addresses.LOCAL_ETAG_CHANGED, lastEtag);
@@ -382,8 +399,21 @@ public final class DiscoveryVerticle extends VerticleBase {
     return out;
   }
 
-  /** Rebuilds the OpenAPI documents (off the event loop) when the fleet's set of group-versions changed. */
-  private void refreshOpenApi(DiscoveryDocuments dd, List<ApiSource> local) {
+  /**
+   * Rebuilds the OpenAPI documents (off the event loop) when what they are built from changed: the fleet's
+   * group-versions, the plan of peer documents ({@link PeerOpenApi#plan}) or the planned peers' discovery; with
+   * {@code revalidate}, also re-asks the planned peers (If-None-Match) and rebuilds when a document changed. One
+   * refresh runs at a time; a request arriving meanwhile runs after it. A failed peer fetch is retried after
+   * {@link #OPENAPI_RETRY_MS} (the last good copy is used meanwhile).
+   */
+  private void refreshOpenApi(boolean revalidate) {
+    openapiRevalidate |= revalidate;
+    if (openapiRunning) {
+      openapiAgain = true;
+      return;
+    }
+    DiscoveryDocuments dd = view.get().discovery();
+    List<ApiSource> local = sources.get();
     Set<GroupVersion> fleet = new java.util.TreeSet<>();
     for (DiscoveryGroup g : dd.mergedGroups()) {
       for (DiscoveryVersion v : g.versions()) {
@@ -391,17 +421,79 @@ public final class DiscoveryVerticle extends VerticleBase {
         fleet.add(new GroupVersion(g.name(), v.version()));
       }
     }
-    if (fleet.equals(openapiFleet)) {
+    Map<String, PeerInfo> infos = new HashMap<>();
+    peers.values().stream().filter(p -> p.loaded).forEach(p -> infos.put(p.info.serverId(), p.info));
+    Map<String, Map<GroupVersion, Set<String>>> plan = openApiPlan(dd);
+    Map<String, String> etags = new TreeMap<>();
+    plan.keySet().forEach(id -> etags.put(id, String.valueOf(peers.get(id).fetchedEtag)));
+    List<Object> key = List.of(fleet, plan, etags);
+    boolean again = openapiRevalidate && !plan.isEmpty();
+    openapiRevalidate = false;
+    if (key.equals(openapiBuiltKey) && !again) {
       return;
     }
-    openapiFleet = fleet;
-    OpenApiDocuments.buildAsync(vertx, local, fleet).onSuccess(docs -> {
-      if (fleet.equals(openapiFleet)) {
-        openapi = docs;
-        FleetView cur = view.get();
-        view.set(new FleetView(cur.routing(), cur.discovery(), docs, cur.members()));
+    openapiRunning = true;
+    Future<PeerOpenApi.Collected> collected = plan.isEmpty() ? Future.succeededFuture(null)
+        : peerOpenApi.collect(plan, infos);
+    collected.compose(c -> {
+      if (c != null && c.failed()) {
+        retryOpenApi();
       }
-    }).onFailure(e -> LOG.warning("OpenAPI documents could not be built: " + e));
+      if (key.equals(openapiBuiltKey) && (c == null || !c.changed())) {
+        return Future.<OpenApiDocuments>succeededFuture(null);
+      }
+      return vertx.executeBlocking(() -> OpenApiDocuments.build(local, fleet,
+          c == null ? io.mvproxy.openapi.PeerFragments.none() : c.fragments()), false);
+    }).onComplete(ar -> {
+      openapiRunning = false;
+      if (ar.failed()) {
+        openapiBuiltKey = null;
+        LOG.warning("OpenAPI documents could not be built: " + ar.cause());
+      } else if (ar.result() != null) {
+        openapiBuiltKey = key;
+        openapiBuiltPlan = plan;
+        openapi = ar.result();
+        trimOpenApi(openApiPlan(view.get().discovery()));
+        FleetView cur = view.get();
+        view.set(new FleetView(cur.routing(), cur.discovery(), openapi, cur.members()));
+      }
+      if (openapiAgain) {
+        openapiAgain = false;
+        refreshOpenApi(false);
+      }
+    });
+  }
+
+  /** @return which peers' documents cover the resources this node lacks ({@link PeerOpenApi#plan}) */
+  private Map<String, Map<GroupVersion, Set<String>>> openApiPlan(DiscoveryDocuments dd) {
+    if (peerOpenApi == null) {
+      return Map.of();
+    }
+    Map<String, List<DiscoveryGroup>> loaded = new TreeMap<>();
+    peers.values().stream().filter(p -> p.loaded).forEach(p -> loaded.put(p.info.serverId(), p.groups));
+    return PeerOpenApi.plan(dd.localGroups(), loaded);
+  }
+
+  /**
+   * Takes the peers' part out of the documents of group-versions no longer in the plan (their peers left), at once,
+   * before the full rebuild; the caller publishes {@link #openapi}.
+   */
+  private void trimOpenApi(Map<String, Map<GroupVersion, Set<String>>> plan) {
+    Set<GroupVersion> gone = new java.util.TreeSet<>();
+    openapiBuiltPlan.values().forEach(m -> gone.addAll(m.keySet()));
+    plan.values().forEach(m -> gone.removeAll(m.keySet()));
+    if (!gone.isEmpty()) {
+      openapi = openapi.withoutPeers(gone);
+    }
+  }
+
+  private void retryOpenApi() {
+    if (openapiRetryTimer < 0) {
+      openapiRetryTimer = vertx.setTimer(OPENAPI_RETRY_MS, t -> {
+        openapiRetryTimer = -1;
+        refreshOpenApi(true);
+      });
+    }
   }
 
   private static Capabilities localCaps(DiscoveryDocuments dd) {

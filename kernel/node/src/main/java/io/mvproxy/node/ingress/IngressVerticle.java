@@ -129,7 +129,8 @@ public final class IngressVerticle extends VerticleBase {
     DiscoveryHandler discovery = new DiscoveryHandler(() -> view.get().discovery(),
         (ctx, gv) -> toPeer(ctx, gv, proxy),
         v -> metrics.discoveryServed(v == io.mvproxy.discovery.DiscoveryDocuments.View.LOCAL));
-    OpenApiHandler openApi = new OpenApiHandler(() -> view.get().openapi(), (ctx, gv) -> toPeer(ctx, gv, proxy));
+    OpenApiHandler openApi = new OpenApiHandler(() -> view.get().openapi(),
+        ctx -> Boolean.TRUE.equals(ctx.get(ResourceHandler.PEER_PROXIED_KEY)), (ctx, gv) -> toPeer(ctx, gv, proxy));
     ResourceHandler resources = new ResourceHandler(view, proxy, peersEnabled, metrics);
     router.route().handler(ctx -> {
       RequestInfo info = ctx.get(ResourceHandler.INFO_KEY);

@@ -180,6 +180,44 @@ class FleetTest {
     }
   }
 
+  /**
+   * F16: node-a serves demo.mvproxy.io/v1 widgets only, node-b/node-c also gadgets in that group-version and
+   * things.mvproxy.io/v1 (node-c only). node-a's OpenAPI covers the fleet's resources, merged from the peers' local
+   * documents, with correct ETags and root hashes; peers themselves get node-a's local document.
+   */
+  @Test
+  @Order(5)
+  void openApiIsMergedAcrossPeersWithinAGroupVersion() throws Exception {
+    String a = fleet.node("node-a").url();
+    String gv = "/openapi/v3/apis/demo.mvproxy.io/v1";
+    await("node-a's " + gv + " lists gadgets", 30_000, () -> admin.get(a, gv).text().contains("/gadgets"));
+    HttpsClient.Resp doc = admin.get(a, gv);
+    assertEquals(200, doc.status());
+    JsonObject paths = doc.json().getJsonObject("paths");
+    assertTrue(paths.containsKey("/apis/demo.mvproxy.io/v1/gadgets/{name}"), paths.fieldNames().toString());
+    assertTrue(paths.containsKey("/apis/demo.mvproxy.io/v1/namespaces/{namespace}/widgets/{name}"));
+    JsonObject schemas = doc.json().getJsonObject("components").getJsonObject("schemas");
+    assertNotNull(schemas.getJsonObject("io.mvproxy.demo.v1.Gadget"), schemas.fieldNames().toString());
+    assertNotNull(schemas.getJsonObject("io.mvproxy.demo.v1.Widget"));
+    String etag = doc.headers().get("ETag");
+    assertEquals(304, admin.send(HttpMethod.GET, a, gv, Map.of("If-None-Match", etag), null).status());
+    String url = admin.get(a, "/openapi/v3").json().getJsonObject("paths").getJsonObject("apis/demo.mvproxy.io/v1")
+        .getString("serverRelativeURL");
+    assertEquals(gv + "?hash=" + etag.replace("\"", ""), url, "root hash is the merged document's");
+    // a group-version only node-c serves is documented on node-a too (merged, not proxied)
+    await("node-a documents things.mvproxy.io/v1", 30_000,
+        () -> admin.get(a, "/openapi/v3/apis/things.mvproxy.io/v1").text().contains("/thingamajigs"));
+    // /openapi/v2 has the peers' kinds as well
+    await("node-a's /openapi/v2 has gadgets", 30_000, () -> admin.get(a, "/openapi/v2").text()
+        .contains("\"io.mvproxy.demo.v1.Gadget\""));
+    JsonObject v2 = admin.get(a, "/openapi/v2").json();
+    assertTrue(v2.getJsonObject("paths").containsKey("/apis/demo.mvproxy.io/v1/gadgets"));
+    assertTrue(v2.getJsonObject("paths").containsKey("/apis/things.mvproxy.io/v1/namespaces/{namespace}/thingamajigs"));
+    // node-b serves gadgets itself
+    HttpsClient.Resp b = admin.get(fleet.node("node-b").url(), gv);
+    assertTrue(b.json().getJsonObject("paths").containsKey("/apis/demo.mvproxy.io/v1/gadgets/{name}"));
+  }
+
   @Test
   @Order(6)
   void killedNodeLeavesRoutingAndDiscoveryWithin5sAndComesBackWithItsObjects() throws Exception {
