@@ -28,6 +28,8 @@ import java.util.TreeMap;
  *   <li>{@code /openapi/v2}: {@code swagger: "2.0"} merged from all local v2 fragments, then the peers' ones, as JSON
  *       and as gnostic protobuf ({@link SwaggerProtobuf}) for kubectl 1.27/1.28.</li>
  * </ul>
+ * A local source without fragments (a code plugin) is described by {@link DeclaredOpenApi} from its discovery
+ * declaration, except an aggregated API ({@link ApiSource#servesWholeGroupVersion()}).
  * The root leaves out group-versions known to have no document anywhere (served locally, or by peers, without
  * fragments), so every URL it lists resolves, as in {@code handler3}. {@link #local()} is the same without the peers'
  * fragments: what a peer gets (its request carries {@code X-Kubernetes-Peer-Proxied}), like discovery's
@@ -103,11 +105,20 @@ public final class OpenApiDocuments {
         GroupVersion gv = sgv.groupVersion();
         undocumented.add(gv);
         try {
+          // a source without fragments (a code plugin) is described from what it declares; an aggregated API's
+          // documents are its backend's (not fetched yet: README "Not done yet")
+          boolean declare = !source.servesWholeGroupVersion();
           JsonObject f3 = source.openApiV3(gv);
+          if (f3 == null && declare) {
+            f3 = DeclaredOpenApi.fragment(sgv, false);
+          }
           if (f3 != null) {
             v3.computeIfAbsent(gv, k -> new ArrayList<>()).add(f3);
           }
           JsonObject f2 = source.openApiV2(gv);
+          if (f2 == null && declare) {
+            f2 = DeclaredOpenApi.fragment(sgv, true);
+          }
           if (f2 != null) {
             v2.add(f2);
           }

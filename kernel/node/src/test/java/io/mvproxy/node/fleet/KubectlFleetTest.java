@@ -265,6 +265,39 @@ class KubectlFleetTest {
         + "match '"), patched.all());
   }
 
+  /**
+   * F16: gadgets (demo.mvproxy.io/v1) are served by node-b and node-c only, in a group-version node-a serves too.
+   * Through node-a, kubectl's client-side validation (OpenAPI v3; kubectl 1.27 too) and {@code explain} find the kind
+   * in node-a's peer-merged OpenAPI.
+   */
+  @Test
+  @Order(8)
+  void applyAndExplainAKindOnlyPeersServeInASharedGroupVersion() throws Exception {
+    Path old = Path.of(kubectl).toRealPath().getParent().resolve("kubectl.1.27");
+    List<String> clients = new ArrayList<>(List.of(kubectl));
+    if (Files.isExecutable(old)) {
+      clients.add(old.toString());
+    }
+    long end = System.currentTimeMillis() + 60_000; // node-a merges the peers' documents asynchronously
+    while (!kubectl("get", "--raw", "/openapi/v3/apis/demo.mvproxy.io/v1").out.contains("/gadgets/{name}")) {
+      assertTrue(System.currentTimeMillis() < end, "node-a's OpenAPI never listed gadgets");
+      Thread.sleep(200);
+    }
+    for (String client : clients) {
+      String name = "g-" + Path.of(client).getFileName().toString().replace('.', '-');
+      Path g = tmp.resolve(name + ".yaml");
+      Files.writeString(g, "apiVersion: demo.mvproxy.io/v1\nkind: Gadget\nmetadata:\n  name: " + name
+          + "\nspec:\n  teeth: 3\n");
+      Result applied = kubectlWith(client, "apply", "-f", g.toString());
+      assertEquals(0, applied.code, client + ": " + applied.all());
+      assertTrue(applied.out.contains("gadget.demo.mvproxy.io/" + name + " created"), applied.all());
+      Result explained = kubectlWith(client, "explain", "gadgets");
+      assertEquals(0, explained.code, client + ": " + explained.all());
+      assertTrue(explained.out.contains("Gadget") && explained.out.contains("demo.mvproxy.io"), explained.all());
+      assertEquals(0, kubectlWith(client, "delete", "gadget", name).code);
+    }
+  }
+
   record Result(int code, String out, String err) {
     String all() {
       return "exit " + code + "\nstdout:\n" + out + "\nstderr:\n" + err;
@@ -272,7 +305,12 @@ class KubectlFleetTest {
   }
 
   Result kubectl(String... args) throws Exception {
-    List<String> cmd = new ArrayList<>(List.of(kubectl, "--kubeconfig", fleet.pki().kubeconfig().toString(),
+    return kubectlWith(kubectl, args);
+  }
+
+  /** Runs one kubectl binary against node-a. */
+  Result kubectlWith(String binary, String... args) throws Exception {
+    List<String> cmd = new ArrayList<>(List.of(binary, "--kubeconfig", fleet.pki().kubeconfig().toString(),
         "--context", "node-a", "--cache-dir", tmp.resolve("kube-cache").toString(), "--request-timeout=20s"));
     cmd.addAll(List.of(args));
     return run(cmd, 60);
