@@ -209,9 +209,16 @@ class ControllersFleetTest {
 
     String second = k.holder("node-b");
     String other = second.equals("node-b") ? "node-c" : "node-b";
+    // the memory storage needs a majority of the three members: bring the killed node back before the second stop
+    fleet.start(leader);
+    fleet.awaitStarted(leader, 120_000);
+    FleetTest.await(leader + " ready", 60_000, () -> admin.get(k.url(leader), "/readyz").status() == 200);
     t0 = System.nanoTime();
     assertEquals(0, fleet.terminate(second));
-    FleetTest.await("the other node leads after a graceful stop", 15_000, () -> other.equals(k.holder(other)));
+    FleetTest.await("another node leads after a graceful stop", 15_000, () -> {
+      String h = k.holder(other);
+      return !h.isEmpty() && !h.equals(second);
+    });
     long handover = (System.nanoTime() - t0) / 1_000_000;
     figures.add("FIGURE leader hand-over after SIGTERM (lease released): " + handover + " ms");
     assertNotEquals(second, k.holder(other));
