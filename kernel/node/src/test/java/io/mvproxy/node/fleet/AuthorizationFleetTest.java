@@ -45,7 +45,7 @@ class AuthorizationFleetTest {
     fleet.configure("node-c", new JsonObject().put("authorizationMode", "AlwaysAllow"));
     admin = new HttpsClient(fleet.pki().caCert(), fleet.pki().adminCert(), fleet.pki().adminKey());
     anon = new HttpsClient(fleet.pki().caCert(), null, null);
-    fleet.startAllAndAwaitReady(admin, 120_000);
+    fleet.startAllAndAwaitReady(admin, 300_000);
     for (String n : List.of("node-a", "node-c")) {
       FleetTest.await(n + " routes widgets v2", 60_000,
           () -> admin.get(fleet.node(n).url(), WIDGETS_V2).status() == 200);
@@ -390,6 +390,131 @@ class AuthorizationFleetTest {
     KubectlFleetTest.Result v1 = kubectl(k, "node-a", null, "get", "events.v1.events.k8s.io", "-n", ns, "-o",
         "jsonpath={.items[*].note}");
     assertEquals("configmap checked", v1.out().strip(), what + v1.all());
+  }
+
+  /** F4: ObjectMeta checked as ValidateObjectMeta for custom resources and built-ins, over real HTTP. */
+  @Test
+  void objectMetaValidatedForCustomAndBuiltInKinds() throws Exception {
+    String nameRule = "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end "
+        + "with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation "
+        + "is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+    HttpsClient.Resp w = adminSend(HttpMethod.POST, "node-a", WIDGETS_V1, "{\"apiVersion\":\"demo.mvproxy.io/v1\","
+        + "\"kind\":\"Widget\",\"metadata\":{\"name\":\"lbl\",\"labels\":{\"bad key!\":\"ok\"}},\"spec\":{}}");
+    assertEquals(422, w.status(), w.text());
+    assertEquals("Widget.demo.mvproxy.io \"lbl\" is invalid: metadata.labels: Invalid value: \"bad key!\": "
+        + nameRule, w.json().getString("message"));
+    assertEquals("FieldValueInvalid", w.json().getJsonObject("details").getJsonArray("causes").getJsonObject(0)
+        .getString("reason"));
+    HttpsClient.Resp own = adminSend(HttpMethod.POST, "node-c", WIDGETS_V1, "{\"apiVersion\":\"demo.mvproxy.io/v1\","
+        + "\"kind\":\"Widget\",\"metadata\":{\"name\":\"own\",\"ownerReferences\":[{\"apiVersion\":\"v1\","
+        + "\"kind\":\"ConfigMap\",\"name\":\"\",\"uid\":\"\"}],\"finalizers\":[\"bad finalizer\"]},\"spec\":{}}");
+    assertEquals(422, own.status(), own.text());
+    assertEquals("Widget.demo.mvproxy.io \"own\" is invalid: [metadata.ownerReferences.name: Invalid value: \"\": "
+        + "name must not be empty, metadata.ownerReferences.uid: Invalid value: \"\": uid must not be empty, "
+        + "metadata.finalizers: Invalid value: \"bad finalizer\": " + nameRule + "]", own.json().getString("message"));
+    String cms = "/api/v1/namespaces/default/configmaps";
+    HttpsClient.Resp cm = adminSend(HttpMethod.POST, "node-b", cms, "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\","
+        + "\"metadata\":{\"name\":\"lblcm\",\"labels\":{\"k\":\"bad value with spaces\"}}}");
+    assertEquals(422, cm.status(), cm.text());
+    assertTrue(cm.json().getString("message").startsWith("ConfigMap \"lblcm\" is invalid: metadata.labels: Invalid "
+        + "value: \"bad value with spaces\": a valid label must be an empty string or consist of"), cm.text());
+    HttpsClient.Resp ns = adminSend(HttpMethod.POST, "node-a", "/api/v1/namespaces", "{\"apiVersion\":\"v1\","
+        + "\"kind\":\"Namespace\",\"metadata\":{\"name\":\"lblns\",\"labels\":{\"a\":\"" + "x".repeat(64) + "\"}}}");
+    assertEquals(422, ns.status(), ns.text());
+    assertTrue(ns.json().getString("message").contains("must be no more than 63 characters"), ns.text());
+    HttpsClient.Resp big = adminSend(HttpMethod.POST, "node-a", WIDGETS_V1, "{\"apiVersion\":\"demo.mvproxy.io/v1\","
+        + "\"kind\":\"Widget\",\"metadata\":{\"name\":\"big\",\"annotations\":{\"a\":\"" + "x".repeat(256 * 1024)
+        + "\"}},\"spec\":{}}");
+    assertEquals(422, big.status(), big.text());
+    assertEquals("Widget.demo.mvproxy.io \"big\" is invalid: metadata.annotations: Too long: may not be more than "
+        + "262144 bytes", big.json().getString("message"));
+    for (String name : List.of("lbl", "own", "big")) {
+      assertEquals(404, adminSend(HttpMethod.GET, "node-a", WIDGETS_V1 + "/" + name, null).status(), "never stored");
+    }
+    assertEquals(404, adminSend(HttpMethod.GET, "node-a", cms + "/lblcm", null).status(), "never stored");
+    // a valid update that adds a bad label is refused too; generation: set for custom resources only
+    HttpsClient.Resp ok = adminSend(HttpMethod.POST, "node-b", cms, "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\","
+        + "\"metadata\":{\"name\":\"meta-ok\",\"labels\":{\"example.com/MyName\":\"v.1\"}}}");
+    assertEquals(201, ok.status(), ok.text());
+    assertFalse(ok.json().getJsonObject("metadata").containsKey("generation"), ok.text());
+    JsonObject upd = ok.json().copy();
+    upd.getJsonObject("metadata").getJsonObject("labels").put("bad key!", "v");
+    HttpsClient.Resp bad = adminSend(HttpMethod.PUT, "node-c", cms + "/meta-ok", upd.encode());
+    assertEquals(422, bad.status(), bad.text());
+    HttpsClient.Resp wOk = adminSend(HttpMethod.POST, "node-a", WIDGETS_V1, widget("meta-ok"));
+    assertEquals(201, wOk.status(), wOk.text());
+    assertEquals(1, wOk.json().getJsonObject("metadata").getInteger("generation"));
+    assertEquals(200, adminSend(HttpMethod.DELETE, "node-a", WIDGETS_V1 + "/meta-ok", null).status());
+    assertEquals(200, adminSend(HttpMethod.DELETE, "node-a", cms + "/meta-ok", null).status());
+  }
+
+  /**
+   * F6: the strategic merge patches kubectl sends for built-in kinds (client-side {@code apply} of an existing object,
+   * {@code patch} of default type, {@code diff}), with the kubectl on PATH and kubectl 1.27; custom resources still
+   * answer 415 for it.
+   */
+  @Test
+  void kubectlStrategicMergePatchOfBuiltins() throws Exception {
+    Path dir = fleet.dir().resolve("smp");
+    Files.createDirectories(dir);
+    for (String k : kubectls()) {
+      String ns = "smp" + Math.abs(k.hashCode() % 1000);
+      String what = k + ": ";
+      assertEquals(0, kubectl(k, "node-a", null, "create", "namespace", ns).code(), what);
+      Path cm = dir.resolve(ns + "-cm.yaml");
+      Files.writeString(cm, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cs1\n  namespace: " + ns
+          + "\n  labels:\n    app: a\n    tier: web\ndata:\n  a: \"1\"\n  b: \"2\"\n");
+      KubectlFleetTest.Result created = kubectl(k, "node-a", null, "apply", "-f", cm.toString());
+      assertTrue(created.code() == 0 && created.out().contains("created"), what + created.all());
+      // a server-side change kubectl apply must keep (not in the last-applied configuration)
+      KubectlFleetTest.Result patched = kubectl(k, "node-b", null, "patch", "configmap", "cs1", "-n", ns, "-p",
+          "{\"data\":{\"server\":\"x\"},\"metadata\":{\"finalizers\":[\"example.com/keep\"]}}");
+      assertTrue(patched.code() == 0 && patched.out().contains("patched"), what + patched.all());
+      Files.writeString(cm, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cs1\n  namespace: " + ns
+          + "\n  labels:\n    app: a\ndata:\n  a: \"5\"\n");
+      KubectlFleetTest.Result diff = kubectl(k, "node-c", null, "diff", "-f", cm.toString());
+      assertEquals(1, diff.code(), what + diff.all());
+      assertTrue(diff.out().contains("-  a: \"1\"") && diff.out().contains("+  a: \"5\"")
+          && diff.out().contains("-  b: \"2\""), what + diff.all());
+      KubectlFleetTest.Result configured = kubectl(k, "node-c", null, "apply", "-f", cm.toString());
+      assertTrue(configured.code() == 0 && configured.out().contains("configured"), what + configured.all());
+      KubectlFleetTest.Result got = kubectl(k, "node-a", null, "get", "configmap", "cs1", "-n", ns, "-o",
+          "jsonpath={.data}|{.metadata.labels}|{.metadata.finalizers}");
+      assertEquals("{\"a\":\"5\",\"server\":\"x\"}|{\"app\":\"a\"}|[\"example.com/keep\"]", got.out().strip(),
+          what + got.all());
+      KubectlFleetTest.Result same = kubectl(k, "node-b", null, "diff", "-f", cm.toString());
+      assertEquals(0, same.code(), what + same.all());
+      // finalizer removed by a strategic merge patch directive, as kubectl edit / patch send it
+      KubectlFleetTest.Result unfin = kubectl(k, "node-a", null, "patch", "configmap", "cs1", "-n", ns, "-p",
+          "{\"metadata\":{\"$deleteFromPrimitiveList/finalizers\":[\"example.com/keep\"]}}");
+      assertEquals(0, unfin.code(), what + unfin.all());
+      // RBAC: rules and subjects are atomic lists, replaced whole by apply
+      Path role = dir.resolve(ns + "-role.yaml");
+      Files.writeString(role, "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: r\n"
+          + "  namespace: " + ns + "\nrules:\n- apiGroups: [\"\"]\n  resources: [configmaps]\n  verbs: [get, list]\n");
+      assertEquals(0, kubectl(k, "node-b", null, "apply", "-f", role.toString()).code(), what);
+      Files.writeString(role, "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: r\n"
+          + "  namespace: " + ns + "\nrules:\n- apiGroups: [\"\"]\n  resources: [secrets]\n  verbs: [get]\n");
+      KubectlFleetTest.Result roleAgain = kubectl(k, "node-c", null, "apply", "-f", role.toString());
+      assertTrue(roleAgain.code() == 0 && roleAgain.out().contains("configured"), what + roleAgain.all());
+      KubectlFleetTest.Result rules = kubectl(k, "node-a", null, "get", "role", "r", "-n", ns, "-o",
+          "jsonpath={.rules}");
+      assertEquals("[{\"apiGroups\":[\"\"],\"resources\":[\"secrets\"],\"verbs\":[\"get\"]}]", rules.out().strip(),
+          what + rules.all());
+      KubectlFleetTest.Result label = kubectl(k, "node-b", null, "patch", "namespace", ns, "-p",
+          "{\"metadata\":{\"labels\":{\"team\":\"x\"}}}");
+      assertEquals(0, label.code(), what + label.all());
+      KubectlFleetTest.Result nsLabels = kubectl(k, "node-c", null, "get", "namespace", ns, "-o",
+          "jsonpath={.metadata.labels.team}");
+      assertEquals("x", nsLabels.out().strip(), what + nsLabels.all());
+      assertEquals(0, kubectl(k, "node-b", null, "delete", "namespace", ns, "--wait=false").code(), what);
+    }
+    HttpsClient.Resp cr = admin.send(HttpMethod.PATCH, fleet.node("node-a").url(), WIDGETS_V1 + "/none",
+        Map.of("Content-Type", "application/strategic-merge-patch+json"), "{}");
+    assertEquals(415, cr.status(), cr.text());
+    assertEquals("the body of the request was in an unknown format - accepted media types include: "
+        + "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml",
+        cr.json().getString("message"));
   }
 
   io.fabric8.kubernetes.client.KubernetesClient fabric8(String node) {
