@@ -221,8 +221,18 @@ public final class Node {
       PluginVerticle pluginVerticle = new PluginVerticle(config.pluginDir(),
           new PluginLoader(privateDir, PluginLoader.discoverFactories()), ctx, plugins);
       registerGauges();
-      vertx.eventBus().localConsumer(io.mvproxy.api.Addresses.LOCAL_APIS_CHANGED, m -> publishCrds());
-      return vertx.deployVerticle(pluginVerticle).onSuccess(id -> publishCrds()).compose(pid -> deployIngress().compose(v -> deployFleet(pid)));
+      // only once the first scan loaded every jar: its earlier empty publication would withdraw this node from every
+      // stored CRD and add it back (rewriting each CRD, or deleting it when the whole fleet restarts at once)
+      java.util.concurrent.atomic.AtomicBoolean scanned = new java.util.concurrent.atomic.AtomicBoolean();
+      vertx.eventBus().localConsumer(io.mvproxy.api.Addresses.LOCAL_APIS_CHANGED, m -> {
+        if (scanned.get()) {
+          publishCrds();
+        }
+      });
+      return vertx.deployVerticle(pluginVerticle).onSuccess(id -> {
+        scanned.set(true);
+        publishCrds();
+      }).compose(pid -> deployIngress().compose(v -> deployFleet(pid)));
     }
 
     /** Stores the CRDs of this node's ACTIVE plugins as apiextensions.k8s.io objects (merged fleet-wide). */
