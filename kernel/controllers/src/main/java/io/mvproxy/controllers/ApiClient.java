@@ -17,6 +17,12 @@ import io.vertx.ext.web.client.WebClientOptions;
  * kube-controller-manager's request takes kube-apiserver's. The node's serving certificate is pinned (trusted as
  * is; no host name check, as kube-apiserver's loopback client pins its own certificate). Answers are never
  * exceptions: a status (or 0 with the transport error) and the JSON body.
+ *
+ * <p>{@link #spread} makes a client that behaves as kube-controller-manager behind an HA control plane's load
+ * balancer: each request goes to a server a {@link ServerPicker} chooses, this node (token) or another server of the
+ * fleet (mutual TLS with the node's front-proxy client certificate, the identity in {@code X-Remote-*} headers), so
+ * discovery and reads may be answered by different servers. Used with the Mixed Version Proxy off, to show what
+ * upstream suffers.
  */
 public final class ApiClient implements AutoCloseable {
   /** The aggregated discovery media type (apidiscovery.k8s.io/v2). */
@@ -33,6 +39,16 @@ public final class ApiClient implements AutoCloseable {
   private final String authorization;
   private final String userAgent;
   private final long timeoutMs;
+  private final WebClient peers;
+  private final ServerPicker picker;
+  private final io.vertx.core.MultiMap identity;
+
+  /** Chooses the server of each request. */
+  @FunctionalInterface
+  public interface ServerPicker {
+    /** @return {@code https://host:port} of the next server, or null for this node */
+    String next();
+  }
 
   /**
    * @param vertx       the node's Vert.x
@@ -53,6 +69,9 @@ public final class ApiClient implements AutoCloseable {
     this.authorization = "Bearer " + token;
     this.userAgent = userAgent;
     this.timeoutMs = timeoutMs;
+    this.peers = null;
+    this.picker = null;
+    this.identity = null;
   }
 
   /**
@@ -70,6 +89,44 @@ public final class ApiClient implements AutoCloseable {
     this.authorization = "Bearer " + token;
     this.userAgent = userAgent;
     this.timeoutMs = other.timeoutMs;
+    this.peers = null;
+    this.picker = null;
+    this.identity = null;
+  }
+
+  private ApiClient(ApiClient self, WebClient peers, ServerPicker picker, io.vertx.core.MultiMap identity) {
+    this.client = self.client;
+    this.host = self.host;
+    this.port = self.port;
+    this.authorization = self.authorization;
+    this.userAgent = self.userAgent;
+    this.timeoutMs = self.timeoutMs;
+    this.peers = peers;
+    this.picker = picker;
+    this.identity = identity;
+  }
+
+  /**
+   * A client whose requests are spread over the fleet's servers.
+   *
+   * @param peers    client for the other servers: verifies them and presents the front-proxy client certificate
+   * @param picker   chooses each request's server (null: this node)
+   * @param identity the {@code X-Remote-User} / {@code X-Remote-Group} headers of this client's identity, sent to
+   *                 the other servers instead of the token
+   * @return the spreading client (same identity, deadline and {@code User-Agent})
+   */
+  public ApiClient spread(WebClient peers, ServerPicker picker, io.vertx.core.MultiMap identity) {
+    return new ApiClient(this, peers, picker, identity);
+  }
+
+  private HttpRequest<Buffer> request(HttpMethod method, String path) {
+    String server = picker == null ? null : picker.next();
+    if (server == null) {
+      return client.request(method, port, host, path).ssl(true).timeout(timeoutMs)
+          .putHeader("Authorization", authorization).putHeader("User-Agent", userAgent);
+    }
+    return peers.requestAbs(method, server + path).timeout(timeoutMs).putHeaders(identity)
+        .putHeader("User-Agent", userAgent);
   }
 
   /**
@@ -84,8 +141,7 @@ public final class ApiClient implements AutoCloseable {
    */
   public Future<ApiResponse> send(HttpMethod method, String path, JsonObject body, String contentType,
                                   String accept) {
-    HttpRequest<Buffer> r = client.request(method, port, host, path).ssl(true).timeout(timeoutMs)
-        .putHeader("Authorization", authorization).putHeader("User-Agent", userAgent)
+    HttpRequest<Buffer> r = request(method, path)
         .putHeader("Accept", accept == null ? "application/json" : accept);
     Future<io.vertx.ext.web.client.HttpResponse<Buffer>> f;
     if (body == null) {
@@ -122,8 +178,7 @@ public final class ApiClient implements AutoCloseable {
    * @return the answer
    */
   public Future<ApiResponse> patch(String path, String patchType, io.vertx.core.buffer.Buffer patch) {
-    HttpRequest<Buffer> r = client.request(HttpMethod.PATCH, port, host, path).ssl(true).timeout(timeoutMs)
-        .putHeader("Authorization", authorization).putHeader("User-Agent", userAgent)
+    HttpRequest<Buffer> r = request(HttpMethod.PATCH, path)
         .putHeader("Accept", "application/json").putHeader("Content-Type", patchType);
     return r.sendBuffer(patch).map(resp -> new ApiResponse(resp.statusCode(), json(resp.body()), null))
         .otherwise(t -> new ApiResponse(0, new JsonObject(), String.valueOf(t.getMessage())));

@@ -37,6 +37,10 @@ import java.util.logging.Logger;
  * are kept, a {@code Warning} event {@value #UNKNOWN_REASON} on the dependent and
  * {@link GcObserver#ownerUnknown} say why, and the next sweep looks again. Differs from upstream: a periodic relist
  * instead of informers (owners and dependents are judged every sweep, not on events).
+ *
+ * <p>Without the Mixed Version Proxy ({@code UnknownVersionInteroperabilityProxy=false}) it applies upstream's rule
+ * instead ({@code errors.IsNotFound} in {@code attemptToDeleteItem}): any 404 to the owner's GET makes it absent,
+ * including the 404 of a server that does not serve the owner's resource, which is the harm the proxy prevents.
  */
 public final class GarbageCollector {
   /** The finalizer of foreground deletion. */
@@ -96,6 +100,7 @@ public final class GarbageCollector {
   private final Duration period;
   private final GcObserver observer;
   private final Set<String> reported = new HashSet<>();
+  private final boolean anyNotFound;
   private boolean running;
   private boolean sweeping;
   private long timer = -1;
@@ -109,6 +114,20 @@ public final class GarbageCollector {
    */
   public GarbageCollector(Vertx vertx, ApiClient api, FleetDiscovery discovery, Duration period,
                           GcObserver observer) {
+    this(vertx, api, discovery, period, observer, false);
+  }
+
+  /**
+   * @param vertx       the node's Vert.x
+   * @param api         the client, authenticated as {@code system:serviceaccount:kube-system:generic-garbage-collector}
+   * @param discovery   the node's discovery through the API
+   * @param period      time between sweeps
+   * @param observer    metrics sink
+   * @param anyNotFound upstream's rule (any 404 for the owner makes it absent), for a fleet without the proxy
+   */
+  public GarbageCollector(Vertx vertx, ApiClient api, FleetDiscovery discovery, Duration period,
+                          GcObserver observer, boolean anyNotFound) {
+    this.anyNotFound = anyNotFound;
     this.vertx = vertx;
     this.api = api;
     this.discovery = discovery;
@@ -276,7 +295,7 @@ public final class GarbageCollector {
       return Future.succeededFuture(fg ? new OwnerState.Waiting() : new OwnerState.Solid());
     }
     String path = r.objectPath(o.namespace(), ref.name());
-    return reads.computeIfAbsent(path, api::get).map(resp -> OwnerState.of(resp, ref));
+    return reads.computeIfAbsent(path, api::get).map(resp -> OwnerState.of(resp, ref, anyNotFound));
   }
 
   private Future<Void> delete(Obj o, String policy) {

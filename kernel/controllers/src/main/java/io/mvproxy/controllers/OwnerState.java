@@ -41,6 +41,24 @@ public sealed interface OwnerState {
    *     owner ({@code details.name}, what a serving node's storage says) -> dangling; anything else -> unknown
    */
   static OwnerState of(ApiResponse r, OwnerReference ref) {
+    return of(r, ref, false);
+  }
+
+  /**
+   * Classifies the answer to a GET of the owner by name, by mvproxy's rule or by upstream's.
+   *
+   * @param r             the answer
+   * @param ref           the reference
+   * @param anyNotFound   upstream's rule ({@code errors.IsNotFound} in {@code attemptToDeleteItem}): ANY 404 makes
+   *                      the owner absent, including a server's "the server could not find the requested resource"
+   *                      for a resource it does not serve; false: mvproxy's rule ({@link #of(ApiResponse,
+   *                      OwnerReference)})
+   * @return the state
+   */
+  static OwnerState of(ApiResponse r, OwnerReference ref, boolean anyNotFound) {
+    if (anyNotFound && r.notFound()) {
+      return new Dangling();
+    }
     if (r.ok()) {
       io.vertx.core.json.JsonObject md = r.body().getJsonObject("metadata", new io.vertx.core.json.JsonObject());
       if (!ref.uid().equals(md.getString("uid"))) {

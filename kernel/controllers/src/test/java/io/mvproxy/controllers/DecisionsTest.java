@@ -46,6 +46,16 @@ class DecisionsTest {
     assertInstanceOf(expected, OwnerState.of(r, REF));
   }
 
+  /**
+   * Upstream's rule (the gate off): any 404 makes the owner absent, the route's "could not find the requested
+   * resource" of a server lacking the owner's resource included; every other answer decides as mvproxy's rule.
+   */
+  @ParameterizedTest
+  @MethodSource("ownerReads")
+  void ownerReadByUpstreamsRule(ApiResponse r, Class<? extends OwnerState> expected) {
+    assertInstanceOf(r.status() == 404 ? OwnerState.Dangling.class : expected, OwnerState.of(r, REF, true));
+  }
+
   @Test
   void staleVersionsAreFailuresAndPreferredComesFirst() {
     JsonObject apis = new JsonObject().put("kind", "APIGroupDiscoveryList").put("items", new JsonArray()

@@ -133,6 +133,7 @@ public final class Node {
     Authenticator authenticator;
     HttpClientOptions peerOptions = null;
     EventBusOptions busOptions;
+    HttpClientOptions balancerOptions = null;
     try {
       serverOptions = TlsOptions.server(str(config.tlsCertFile()), str(config.tlsPrivateKeyFile()),
           str(config.clientCaFile()), str(config.requestheaderClientCaFile()))
@@ -144,6 +145,11 @@ public final class Node {
             str(config.proxyClientKeyFile()));
       }
       busOptions = eventBusOptions(config);
+      if (config.controllers().serverCaFile() != null) {
+        // gate off: the controller manager reaches the other servers as through a load balancer
+        balancerOptions = TlsOptions.peerClient(str(config.controllers().serverCaFile()),
+            str(config.proxyClientCertFile()), str(config.proxyClientKeyFile()));
+      }
     } catch (IllegalArgumentException e) {
       return Future.failedFuture(new ConfigException(e.getMessage()));
     }
@@ -157,9 +163,11 @@ public final class Node {
     }
     VertxOptions vo = new VertxOptions().setEventBusOptions(busOptions);
     HttpClientOptions peerClientOptions = peerOptions;
+    HttpClientOptions controllerClientOptions = balancerOptions;
     long t0 = System.nanoTime();
     return ClusterJoin.join(config, vo, CLUSTER_JOIN_BUDGET, e -> { })
-        .compose(j -> new Boot(config, j.vertx(), j.manager(), serverOptions, authenticator, peerClientOptions).run()
+        .compose(j -> new Boot(config, j.vertx(), j.manager(), serverOptions, authenticator, peerClientOptions,
+            controllerClientOptions).run()
             .onFailure(e -> j.vertx().close()))
         .recover(e -> Future.failedFuture(e instanceof java.net.BindException
             || String.valueOf(e.getMessage()).contains("Address already in use")
@@ -178,6 +186,7 @@ public final class Node {
     final HttpServerOptions serverOptions;
     final Authenticator authenticator;
     final HttpClientOptions peerOptions;
+    final HttpClientOptions balancerOptions;
     final NodeMetrics metrics = new NodeMetrics();
     final PluginRegistry plugins = new PluginRegistry();
     final NodeLifecycle lifecycle = new NodeLifecycle();
@@ -189,7 +198,8 @@ public final class Node {
     NodeStorage storage;
 
     Boot(NodeConfig config, Vertx vertx, HazelcastClusterManager mgr, HttpServerOptions serverOptions,
-         Authenticator authenticator, HttpClientOptions peerOptions) {
+         Authenticator authenticator, HttpClientOptions peerOptions, HttpClientOptions balancerOptions) {
+      this.balancerOptions = balancerOptions;
       this.config = config;
       this.vertx = vertx;
       this.mgr = mgr;
@@ -289,8 +299,12 @@ public final class Node {
           MvproxyVersion.VERSION, objects::pluginSummaries, () -> view.get().discovery().localEtag());
       String host = "0.0.0.0".equals(config.bindAddress()) || "::".equals(config.bindAddress()) ? "127.0.0.1"
           : config.bindAddress();
+      java.util.concurrent.atomic.AtomicReference<List<io.mvproxy.node.membership.PeerInfo>> members =
+          new java.util.concurrent.atomic.AtomicReference<>(List.of());
+      vertx.eventBus().<io.vertx.core.json.JsonObject>localConsumer(io.mvproxy.api.Addresses.MEMBERSHIP_CHANGED,
+          m -> members.set(io.mvproxy.node.membership.MembershipSnapshot.fromJson(m.body()).peers()));
       ControllerVerticle controllers = new ControllerVerticle(config.serverId(), str(config.tlsCertFile()), host, port,
-          CONTROLLERS, metrics.registry());
+          CONTROLLERS, metrics.registry(), config.peerProxyEnabled(), config.controllers(), balancerOptions, members::get);
       return vertx.deployVerticle(discovery).compose(d -> sourcesReady(sources.get()))
           .compose(v -> vertx.deployVerticle(membership))
           .compose(mid -> vertx.deployVerticle(controllers)

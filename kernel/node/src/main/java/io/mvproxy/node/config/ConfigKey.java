@@ -42,7 +42,13 @@ public enum ConfigKey {
   ETCD_COMPACTION_INTERVAL("etcdCompactionInterval", Type.DURATION, "5m", "Interval of fleet-wide etcd compaction, coordinated through etcd's compact_rev_key (0 disables)."),
   ETCD_HEALTHCHECK_TIMEOUT("etcdHealthcheckTimeout", Type.DURATION, "2s", "Deadline of the etcd health probe behind /livez/etcd and /readyz/etcd."),
   ETCD_READYCHECK_TIMEOUT("etcdReadycheckTimeout", Type.DURATION, "2s", "Deadline of the etcd readiness probe behind /readyz/etcd-readiness."),
-  MEMBER_WAIT_SECONDS("memberWaitSeconds", Type.INT, "60", "Longest time (s) one awaited member (in cluster-members but not joined, joined but not yet published, or published but its discovery not fetched) holds 404 answers back: until then a resource no known node serves gets 503 + Retry-After.");
+  MEMBER_WAIT_SECONDS("memberWaitSeconds", Type.INT, "60", "Longest time (s) one awaited member (in cluster-members but not joined, joined but not yet published, or published but its discovery not fetched) holds 404 answers back: until then a resource no known node serves gets 503 + Retry-After."),
+  CONTROLLERS("controllers", Type.LIST, "*", "Controllers the node's controller manager runs, as kube-controller-manager's --controllers: '*' every controller (namespace-controller, garbage-collector-controller, serviceaccount-controller), 'name' one, '-name' not that one (aliases namespace, garbagecollector, serviceaccount); empty: none, and no leader election."),
+  LEADER_ELECT("leaderElect", Type.STRING, "true", "true: the controllers run only on the node holding the Lease kube-system/mvproxy-controller-manager; false: on every node, as kube-controller-manager's --leader-elect."),
+  LEADER_ELECT_LEASE_DURATION("leaderElectLeaseDuration", Type.DURATION, "15s", "How long a candidate waits after the leader's last observed renewal before taking the Lease over (kube-controller-manager's --leader-elect-lease-duration)."),
+  LEADER_ELECT_RENEW_DEADLINE("leaderElectRenewDeadline", Type.DURATION, "10s", "How long the leader keeps trying to renew before it stops leading; less than the lease duration (--leader-elect-renew-deadline)."),
+  LEADER_ELECT_RETRY_PERIOD("leaderElectRetryPeriod", Type.DURATION, "2s", "Time between two attempts to acquire or renew the Lease; renew deadline > 1.2 x retry period (--leader-elect-retry-period)."),
+  CONTROLLERS_SERVER_CA_FILE("controllersServerCaFile", Type.FILE, null, "With UnknownVersionInteroperabilityProxy=false only: CA bundle verifying the other nodes' serving certificates; the controllers then send each request to a node of the fleet at random (reached with proxy-client-cert-file, identity in X-Remote-* headers), as kube-controller-manager behind a load balancer in front of servers without the proxy. Unset: this node only.");
 
   /** Value types, each with its own validation. */
   public enum Type {

@@ -148,7 +148,43 @@ public final class ConfigLoader {
         authorizationModes(v.list(ConfigKey.AUTHORIZATION_MODE)),
         new NodeConfig.ServingLimits(v.duration(ConfigKey.REQUEST_TIMEOUT), v.integer(ConfigKey.MAX_REQUESTS_INFLIGHT),
             v.integer(ConfigKey.MAX_MUTATING_REQUESTS_INFLIGHT)), storage(v),
-        Duration.ofSeconds(v.integer(ConfigKey.MEMBER_WAIT_SECONDS)));
+        Duration.ofSeconds(v.integer(ConfigKey.MEMBER_WAIT_SECONDS)), controllers(v, gate, proxyCert));
+  }
+
+  /**
+   * Validates the controller manager's keys as kube-controller-manager and client-go's {@code NewLeaderElector} do
+   * ({@code leaseDuration must be greater than renewDeadline}, {@code renewDeadline must be greater than
+   * retryPeriod*JitterFactor}).
+   */
+  private static NodeConfig.Controllers controllers(Values v, boolean gate, Path proxyCert) {
+    java.util.Set<String> enabled;
+    try {
+      enabled = io.mvproxy.controllers.ControllerSelection.enabled(v.list(ConfigKey.CONTROLLERS));
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(ConfigKey.CONTROLLERS, e.getMessage());
+    }
+    boolean elect = Boolean.parseBoolean(v.oneOf(ConfigKey.LEADER_ELECT, "true", "false"));
+    Duration lease = v.duration(ConfigKey.LEADER_ELECT_LEASE_DURATION);
+    Duration renew = v.duration(ConfigKey.LEADER_ELECT_RENEW_DEADLINE);
+    Duration retry = v.duration(ConfigKey.LEADER_ELECT_RETRY_PERIOD);
+    if (lease.compareTo(renew) <= 0) {
+      throw new ConfigException(ConfigKey.LEADER_ELECT_RENEW_DEADLINE, "leaseDuration must be greater than "
+          + "renewDeadline");
+    }
+    if (renew.toNanos() <= retry.toNanos() * 1.2) {
+      throw new ConfigException(ConfigKey.LEADER_ELECT_RETRY_PERIOD, "renewDeadline must be greater than "
+          + "retryPeriod*JitterFactor");
+    }
+    Path ca = v.file(ConfigKey.CONTROLLERS_SERVER_CA_FILE);
+    if (ca != null && gate) {
+      throw new ConfigException(ConfigKey.CONTROLLERS_SERVER_CA_FILE, "only with " + GATE + "=false (with the "
+          + "proxy every node answers for the whole fleet)");
+    }
+    if (ca != null && proxyCert == null) {
+      throw new ConfigException(ConfigKey.PROXY_CLIENT_CERT_FILE, "required when "
+          + ConfigKey.CONTROLLERS_SERVER_CA_FILE.flag() + " is set");
+    }
+    return new NodeConfig.Controllers(enabled, elect, lease, renew, retry, ca);
   }
 
   private static List<String> authorizationModes(List<String> modes) {

@@ -36,6 +36,8 @@ import java.util.List;
  * @param serving                   request time-out and in-flight limits of the ingress
  * @param storage                   the storage backend and its etcd settings ({@code --storage-backend}, {@code --etcd-*})
  * @param memberWait                longest time one awaited member holds 404 answers back (README "Routing rules")
+ * @param controllers               the controller manager's settings ({@code --controllers}, {@code --leader-elect*},
+ *                                  {@code --controllers-server-ca-file})
  */
 public record NodeConfig(String serverId, String bindAddress, int securePort, String advertiseAddress,
                          String peerAdvertiseIp, Integer peerAdvertisePort, Path tlsCertFile,
@@ -46,7 +48,26 @@ public record NodeConfig(String serverId, String bindAddress, int securePort, St
                          Duration shutdownGracePeriod, java.util.Map<String, String> serviceResolution,
                          String loggingFormat, List<String> authorizationModes, ServingLimits serving,
                          io.mvproxy.storage.StorageConfig storage,
-                         Duration memberWait) {
+                         Duration memberWait, Controllers controllers) {
+
+  /**
+   * The controller manager's settings, as kube-controller-manager's flags.
+   *
+   * @param enabled       enabled controllers (canonical names of {@code io.mvproxy.controllers.ControllerSelection})
+   * @param leaderElect   {@code --leader-elect}
+   * @param leaseDuration {@code --leader-elect-lease-duration}
+   * @param renewDeadline {@code --leader-elect-renew-deadline}
+   * @param retryPeriod   {@code --leader-elect-retry-period}
+   * @param serverCaFile  with the gate off: CA of the other nodes' serving certificates (requests spread over the
+   *                      fleet), or null
+   */
+  public record Controllers(java.util.Set<String> enabled, boolean leaderElect, Duration leaseDuration,
+                            Duration renewDeadline, Duration retryPeriod, Path serverCaFile) {
+    /** Copies the set. */
+    public Controllers {
+      enabled = java.util.Collections.unmodifiableSet(new java.util.LinkedHashSet<>(enabled));
+    }
+  }
 
   /**
    * The ingress's request limits (kube-apiserver's {@code --request-timeout}, {@code --max-requests-inflight},

@@ -127,6 +127,32 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void controllerManagerFlagsAsKubeControllerManager() {
+    NodeConfig d = ConfigLoader.load(file, List.of());
+    assertEquals(new NodeConfig.Controllers(java.util.Set.of("namespace-controller", "garbage-collector-controller"),
+        true, java.time.Duration.ofSeconds(15), java.time.Duration.ofSeconds(10), java.time.Duration.ofSeconds(2),
+        null), d.controllers());
+    NodeConfig c = ConfigLoader.load(file, List.of("--controllers=*,-garbagecollector", "--leader-elect=false",
+        "--leader-elect-lease-duration=30s", "--leader-elect-renew-deadline=20s", "--leader-elect-retry-period=5s"));
+    assertEquals(List.of("namespace-controller"), List.copyOf(c.controllers().enabled()));
+    assertFalse(c.controllers().leaderElect());
+    assertEquals(java.time.Duration.ofSeconds(30), c.controllers().leaseDuration());
+    assertEquals("--controllers (controllers): \"replicaset\" is not in the list of known controllers "
+        + "[namespace-controller, garbage-collector-controller]", error(List.of("--controllers=*,replicaset")));
+    assertTrue(error(List.of("--leader-elect=yes")).startsWith("--leader-elect (leaderElect)"));
+    assertEquals("--leader-elect-renew-deadline (leaderElectRenewDeadline): leaseDuration must be greater than "
+        + "renewDeadline", error(List.of("--leader-elect-renew-deadline=15s")));
+    assertEquals("--leader-elect-retry-period (leaderElectRetryPeriod): renewDeadline must be greater than "
+        + "retryPeriod*JitterFactor", error(List.of("--leader-elect-retry-period=9s")));
+    assertTrue(error(List.of("--controllers-server-ca-file=ca.crt", "--proxy-client-cert-file=tls.crt",
+        "--proxy-client-key-file=tls.key")).startsWith("--controllers-server-ca-file (controllersServerCaFile): only "
+        + "with UnknownVersionInteroperabilityProxy=false"));
+    NodeConfig off = ConfigLoader.load(file, List.of("--feature-gates=UnknownVersionInteroperabilityProxy=false",
+        "--controllers-server-ca-file=ca.crt", "--proxy-client-cert-file=tls.crt", "--proxy-client-key-file=tls.key"));
+    assertEquals(dir.resolve("ca.crt"), off.controllers().serverCaFile());
+  }
+
+  @Test
   void peerAdvertiseAddressNeedsBothFlags() {
     NodeConfig one = ConfigLoader.load(file, List.of("--advertise-address=10.0.0.1", "--peer-advertise-ip=10.0.0.2"));
     assertEquals("10.0.0.1", one.peerHost(), "only one peer-advertise flag: advertise-address is used");

@@ -164,8 +164,9 @@ public final class FleetHarness implements AutoCloseable {
 
   /**
    * Turns a node into a kube-apiserver without the Mixed Version Proxy before it starts: feature gate
-   * {@code UnknownVersionInteroperabilityProxy=false} and no {@code peerCaFile} (it serves, discovers and acts on its
-   * own APIs only).
+   * {@code UnknownVersionInteroperabilityProxy=false} and no {@code peerCaFile} (it serves and discovers its own APIs
+   * only); {@code controllersServerCaFile} makes its controller manager reach the fleet's servers as
+   * kube-controller-manager behind a load balancer.
    *
    * @param name the node
    */
@@ -173,6 +174,7 @@ public final class FleetHarness implements AutoCloseable {
     Path config = nodes.get(name).config;
     JsonObject cfg = new JsonObject(Files.readString(config));
     cfg.remove("peerCaFile");
+    cfg.put("controllersServerCaFile", pki.caCert().toString());
     cfg.put("featureGates", "UnknownVersionInteroperabilityProxy=false");
     Files.writeString(config, cfg.encodePrettily());
   }

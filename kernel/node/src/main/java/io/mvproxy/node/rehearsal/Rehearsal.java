@@ -1,0 +1,197 @@
+package io.mvproxy.node.rehearsal;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpMethod;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * One upgrade rehearsal run: a 3-node fleet (node-a, node-b, node-c) starts on the "old" plugin set
+ * ({@code plugins/examples/widgets-old}: widgets {@code demo.mvproxy.io/v1}); under the {@link Traffic} each node in
+ * turn is taken out of the load balancer, stopped (SIGTERM), given the "new" set ({@code widgets-new}: widgets v2
+ * and v1, gadgets; {@code sprockets}: a namespaced API), started and put back once ready, with a soak of traffic
+ * before the first upgrade, after each and after the last; then the traffic stops, deleted namespaces and
+ * collected dependents are waited for (at most the drain time) and the end-of-run checks run through the upgraded
+ * fleet.
+ */
+public final class Rehearsal {
+  /** The node names. */
+  public static final List<String> NODES = List.of("node-a", "node-b", "node-c");
+
+  private final RehearsalSettings settings;
+  private final PrintStream log;
+
+  /**
+   * @param settings timings and folders
+   * @param log      where progress lines go
+   */
+  public Rehearsal(RehearsalSettings settings, PrintStream log) {
+    this.settings = settings;
+    this.log = log;
+  }
+
+  /** @return the "old" plugin set */
+  RehearsalFleet.PluginSet oldSet() throws IOException {
+    return new RehearsalFleet.PluginSet("old", Map.of("widgets-old", yamls("widgets-old")));
+  }
+
+  /** @return the "new" plugin set */
+  RehearsalFleet.PluginSet newSet() throws IOException {
+    Map<String, List<Path>> jars = new LinkedHashMap<>();
+    jars.put("widgets-new", yamls("widgets-new"));
+    jars.put("sprockets", yamls("sprockets"));
+    return new RehearsalFleet.PluginSet("new", jars);
+  }
+
+  private List<Path> yamls(String example) throws IOException {
+    Path dir = settings.home().resolve("plugins/examples").resolve(example);
+    try (Stream<Path> s = Files.list(dir)) {
+      return s.filter(p -> p.toString().endsWith(".yaml")).sorted().toList();
+    }
+  }
+
+  /**
+   * Runs the rehearsal once.
+   *
+   * @param gate {@code UnknownVersionInteroperabilityProxy}
+   * @return the report
+   * @throws Exception when the fleet cannot be started or a step times out
+   */
+  public RunReport run(boolean gate) throws Exception {
+    String tag = "gate " + (gate ? "on" : "off");
+    Path dir = settings.dir().resolve(gate ? "gate-on" : "gate-off");
+    Vertx vertx = Vertx.vertx();
+    try (RehearsalFleet fleet = new RehearsalFleet(dir, NODES, gate, oldSet(), settings.nodeHeap());
+         FleetClient client = new FleetClient(vertx, fleet.pki().caCert(), fleet.pki().adminCert(),
+             fleet.pki().adminKey())) {
+      log.printf("rehearsal (%s): starting %s on the old plugin set (logs in %s)%n", tag, NODES, dir);
+      for (RehearsalFleet.NodeProcess n : fleet.nodes()) {
+        fleet.start(n);
+      }
+      for (RehearsalFleet.NodeProcess n : fleet.nodes()) {
+        awaitReady(fleet, client, n);
+        client.add(n.url());
+      }
+      Traffic traffic = new Traffic(client, settings.namespacePeriod());
+      await(traffic.setUp(), settings.startTimeout().toMillis());
+      long t0 = System.nanoTime();
+      traffic.start();
+      log.printf("rehearsal (%s): traffic running; soak %d s%n", tag, settings.soak().toSeconds());
+      Thread.sleep(settings.soak().toMillis());
+      RehearsalFleet.PluginSet next = newSet();
+      List<Long> upgrades = new ArrayList<>();
+      for (RehearsalFleet.NodeProcess n : fleet.nodes()) {
+        long u0 = System.nanoTime();
+        client.remove(n.url());
+        int code = fleet.stop(n);
+        fleet.install(n, next);
+        fleet.start(n);
+        awaitReady(fleet, client, n);
+        client.add(n.url());
+        traffic.newServed = true;
+        long ms = (System.nanoTime() - u0) / 1_000_000;
+        upgrades.add(ms);
+        log.printf("rehearsal (%s): %s upgraded to the new plugin set in %d ms (exit code on SIGTERM %d); soak %d s%n",
+            tag, n.name(), ms, code, settings.soak().toSeconds());
+        Thread.sleep(settings.soak().toMillis());
+      }
+      await(traffic.stopTraffic(), 30_000);
+      long drainEnd = System.currentTimeMillis() + settings.drain().toMillis();
+      while (!traffic.drained() && System.currentTimeMillis() < drainEnd) {
+        Thread.sleep(200);
+      }
+      await(traffic.stopChecks(), 30_000);
+      long seconds = (System.nanoTime() - t0) / 1_000_000_000;
+      RunReport r = await(traffic.report(gate, seconds, upgrades), 60_000);
+      log.printf("rehearsal (%s): done in %d s%n", tag, seconds);
+      return r;
+    } finally {
+      vertx.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    }
+  }
+
+  private void awaitReady(RehearsalFleet fleet, FleetClient client, RehearsalFleet.NodeProcess n) throws Exception {
+    fleet.awaitStarted(n, settings.startTimeout().toMillis());
+    long end = System.currentTimeMillis() + settings.startTimeout().toMillis();
+    while (readyz(client, n) != 200) {
+      if (System.currentTimeMillis() > end) {
+        throw new IllegalStateException(n.name() + " not ready within " + settings.startTimeout() + "; see "
+            + n.log());
+      }
+      Thread.sleep(200);
+    }
+  }
+
+  private static int readyz(FleetClient client, RehearsalFleet.NodeProcess n) throws InterruptedException {
+    try {
+      return await(client.sendTo(n.url(), HttpMethod.GET, "/readyz", null, null), 20_000).status();
+    } catch (InterruptedException e) {
+      throw e;
+    } catch (Exception e) {
+      return 0;
+    }
+  }
+
+  private static <T> T await(Future<T> f, long ms) throws Exception {
+    return f.toCompletionStage().toCompletableFuture().get(ms, TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * The report of both runs side by side.
+   *
+   * @param on  the gate-on run
+   * @param off the gate-off run
+   * @return the table (Markdown), one row per figure
+   */
+  public static String format(RunReport on, RunReport off) {
+    StringBuilder b = new StringBuilder();
+    b.append("| | gate on | gate off |\n|---|---|---|\n");
+    row(b, "client requests", on.total(), off.total());
+    for (Outcome o : Outcome.values()) {
+      if (on.requests().get(o) > 0 || off.requests().get(o) > 0) {
+        row(b, "- " + o.label(), on.requests().get(o), off.requests().get(o));
+      }
+    }
+    java.util.TreeSet<String> res = new java.util.TreeSet<>(on.falseByResource().keySet());
+    res.addAll(off.falseByResource().keySet());
+    for (String r : res) {
+      row(b, "  - false 404s for " + r, on.falseByResource().getOrDefault(r, 0L),
+          off.falseByResource().getOrDefault(r, 0L));
+    }
+    row(b, "watch events received", on.watchEvents(), off.watchEvents());
+    row(b, "owner/dependent pairs created", on.pairs(), off.pairs());
+    row(b, "**dependents wrongly garbage-collected** (owner alive)", on.wronglyCollected(), off.wronglyCollected());
+    b.append(String.format("| owners deleted: dependents collected | %d of %d | %d of %d |%n",
+        on.dependentsCollected(), on.ownersDeleted(), off.dependentsCollected(), off.ownersDeleted()));
+    b.append(String.format("| GC latency (owner deleted -> dependent gone), median | %s | %s |%n",
+        ms(on.gcMedianMs()), ms(off.gcMedianMs())));
+    row(b, "namespaces created and deleted", on.namespaces(), off.namespaces());
+    row(b, "- finished", on.namespacesFinished(), off.namespacesFinished());
+    row(b, "- **finished with content left**", on.namespacesWithContent(), off.namespacesWithContent());
+    row(b, "  - objects left in them", on.objectsLeft(), off.objectsLeft());
+    row(b, "- **stuck** (not finished by the end)", on.namespacesStuck(), off.namespacesStuck());
+    b.append(String.format("| time to delete a namespace, median | %s | %s |%n", ms(on.namespaceMedianMs()),
+        ms(off.namespaceMedianMs())));
+    b.append(String.format("| node upgrades (stop, new jars, start, ready), ms | %s | %s |%n", on.upgradeMs(),
+        off.upgradeMs()));
+    b.append(String.format("| run length | %d s | %d s |%n", on.seconds(), off.seconds()));
+    return b.toString();
+  }
+
+  private static void row(StringBuilder b, String label, long on, long off) {
+    b.append("| ").append(label).append(" | ").append(on).append(" | ").append(off).append(" |\n");
+  }
+
+  private static String ms(long v) {
+    return v < 0 ? "-" : v + " ms";
+  }
+}

@@ -1,0 +1,254 @@
+package io.mvproxy.node.rehearsal;
+
+import io.mvproxy.node.cli.JvmFlags;
+import io.mvproxy.node.cli.Main;
+import io.mvproxy.node.plugin.PluginPacker;
+import io.mvproxy.security.DevPki;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * The rehearsal's fleet: N node processes on 127.0.0.1 (this JVM's class path, free HTTPS and Hazelcast ports below
+ * the ephemeral range, a unique cluster name, the dev PKI, the {@code memory} storage backend), each with its own
+ * plugin folder holding the jars of the "old" or the "new" plugin set. With the gate off every node gets
+ * {@code featureGates: UnknownVersionInteroperabilityProxy=false} and no {@code peerCaFile}: a kube-apiserver without
+ * the Mixed Version Proxy ({@code controllersServerCaFile} makes its controller manager reach the fleet as
+ * kube-controller-manager behind a load balancer, see {@code ControllerVerticle}).
+ */
+public final class RehearsalFleet implements AutoCloseable {
+  /** A plugin set: jar name to the manifests packed into it. */
+  public record PluginSet(String label, Map<String, List<Path>> jars) {
+  }
+
+  /** One node. */
+  public static final class NodeProcess {
+    private final String name;
+    private final int port;
+    private final Path config;
+    private final Path pluginDir;
+    private final Path log;
+    private Process process;
+    private String set;
+
+    NodeProcess(String name, int port, Path config, Path pluginDir, Path log) {
+      this.name = name;
+      this.port = port;
+      this.config = config;
+      this.pluginDir = pluginDir;
+      this.log = log;
+    }
+
+    /** @return the node's name (its server ID) */
+    public String name() {
+      return name;
+    }
+
+    /** @return {@code https://127.0.0.1:<port>} */
+    public String url() {
+      return "https://127.0.0.1:" + port;
+    }
+
+    /** @return the label of the plugin set in its folder */
+    public String pluginSet() {
+      return set;
+    }
+
+    /** @return its current log */
+    public Path log() {
+      return log;
+    }
+  }
+
+  private final Path dir;
+  private final DevPki pki;
+  private final Map<String, NodeProcess> nodes = new LinkedHashMap<>();
+  private final String heap;
+
+  /**
+   * Lays out the fleet: PKI, configs, the {@code initial} plugin set in every node's folder; nothing runs yet.
+   *
+   * @param dir     scratch folder (created)
+   * @param names   node names
+   * @param gate    {@code UnknownVersionInteroperabilityProxy}
+   * @param initial the plugin set every node starts with
+   * @param heap    {@code -Xmx} of each node, e.g. {@code 384m}
+   * @throws IOException on file errors or when no free port is found
+   */
+  public RehearsalFleet(Path dir, List<String> names, boolean gate, PluginSet initial, String heap)
+      throws IOException {
+    this.dir = Files.createDirectories(dir);
+    this.heap = heap;
+    java.util.Set<Integer> taken = new java.util.HashSet<>();
+    Map<String, Integer> ports = new LinkedHashMap<>();
+    Map<String, Integer> hz = new LinkedHashMap<>();
+    Map<String, String> urls = new LinkedHashMap<>();
+    for (String n : names) {
+      ports.put(n, freePort(taken));
+      hz.put(n, freePort(taken));
+      urls.put(n, "https://127.0.0.1:" + ports.get(n));
+    }
+    pki = new DevPki(dir.resolve("pki"));
+    pki.generate(names, List.of(), urls);
+    JsonArray members = new JsonArray();
+    hz.values().forEach(p -> members.add("127.0.0.1:" + p));
+    String cluster = "mvproxy-rehearsal-" + UUID.randomUUID();
+    for (String n : names) {
+      Path plugins = Files.createDirectories(dir.resolve("plugins-" + n));
+      JsonObject cfg = new JsonObject().put("serverId", n).put("bindAddress", "127.0.0.1")
+          .put("securePort", ports.get(n)).put("advertiseAddress", "127.0.0.1")
+          .put("tlsCertFile", pki.servingCert(n).toString()).put("tlsPrivateKeyFile", pki.servingKey(n).toString())
+          .put("clientCaFile", pki.caCert().toString())
+          .put("requestheaderClientCaFile", pki.frontProxyCaCert().toString())
+          .put("requestheaderAllowedNames", new JsonArray().add(DevPki.PROXY_CLIENT_CN))
+          .put("proxyClientCertFile", pki.proxyClientCert(n).toString())
+          .put("proxyClientKeyFile", pki.proxyClientKey(n).toString())
+          .put("pluginDir", plugins.toString()).put("clusterName", cluster).put("clusterHost", "127.0.0.1")
+          .put("clusterPort", hz.get(n)).put("clusterMembers", members);
+      if (gate) {
+        cfg.put("peerCaFile", pki.caCert().toString());
+      } else {
+        cfg.put("featureGates", "UnknownVersionInteroperabilityProxy=false")
+            .put("controllersServerCaFile", pki.caCert().toString());
+      }
+      Path config = dir.resolve(n + ".json");
+      Files.writeString(config, cfg.encodePrettily());
+      NodeProcess np = new NodeProcess(n, ports.get(n), config, plugins, dir.resolve(n + ".log"));
+      nodes.put(n, np);
+      install(np, initial);
+    }
+  }
+
+  /** @return the PKI (admin client certificate, CA) */
+  public DevPki pki() {
+    return pki;
+  }
+
+  /** @return the nodes in declaration order */
+  public List<NodeProcess> nodes() {
+    return List.copyOf(nodes.values());
+  }
+
+  /**
+   * Replaces the jars in a node's plugin folder with another set (the "drop jar" step of an upgrade).
+   *
+   * @param n   the node
+   * @param set the set to install
+   * @throws IOException on file errors
+   */
+  public void install(NodeProcess n, PluginSet set) throws IOException {
+    try (Stream<Path> old = Files.list(n.pluginDir)) {
+      for (Path jar : old.filter(p -> p.toString().endsWith(".jar")).toList()) {
+        Files.delete(jar);
+      }
+    }
+    for (Map.Entry<String, List<Path>> jar : set.jars().entrySet()) {
+      new PluginPacker().pack(n.pluginDir.resolve(jar.getKey() + ".jar"), jar.getKey(), set.label(), jar.getValue());
+    }
+    n.set = set.label();
+  }
+
+  /**
+   * Starts a node's process (returns at once); the previous run's log is kept beside the new one, numbered.
+   *
+   * @param n the node
+   * @throws IOException when the JVM cannot be started
+   */
+  public void start(NodeProcess n) throws IOException {
+    if (Files.exists(n.log)) {
+      int i = 1;
+      while (Files.exists(Path.of(n.log + "." + i))) {
+        i++;
+      }
+      Files.move(n.log, Path.of(n.log + "." + i));
+    }
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.addAll(JvmFlags.HAZELCAST);
+    cmd.addAll(List.of("-Xmx" + heap, "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
+        Main.class.getName(), "serve", "--config", n.config.toString()));
+    n.process = new ProcessBuilder(cmd).redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(n.log.toFile())).start();
+  }
+
+  /**
+   * Waits until the node logged that it is ready.
+   *
+   * @param n         the node
+   * @param timeoutMs longest wait
+   * @throws IllegalStateException naming the log when the process exits or the wait times out
+   */
+  public void awaitStarted(NodeProcess n, long timeoutMs) throws IOException, InterruptedException {
+    long end = System.currentTimeMillis() + timeoutMs;
+    while (!Files.exists(n.log) || !Files.readString(n.log).contains("ready on https://")) {
+      if (!n.process.isAlive() || System.currentTimeMillis() > end) {
+        throw new IllegalStateException(n.name + " did not start; see " + n.log);
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  /**
+   * SIGTERM (graceful: readiness off, Lease released, record withdrawn, requests drained) and wait for the exit.
+   *
+   * @param n the node
+   * @return the exit code (SIGKILL after 30 s)
+   */
+  public int stop(NodeProcess n) throws InterruptedException {
+    Process p = n.process;
+    if (p == null || !p.isAlive()) {
+      return p == null ? 0 : p.exitValue();
+    }
+    p.destroy();
+    if (!p.waitFor(30, TimeUnit.SECONDS)) {
+      p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+    }
+    return p.exitValue();
+  }
+
+  /** Stops every node (SIGTERM to all, then waits). */
+  @Override
+  public void close() {
+    for (NodeProcess n : nodes.values()) {
+      if (n.process != null && n.process.isAlive()) {
+        n.process.destroy();
+      }
+    }
+    for (NodeProcess n : nodes.values()) {
+      try {
+        stop(n);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+  }
+
+  private static int freePort(java.util.Set<Integer> taken) throws IOException {
+    for (int i = 0; i < 2000; i++) {
+      int port = 20_000 + ThreadLocalRandom.current().nextInt(12_000);
+      if (!taken.add(port)) {
+        continue;
+      }
+      try (ServerSocket s = new ServerSocket(port, 1, InetAddress.getByName("127.0.0.1"))) {
+        s.setReuseAddress(true);
+        return port;
+      } catch (IOException busy) {
+        // try another
+      }
+    }
+    throw new IOException("no free port in 20000-32000");
+  }
+}

@@ -1,0 +1,53 @@
+package io.mvproxy.node.rehearsal;
+
+import java.util.EnumMap;
+import java.util.Map;
+
+/**
+ * What one run of the rehearsal measured.
+ *
+ * @param gate                  {@code UnknownVersionInteroperabilityProxy}
+ * @param seconds               length of the run (traffic start to end of the checks), s
+ * @param requests              client requests by outcome (reads, writes, watch opens, namespace and pair steps)
+ * @param falseByResource       false 404s by resource ({@code resource.group/version})
+ * @param watchEvents           watch events received
+ * @param pairs                 owner/dependent pairs created (owner of a new-only API or version, dependent served
+ *                              by every node)
+ * @param wronglyCollected      dependents deleted although their owner still exists
+ * @param ownersDeleted         owners deleted on purpose (background)
+ * @param dependentsCollected   their dependents the garbage collector removed in time
+ * @param gcMedianMs            median time from an owner's deletion to its dependent's 404, ms (-1: none)
+ * @param namespaces            namespaces created and deleted
+ * @param namespacesFinished    of those, gone by the end
+ * @param namespacesWithContent of the finished ones, those with objects still stored in them
+ * @param objectsLeft           objects left in finished namespaces
+ * @param namespacesStuck       not gone by the end of the drain
+ * @param namespaceMedianMs     median time from a namespace's DELETE to its 404, ms (-1: none)
+ * @param upgradeMs             time of each node's upgrade (stop, new jars, start, ready), ms
+ */
+public record RunReport(boolean gate, long seconds, Map<Outcome, Long> requests, Map<String, Long> falseByResource,
+                        long watchEvents, int pairs, int wronglyCollected, int ownersDeleted,
+                        int dependentsCollected, long gcMedianMs, int namespaces, int namespacesFinished,
+                        int namespacesWithContent, int objectsLeft, int namespacesStuck, long namespaceMedianMs,
+                        java.util.List<Long> upgradeMs) {
+  /** Copies. */
+  public RunReport {
+    EnumMap<Outcome, Long> r = new EnumMap<>(Outcome.class);
+    for (Outcome o : Outcome.values()) {
+      r.put(o, requests.getOrDefault(o, 0L));
+    }
+    requests = java.util.Collections.unmodifiableMap(r);
+    falseByResource = Map.copyOf(falseByResource);
+    upgradeMs = java.util.List.copyOf(upgradeMs);
+  }
+
+  /** @return the number of false 404s */
+  public long false404s() {
+    return requests.get(Outcome.FALSE_404);
+  }
+
+  /** @return every request counted */
+  public long total() {
+    return requests.values().stream().mapToLong(Long::longValue).sum();
+  }
+}

@@ -1,0 +1,456 @@
+package io.mvproxy.node.rehearsal;
+
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
+
+/**
+ * The rehearsal's steady client traffic through the {@link FleetClient} load balancer, and what it leaves to check.
+ * Loops (each waits for its step before the next):
+ * <ul>
+ *   <li>reads every 100 ms, in turn: widgets v1 and configmaps (every node serves them), widgets v2, gadgets and
+ *   sprockets (only the "new" plugin set serves them), and a GET of a live pair's owner;</li>
+ *   <li>writes every 250 ms: merge patches of steady widgets through v1 and through v2;</li>
+ *   <li>two watches held open ({@code timeoutSeconds=15}, reopened through the next node): widgets v1 in the
+ *   rehearsal namespace and gadgets;</li>
+ *   <li>a namespace created, filled (a widget, a configmap, and a sprocket once a node serves them) and deleted
+ *   every {@code namespacePeriod};</li>
+ *   <li>once a node serves the new APIs, an owner/dependent pair every second across API versions: a Gadget
+ *   ({@code demo.mvproxy.io/v1}, cluster-scoped) owning a v1 widget, a {@code demo.mvproxy.io/v2} Widget owning a
+ *   configmap, a Sprocket owning a configmap; every fourth owner is deleted at once (background), the others live
+ *   until the end.</li>
+ * </ul>
+ * Every answer is counted by {@link Outcome}; a request for a resource of the new set counts as "served" once the
+ * first upgraded node is ready ({@link #newServed}). The checks (a deleted namespace gone, a deleted owner's
+ * dependent gone) are not counted as traffic.
+ */
+final class Traffic {
+  /** The namespace of the steady objects and the pairs. */
+  static final String NS = "rehearsal";
+  private static final String W1 = "/apis/demo.mvproxy.io/v1/namespaces/";
+  private static final String W2 = "/apis/demo.mvproxy.io/v2/namespaces/";
+  private static final String GADGETS = "/apis/demo.mvproxy.io/v1/gadgets";
+  private static final String SPROCKETS = "/apis/sprockets.mvproxy.io/v1/namespaces/";
+  private static final String CORE = "/api/v1/namespaces/";
+  private static final String MERGE = "application/merge-patch+json";
+  private static final int STEADY = 3;
+
+  /** A namespace of the churn. */
+  static final class Churned {
+    final String name;
+    volatile long deletedAt;
+    volatile long goneAt;
+
+    Churned(String name) {
+      this.name = name;
+    }
+  }
+
+  /** An owner and its dependent. */
+  static final class Pair {
+    final String ownerPath;
+    final String ownerResource;
+    final String dependentPath;
+    final boolean deleteOwner;
+    volatile long ownerDeletedAt;
+    volatile long dependentGoneAt;
+
+    Pair(String ownerPath, String ownerResource, String dependentPath, boolean deleteOwner) {
+      this.ownerPath = ownerPath;
+      this.ownerResource = ownerResource;
+      this.dependentPath = dependentPath;
+      this.deleteOwner = deleteOwner;
+    }
+  }
+
+  private final Vertx vertx;
+  private final FleetClient client;
+  private final Duration namespacePeriod;
+  private final Map<Outcome, LongAdder> outcomes = new ConcurrentHashMap<>();
+  private final Map<String, LongAdder> falseByResource = new ConcurrentHashMap<>();
+  private final LongAdder watchEvents = new LongAdder();
+  private final List<Churned> namespaces = new CopyOnWriteArrayList<>();
+  private final List<Pair> pairs = new CopyOnWriteArrayList<>();
+  private final List<Future<Void>> loops = new ArrayList<>();
+  private final AtomicInteger seq = new AtomicInteger();
+  private volatile boolean running;
+  private volatile boolean checking;
+  /** True once a node serving the new plugin set is ready (and stays so: upgraded nodes are never downgraded). */
+  volatile boolean newServed;
+
+  Traffic(FleetClient client, Duration namespacePeriod) {
+    this.vertx = client.vertx();
+    this.client = client;
+    this.namespacePeriod = namespacePeriod;
+  }
+
+  /** @return completes once the rehearsal namespace and the steady widgets exist (retried until they do) */
+  Future<Void> setUp() {
+    Future<Void> f = ensure(CORE.substring(0, CORE.length() - 1), namespace(NS));
+    for (int i = 0; i < STEADY; i++) {
+      JsonObject w = widget("demo.mvproxy.io/v1", "steady-" + i);
+      f = f.compose(v -> ensure(W1 + NS + "/widgets", w));
+    }
+    return f;
+  }
+
+  private Future<Void> ensure(String collection, JsonObject obj) {
+    return client.send(HttpMethod.POST, collection, obj, null).compose(a -> a.ok() || a.status() == 409
+        ? Future.succeededFuture()
+        : timer(200).compose(v -> ensure(collection, obj)));
+  }
+
+  /** Starts every loop and the checks. */
+  void start() {
+    running = true;
+    checking = true;
+    loops.add(loop(100, () -> running, this::read));
+    loops.add(loop(250, () -> running, this::write));
+    loops.add(loop(namespacePeriod.toMillis(), () -> running, this::churnNamespace));
+    loops.add(loop(1000, () -> running, this::pair));
+    loops.add(loop(200, () -> running, () -> watch(W1 + NS + "/widgets?watch=true&timeoutSeconds=15", "widgets."
+        + "demo.mvproxy.io/v1", false)));
+    loops.add(loop(200, () -> running, () -> watch(GADGETS + "?watch=true&timeoutSeconds=15",
+        "gadgets.demo.mvproxy.io/v1", true)));
+    loops.add(loop(500, () -> checking, this::checkNamespaces));
+    loops.add(loop(500, () -> checking, this::checkPairs));
+  }
+
+  /** @return completes when the traffic loops finished their last step (the checks go on) */
+  Future<Void> stopTraffic() {
+    running = false;
+    return Future.join(loops.subList(0, 6)).mapEmpty();
+  }
+
+  /** @return true when every deleted namespace is gone and every deleted owner's dependent too */
+  boolean drained() {
+    return namespaces.stream().allMatch(n -> n.deletedAt == 0 || n.goneAt > 0)
+        && pairs.stream().allMatch(p -> p.ownerDeletedAt == 0 || p.dependentGoneAt > 0);
+  }
+
+  /** @return completes when the checks stopped */
+  Future<Void> stopChecks() {
+    checking = false;
+    return Future.join(loops).mapEmpty();
+  }
+
+  private Future<Void> loop(long periodMs, Supplier<Boolean> on, Supplier<Future<?>> step) {
+    Promise<Void> done = Promise.promise();
+    vertx.runOnContext(v -> next(periodMs, on, step, done));
+    return done.future();
+  }
+
+  private void next(long periodMs, Supplier<Boolean> on, Supplier<Future<?>> step, Promise<Void> done) {
+    if (!on.get()) {
+      done.tryComplete();
+      return;
+    }
+    Future<?> f;
+    try {
+      f = step.get();
+    } catch (RuntimeException e) {
+      f = Future.failedFuture(e);
+    }
+    f.onComplete(ar -> vertx.setTimer(Math.max(1, periodMs), t -> next(periodMs, on, step, done)));
+  }
+
+  private Future<Void> timer(long ms) {
+    Promise<Void> p = Promise.promise();
+    vertx.setTimer(ms, t -> p.complete());
+    return p.future();
+  }
+
+  /** One counted request. */
+  private Future<FleetClient.Answer> req(String resource, boolean isNew, HttpMethod m, String path, JsonObject body,
+                                          String contentType) {
+    boolean served = !isNew || newServed;
+    return client.send(m, path, body, contentType).map(a -> {
+      count(resource, Outcome.of(a.status(), a.body(), served));
+      return a;
+    });
+  }
+
+  private void count(String resource, Outcome o) {
+    outcomes.computeIfAbsent(o, k -> new LongAdder()).increment();
+    if (o == Outcome.FALSE_404) {
+      falseByResource.computeIfAbsent(resource, k -> new LongAdder()).increment();
+    }
+  }
+
+  private Future<?> read() {
+    int i = seq.incrementAndGet();
+    return switch (i % 6) {
+      case 0 -> req("widgets.demo.mvproxy.io/v1", false, HttpMethod.GET, W1 + NS + "/widgets?limit=20", null, null);
+      case 1 -> req("configmaps/v1", false, HttpMethod.GET, CORE + NS + "/configmaps?limit=20", null, null);
+      case 2 -> req("widgets.demo.mvproxy.io/v2", true, HttpMethod.GET, W2 + NS + "/widgets?limit=20", null, null);
+      case 3 -> req("gadgets.demo.mvproxy.io/v1", true, HttpMethod.GET, GADGETS + "?limit=20", null, null);
+      case 4 -> req("sprockets.sprockets.mvproxy.io/v1", true, HttpMethod.GET, SPROCKETS + NS + "/sprockets?limit=20",
+          null, null);
+      default -> {
+        List<Pair> live = pairs.stream().filter(p -> !p.deleteOwner).toList();
+        if (live.isEmpty()) {
+          yield Future.succeededFuture();
+        }
+        Pair p = live.get(ThreadLocalRandom.current().nextInt(live.size()));
+        yield req(p.ownerResource, true, HttpMethod.GET, p.ownerPath, null, null);
+      }
+    };
+  }
+
+  private Future<?> write() {
+    int i = seq.incrementAndGet();
+    JsonObject patch = new JsonObject().put("spec", new JsonObject().put("size", i));
+    String name = "steady-" + (i % STEADY);
+    return i % 2 == 0
+        ? req("widgets.demo.mvproxy.io/v1", false, HttpMethod.PATCH, W1 + NS + "/widgets/" + name, patch, MERGE)
+        : req("widgets.demo.mvproxy.io/v2", true, HttpMethod.PATCH, W2 + NS + "/widgets/" + name, patch, MERGE);
+  }
+
+  private Future<?> watch(String path, String resource, boolean isNew) {
+    boolean served = !isNew || newServed;
+    return client.watch(path).compose(resp -> {
+      if (resp.statusCode() != 200) {
+        return resp.body().map(b -> {
+          count(resource, Outcome.of(resp.statusCode(), new JsonObject(), served));
+          return null;
+        });
+      }
+      count(resource, Outcome.OK);
+      Promise<Void> ended = Promise.promise();
+      resp.handler(buf -> {
+        for (int k = 0; k < buf.length(); k++) {
+          if (buf.getByte(k) == '\n') {
+            watchEvents.increment();
+          }
+        }
+      });
+      resp.endHandler(v -> ended.tryComplete());
+      resp.exceptionHandler(t -> ended.tryComplete());
+      long stopCheck = vertx.setPeriodic(200, t -> {
+        if (!running) {
+          resp.request().reset();
+          ended.tryComplete();
+        }
+      });
+      return ended.future().onComplete(ar -> vertx.cancelTimer(stopCheck));
+    }, t -> {
+      count(resource, Outcome.NO_ANSWER);
+      return Future.succeededFuture();
+    });
+  }
+
+  private Future<?> churnNamespace() {
+    Churned ns = new Churned("rh-" + seq.incrementAndGet());
+    boolean sprocket = newServed;
+    return req("namespaces/v1", false, HttpMethod.POST, "/api/v1/namespaces", namespace(ns.name), null)
+        .compose(created -> {
+          if (!created.ok()) {
+            return Future.succeededFuture();
+          }
+          namespaces.add(ns);
+          Future<?> fill = req("widgets.demo.mvproxy.io/v1", false, HttpMethod.POST, W1 + ns.name + "/widgets",
+              widget("demo.mvproxy.io/v1", "content"), null)
+              .compose(v -> req("configmaps/v1", false, HttpMethod.POST, CORE + ns.name + "/configmaps",
+                  configMap("content", null), null));
+          if (sprocket) {
+            fill = fill.compose(v -> req("sprockets.sprockets.mvproxy.io/v1", true, HttpMethod.POST,
+                SPROCKETS + ns.name + "/sprockets", sprocket("content"), null));
+          }
+          return fill.compose(v -> req("namespaces/v1", false, HttpMethod.DELETE, "/api/v1/namespaces/" + ns.name,
+              null, null)).map(d -> {
+                if (d.ok()) {
+                  ns.deletedAt = System.nanoTime();
+                }
+                return null;
+              });
+        });
+  }
+
+  private Future<?> pair() {
+    if (!newServed) {
+      return Future.succeededFuture();
+    }
+    int i = seq.incrementAndGet();
+    int kind = pairs.size() % 3;
+    boolean deleteOwner = pairs.size() % 4 == 3;
+    String ownerCollection;
+    String ownerResource;
+    JsonObject owner;
+    if (kind == 0) {
+      ownerCollection = GADGETS;
+      ownerResource = "gadgets.demo.mvproxy.io/v1";
+      owner = new JsonObject().put("apiVersion", "demo.mvproxy.io/v1").put("kind", "Gadget")
+          .put("metadata", new JsonObject().put("name", "owner-" + i));
+    } else if (kind == 1) {
+      ownerCollection = W2 + NS + "/widgets";
+      ownerResource = "widgets.demo.mvproxy.io/v2";
+      owner = widget("demo.mvproxy.io/v2", "owner-" + i);
+    } else {
+      ownerCollection = SPROCKETS + NS + "/sprockets";
+      ownerResource = "sprockets.sprockets.mvproxy.io/v1";
+      owner = sprocket("owner-" + i);
+    }
+    return req(ownerResource, true, HttpMethod.POST, ownerCollection, owner, null).compose(o -> {
+      if (!o.ok()) {
+        return Future.succeededFuture();
+      }
+      JsonObject ref = new JsonObject().put("apiVersion", owner.getString("apiVersion"))
+          .put("kind", owner.getString("kind")).put("name", "owner-" + i)
+          .put("uid", o.body().getJsonObject("metadata", new JsonObject()).getString("uid"));
+      String depCollection;
+      String depResource;
+      JsonObject dep;
+      if (kind == 0) {
+        depCollection = W1 + NS + "/widgets";
+        depResource = "widgets.demo.mvproxy.io/v1";
+        dep = widget("demo.mvproxy.io/v1", "dependent-" + i);
+      } else {
+        depCollection = CORE + NS + "/configmaps";
+        depResource = "configmaps/v1";
+        dep = configMap("dependent-" + i, null);
+      }
+      dep.getJsonObject("metadata").put("ownerReferences", new JsonArray().add(ref));
+      String ownerPath = ownerCollection + "/owner-" + i;
+      return req(depResource, false, HttpMethod.POST, depCollection, dep, null).compose(d -> {
+        if (!d.ok()) {
+          return Future.succeededFuture();
+        }
+        Pair p = new Pair(ownerPath, ownerResource, depCollection + "/dependent-" + i, deleteOwner);
+        pairs.add(p);
+        if (!deleteOwner) {
+          return Future.succeededFuture();
+        }
+        return req(ownerResource, true, HttpMethod.DELETE, ownerPath, new JsonObject().put("kind", "DeleteOptions")
+            .put("apiVersion", "v1").put("propagationPolicy", "Background"), null).map(x -> {
+              if (x.ok()) {
+                p.ownerDeletedAt = System.nanoTime();
+              }
+              return null;
+            });
+      });
+    });
+  }
+
+  private Future<?> checkNamespaces() {
+    List<Future<?>> fs = new ArrayList<>();
+    for (Churned ns : namespaces) {
+      if (ns.deletedAt > 0 && ns.goneAt == 0) {
+        fs.add(client.send(HttpMethod.GET, "/api/v1/namespaces/" + ns.name, null, null).map(a -> {
+          if (a.status() == 404) {
+            ns.goneAt = System.nanoTime();
+          }
+          return null;
+        }));
+      }
+    }
+    return Future.join(fs);
+  }
+
+  private Future<?> checkPairs() {
+    List<Future<?>> fs = new ArrayList<>();
+    for (Pair p : pairs) {
+      if (p.ownerDeletedAt > 0 && p.dependentGoneAt == 0) {
+        fs.add(client.send(HttpMethod.GET, p.dependentPath, null, null).map(a -> {
+          if (a.status() == 404) {
+            p.dependentGoneAt = System.nanoTime();
+          }
+          return null;
+        }));
+      }
+    }
+    return Future.join(fs);
+  }
+
+  /**
+   * The end-of-run checks, through a fleet where every node serves every API: live owners' dependents still there,
+   * finished namespaces empty.
+   *
+   * @param gate      the run's gate
+   * @param seconds   run length
+   * @param upgradeMs each node's upgrade time
+   * @return the report
+   */
+  Future<RunReport> report(boolean gate, long seconds, List<Long> upgradeMs) {
+    List<Future<Integer>> wrong = new ArrayList<>();
+    for (Pair p : pairs) {
+      if (!p.deleteOwner) {
+        wrong.add(client.send(HttpMethod.GET, p.ownerPath, null, null).compose(o -> !o.ok()
+            ? Future.succeededFuture(0)
+            : client.send(HttpMethod.GET, p.dependentPath, null, null).map(d -> d.status() == 404 ? 1 : 0)));
+      }
+    }
+    List<Future<Integer>> left = new ArrayList<>();
+    for (Churned ns : namespaces) {
+      if (ns.goneAt > 0) {
+        List<Future<Integer>> counts = new ArrayList<>();
+        for (String coll : List.of(W1 + ns.name + "/widgets", CORE + ns.name + "/configmaps",
+            SPROCKETS + ns.name + "/sprockets")) {
+          counts.add(client.send(HttpMethod.GET, coll, null, null).map(a -> a.ok()
+              ? a.body().getJsonArray("items", new JsonArray()).size() : 0));
+        }
+        left.add(Future.all(counts).map(cf -> counts.stream().mapToInt(Future::result).sum()));
+      }
+    }
+    return Future.all(wrong).compose(w -> Future.all(left)).map(v -> {
+      Map<Outcome, Long> req = new EnumMap<>(Outcome.class);
+      outcomes.forEach((k, n) -> req.put(k, n.sum()));
+      Map<String, Long> fb = new java.util.TreeMap<>();
+      falseByResource.forEach((k, n) -> fb.put(k, n.sum()));
+      int wronglyCollected = wrong.stream().mapToInt(Future::result).sum();
+      int withContent = (int) left.stream().filter(f -> f.result() > 0).count();
+      int objectsLeft = left.stream().mapToInt(Future::result).sum();
+      List<Long> gc = pairs.stream().filter(p -> p.dependentGoneAt > 0)
+          .map(p -> (p.dependentGoneAt - p.ownerDeletedAt) / 1_000_000).sorted().toList();
+      List<Long> nsMs = namespaces.stream().filter(n -> n.goneAt > 0)
+          .map(n -> (n.goneAt - n.deletedAt) / 1_000_000).sorted().toList();
+      int deleted = (int) namespaces.stream().filter(n -> n.deletedAt > 0).count();
+      int finished = (int) namespaces.stream().filter(n -> n.goneAt > 0).count();
+      return new RunReport(gate, seconds, req, fb, watchEvents.sum(), pairs.size(), wronglyCollected,
+          (int) pairs.stream().filter(p -> p.ownerDeletedAt > 0).count(), gc.size(), median(gc), deleted, finished,
+          withContent, objectsLeft, deleted - finished, median(nsMs), upgradeMs);
+    });
+  }
+
+  private static long median(List<Long> sorted) {
+    return sorted.isEmpty() ? -1 : sorted.get(sorted.size() / 2);
+  }
+
+  private static JsonObject namespace(String name) {
+    return new JsonObject().put("apiVersion", "v1").put("kind", "Namespace")
+        .put("metadata", new JsonObject().put("name", name));
+  }
+
+  private static JsonObject widget(String apiVersion, String name) {
+    return new JsonObject().put("apiVersion", apiVersion).put("kind", "Widget")
+        .put("metadata", new JsonObject().put("name", name))
+        .put("spec", new JsonObject().put("size", 1).put("color", "red"));
+  }
+
+  private static JsonObject sprocket(String name) {
+    return new JsonObject().put("apiVersion", "sprockets.mvproxy.io/v1").put("kind", "Sprocket")
+        .put("metadata", new JsonObject().put("name", name)).put("spec", new JsonObject().put("teeth", 12));
+  }
+
+  private static JsonObject configMap(String name, JsonArray owners) {
+    JsonObject md = new JsonObject().put("name", name);
+    if (owners != null) {
+      md.put("ownerReferences", owners);
+    }
+    return new JsonObject().put("apiVersion", "v1").put("kind", "ConfigMap").put("metadata", md)
+        .put("data", new JsonObject().put("k", "v"));
+  }
+}
