@@ -53,7 +53,8 @@ class DecisionsTest {
   @ParameterizedTest
   @MethodSource("ownerReads")
   void ownerReadByUpstreamsRule(ApiResponse r, Class<? extends OwnerState> expected) {
-    assertInstanceOf(r.status() == 404 ? OwnerState.Dangling.class : expected, OwnerState.of(r, REF, true));
+    Class<? extends OwnerState> want = r.status() == 404 ? OwnerState.Dangling.class : expected;
+    assertInstanceOf(want, OwnerState.of(r, REF, true));
   }
 
   @Test

@@ -71,6 +71,11 @@ public final class FleetClient implements AutoCloseable {
     rotation.remove(url);
   }
 
+  /** @return the nodes in rotation now */
+  public List<String> rotation() {
+    return List.copyOf(rotation);
+  }
+
   /** @return the next node in rotation (round robin) */
   public String pick() {
     List<String> r = List.copyOf(rotation);

@@ -170,6 +170,7 @@ public final class Rehearsal {
     row(b, "watch events received", on.watchEvents(), off.watchEvents());
     row(b, "owner/dependent pairs created", on.pairs(), off.pairs());
     row(b, "**dependents wrongly garbage-collected** (owner alive)", on.wronglyCollected(), off.wronglyCollected());
+    row(b, "dependents the nodes disagree about at the end", on.inconsistentReads(), off.inconsistentReads());
     b.append(String.format("| owners deleted: dependents collected | %d of %d | %d of %d |%n",
         on.dependentsCollected(), on.ownersDeleted(), off.dependentsCollected(), off.ownersDeleted()));
     b.append(String.format("| GC latency (owner deleted -> dependent gone), median | %s | %s |%n",

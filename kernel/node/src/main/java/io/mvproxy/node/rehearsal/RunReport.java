@@ -13,7 +13,8 @@ import java.util.Map;
  * @param watchEvents           watch events received
  * @param pairs                 owner/dependent pairs created (owner of a new-only API or version, dependent served
  *                              by every node)
- * @param wronglyCollected      dependents deleted although their owner still exists
+ * @param wronglyCollected      dependents of owners that still exist that every node answers 404 for
+ * @param inconsistentReads     dependents the nodes disagree about at the end (some 404, some not)
  * @param ownersDeleted         owners deleted on purpose (background)
  * @param dependentsCollected   their dependents the garbage collector removed in time
  * @param gcMedianMs            median time from an owner's deletion to its dependent's 404, ms (-1: none)
@@ -26,7 +27,7 @@ import java.util.Map;
  * @param upgradeMs             time of each node's upgrade (stop, new jars, start, ready), ms
  */
 public record RunReport(boolean gate, long seconds, Map<Outcome, Long> requests, Map<String, Long> falseByResource,
-                        long watchEvents, int pairs, int wronglyCollected, int ownersDeleted,
+                        long watchEvents, int pairs, int wronglyCollected, int inconsistentReads, int ownersDeleted,
                         int dependentsCollected, long gcMedianMs, int namespaces, int namespacesFinished,
                         int namespacesWithContent, int objectsLeft, int namespacesStuck, long namespaceMedianMs,
                         java.util.List<Long> upgradeMs) {

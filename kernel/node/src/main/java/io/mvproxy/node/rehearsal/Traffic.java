@@ -83,6 +83,7 @@ final class Traffic {
   private final Map<Outcome, LongAdder> outcomes = new ConcurrentHashMap<>();
   private final Map<String, LongAdder> falseByResource = new ConcurrentHashMap<>();
   private final LongAdder watchEvents = new LongAdder();
+  private final LongAdder inconsistent = new LongAdder();
   private final List<Churned> namespaces = new CopyOnWriteArrayList<>();
   private final List<Pair> pairs = new CopyOnWriteArrayList<>();
   private final List<Future<Void>> loops = new ArrayList<>();
@@ -389,8 +390,7 @@ final class Traffic {
     for (Pair p : pairs) {
       if (!p.deleteOwner) {
         wrong.add(client.send(HttpMethod.GET, p.ownerPath, null, null).compose(o -> !o.ok()
-            ? Future.succeededFuture(0)
-            : client.send(HttpMethod.GET, p.dependentPath, null, null).map(d -> d.status() == 404 ? 1 : 0)));
+            ? Future.succeededFuture(0) : gone(p.dependentPath)));
       }
     }
     List<Future<Integer>> left = new ArrayList<>();
@@ -420,8 +420,24 @@ final class Traffic {
       int deleted = (int) namespaces.stream().filter(n -> n.deletedAt > 0).count();
       int finished = (int) namespaces.stream().filter(n -> n.goneAt > 0).count();
       return new RunReport(gate, seconds, req, fb, watchEvents.sum(), pairs.size(), wronglyCollected,
+          (int) inconsistent.sum(),
           (int) pairs.stream().filter(p -> p.ownerDeletedAt > 0).count(), gc.size(), median(gc), deleted, finished,
           withContent, objectsLeft, deleted - finished, median(nsMs), upgradeMs);
+    });
+  }
+
+  /** @return 1 when every node in rotation answers 404 for the path, else 0 (a disagreement is counted) */
+  private Future<Integer> gone(String path) {
+    List<Future<FleetClient.Answer>> reads = new ArrayList<>();
+    for (String node : client.rotation()) {
+      reads.add(client.sendTo(node, HttpMethod.GET, path, null, null));
+    }
+    return Future.all(reads).map(cf -> {
+      long missing = reads.stream().filter(f -> f.result().status() == 404).count();
+      if (missing > 0 && missing < reads.size()) {
+        inconsistent.increment();
+      }
+      return missing == reads.size() ? 1 : 0;
     });
   }
 
