@@ -37,6 +37,14 @@ public final class RehearseCommand implements Callable<Integer> {
       description = "Longest wait after the traffic for namespaces to finish and dependents to be collected.")
   int drain;
 
+  @Option(names = "--upgrades", defaultValue = "3",
+      description = "How many of the 3 nodes are upgraded, one at a time (fewer leave the fleet mixed to the end).")
+  int upgrades;
+
+  @Option(names = "--min-pairs", defaultValue = "4",
+      description = "Owner/dependent pairs to create at least before the traffic stops (the last soak waits).")
+  int minPairs;
+
   @Option(names = "--gate", defaultValue = "both", description = "Which runs: on, off or both.")
   String gate;
 
@@ -46,7 +54,7 @@ public final class RehearseCommand implements Callable<Integer> {
     Path scratch = dir != null ? dir : root.resolve("run/rehearsal");
     Files.createDirectories(scratch);
     RehearsalSettings s = new RehearsalSettings(scratch, root, Duration.ofSeconds(soak),
-        Duration.ofSeconds(namespacePeriod), Duration.ofSeconds(drain), Duration.ofSeconds(120), "384m");
+        Duration.ofSeconds(namespacePeriod), Duration.ofSeconds(drain), Duration.ofSeconds(120), "384m", upgrades, minPairs);
     Rehearsal r = new Rehearsal(s, System.err);
     RunReport on = "off".equals(gate) ? null : r.run(true);
     RunReport off = "on".equals(gate) ? null : r.run(false);

@@ -17,11 +17,13 @@ import java.util.stream.Stream;
 /**
  * One upgrade rehearsal run: a 3-node fleet (node-a, node-b, node-c) starts on the "old" plugin set
  * ({@code plugins/examples/widgets-old}: widgets {@code demo.mvproxy.io/v1}); under the {@link Traffic} each node in
- * turn is taken out of the load balancer, stopped (SIGTERM), given the "new" set ({@code widgets-new}: widgets v2
- * and v1, gadgets; {@code sprockets}: a namespaced API), started and put back once ready, with a soak of traffic
- * before the first upgrade, after each and after the last; then the traffic stops, deleted namespaces and
- * collected dependents are waited for (at most the drain time) and the end-of-run checks run through the upgraded
- * fleet.
+ * turn ({@link RehearsalSettings#upgrades} of them) is taken out of the load balancer, stopped (SIGTERM), given the
+ * "new" set ({@code widgets-new}: widgets v2 and v1, gadgets; {@code sprockets}: a namespaced API), started and put
+ * back once ready; right after each upgrade every node in rotation is asked once for each new API
+ * ({@link Traffic#probe}: an old node among them answers the route's 404 unless it proxies), then a soak of
+ * traffic; the last soak lasts until {@link RehearsalSettings#minPairs} pairs exist. Then the traffic stops, deleted
+ * namespaces and collected dependents are waited for (at most the drain time) and the end-of-run checks run through
+ * the upgraded nodes.
  */
 public final class Rehearsal {
   /** The node names. */
@@ -89,7 +91,8 @@ public final class Rehearsal {
       Thread.sleep(settings.soak().toMillis());
       RehearsalFleet.PluginSet next = newSet();
       List<Long> upgrades = new ArrayList<>();
-      for (RehearsalFleet.NodeProcess n : fleet.nodes()) {
+      List<RehearsalFleet.NodeProcess> upgraded = fleet.nodes().subList(0, settings.upgrades());
+      for (RehearsalFleet.NodeProcess n : upgraded) {
         long u0 = System.nanoTime();
         client.remove(n.url());
         int code = fleet.stop(n);
@@ -100,9 +103,15 @@ public final class Rehearsal {
         traffic.newServed = true;
         long ms = (System.nanoTime() - u0) / 1_000_000;
         upgrades.add(ms);
-        log.printf("rehearsal (%s): %s upgraded to the new plugin set in %d ms (exit code on SIGTERM %d); soak %d s%n",
-            tag, n.name(), ms, code, settings.soak().toSeconds());
+        await(traffic.probe(), 60_000);
+        log.printf("rehearsal (%s): %s upgraded to the new plugin set in %d ms (exit code on SIGTERM %d); every "
+            + "node in rotation asked once for each new API; soak %d s%n", tag, n.name(), ms, code,
+            settings.soak().toSeconds());
         Thread.sleep(settings.soak().toMillis());
+      }
+      long pairsEnd = System.currentTimeMillis() + settings.startTimeout().toMillis();
+      while (traffic.pairsCreated() < settings.minPairs() && System.currentTimeMillis() < pairsEnd) {
+        Thread.sleep(200);
       }
       await(traffic.stopTraffic(), 30_000);
       long drainEnd = System.currentTimeMillis() + settings.drain().toMillis();
@@ -110,6 +119,9 @@ public final class Rehearsal {
         Thread.sleep(200);
       }
       await(traffic.stopChecks(), 30_000);
+      for (RehearsalFleet.NodeProcess n : fleet.nodes().subList(settings.upgrades(), fleet.nodes().size())) {
+        client.remove(n.url()); // the end-of-run checks read through nodes serving every API
+      }
       long seconds = (System.nanoTime() - t0) / 1_000_000_000;
       RunReport r = await(traffic.report(gate, seconds, upgrades), 60_000);
       log.printf("rehearsal (%s): done in %d s%n", tag, seconds);
@@ -182,6 +194,8 @@ public final class Rehearsal {
     row(b, "- **stuck** (not finished by the end)", on.namespacesStuck(), off.namespacesStuck());
     b.append(String.format("| time to delete a namespace, median | %s | %s |%n", ms(on.namespaceMedianMs()),
         ms(off.namespaceMedianMs())));
+    b.append(String.format("| nodes upgraded (of %d) | %d | %d |%n", NODES.size(), on.upgradeMs().size(),
+        off.upgradeMs().size()));
     b.append(String.format("| node upgrades (stop, new jars, start, ready), ms | %s | %s |%n", on.upgradeMs(),
         off.upgradeMs()));
     b.append(String.format("| run length | %d s | %d s |%n", on.seconds(), off.seconds()));

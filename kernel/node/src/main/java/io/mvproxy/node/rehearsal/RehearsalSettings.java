@@ -11,18 +11,34 @@ import java.time.Duration;
  * @param soak            traffic time before the first upgrade, after each node's upgrade and after the last
  * @param namespacePeriod time between two namespaces created and deleted
  * @param drain           longest wait after the traffic for deleted namespaces and collected dependents
- * @param startTimeout    longest wait for a node to be ready
+ * @param startTimeout    longest wait for a node to be ready (also for the last soak's minimum traffic)
  * @param nodeHeap        {@code -Xmx} of each node
+ * @param upgrades        how many nodes are upgraded, one at a time in {@link Rehearsal#NODES} order (1..3; 3: the
+ *                        whole rolling upgrade; fewer leave the fleet mixed until the end, the old nodes taken out
+ *                        of the load balancer only for the end-of-run checks)
+ * @param minPairs        owner/dependent pairs the traffic must have created before it stops (the last soak lasts
+ *                        until then, at most {@code startTimeout})
  */
 public record RehearsalSettings(Path dir, Path home, Duration soak, Duration namespacePeriod, Duration drain,
-                                Duration startTimeout, String nodeHeap) {
+                                Duration startTimeout, String nodeHeap, int upgrades, int minPairs) {
+  /** Validates the counts. */
+  public RehearsalSettings {
+    if (upgrades < 1 || upgrades > Rehearsal.NODES.size()) {
+      throw new IllegalArgumentException("upgrades must be 1.." + Rehearsal.NODES.size() + ": " + upgrades);
+    }
+    if (minPairs < 0) {
+      throw new IllegalArgumentException("minPairs must be >= 0: " + minPairs);
+    }
+  }
+
   /**
    * @param dir  scratch folder
    * @param home checkout
-   * @return the CI settings: 8 s soaks, a namespace every 2 s, 40 s drain, a start-up limit of 300 s (a loaded 2-core machine), 384 MiB heaps
+   * @return the CI settings: 2 of the 3 nodes upgraded (the fleet stays mixed to the end), 4 s soaks, a namespace
+   *     every 2 s, at least 4 pairs, 40 s drain, a start-up limit of 300 s (a loaded 2-core machine), 384 MiB heaps
    */
   public static RehearsalSettings shortRun(Path dir, Path home) {
-    return new RehearsalSettings(dir, home, Duration.ofSeconds(8), Duration.ofSeconds(2), Duration.ofSeconds(40),
-        Duration.ofSeconds(300), "384m");
+    return new RehearsalSettings(dir, home, Duration.ofSeconds(4), Duration.ofSeconds(2), Duration.ofSeconds(40),
+        Duration.ofSeconds(300), "384m", 2, 4);
   }
 }

@@ -175,14 +175,46 @@ final class Traffic {
     return p.future();
   }
 
-  /** One counted request. */
+  /** One counted request through the load balancer. */
   private Future<FleetClient.Answer> req(String resource, boolean isNew, HttpMethod m, String path, JsonObject body,
                                           String contentType) {
+    return reqTo(client.pick(), resource, isNew, m, path, body, contentType);
+  }
+
+  /** One counted request to a given node. */
+  private Future<FleetClient.Answer> reqTo(String node, String resource, boolean isNew, HttpMethod m, String path,
+                                            JsonObject body, String contentType) {
     boolean served = !isNew || newServed;
-    return client.send(m, path, body, contentType).map(a -> {
+    return client.sendTo(node, m, path, body, contentType).map(a -> {
       count(resource, Outcome.of(a.status(), a.body(), served));
       return a;
     });
+  }
+
+  /**
+   * The probe run right after each upgrade (counted as traffic): a list of each API of the new set (widgets v2,
+   * gadgets, sprockets) sent once to every node in rotation, as clients behind a load balancer eventually do. A node
+   * still on the old set answers it with the route's 404 (a false 404) unless it proxies the request to a node that
+   * serves it, so with the gate off and an old node in rotation the false 404 is certain, not left to the round
+   * robin.
+   *
+   * @return completes when every node answered (or failed)
+   */
+  Future<Void> probe() {
+    List<Future<?>> fs = new ArrayList<>();
+    for (String node : client.rotation()) {
+      fs.add(reqTo(node, "widgets.demo.mvproxy.io/v2", true, HttpMethod.GET, W2 + NS + "/widgets?limit=1", null,
+          null));
+      fs.add(reqTo(node, "gadgets.demo.mvproxy.io/v1", true, HttpMethod.GET, GADGETS + "?limit=1", null, null));
+      fs.add(reqTo(node, "sprockets.sprockets.mvproxy.io/v1", true, HttpMethod.GET,
+          SPROCKETS + NS + "/sprockets?limit=1", null, null));
+    }
+    return Future.join(fs).mapEmpty();
+  }
+
+  /** @return the owner/dependent pairs created so far */
+  int pairsCreated() {
+    return pairs.size();
   }
 
   private void count(String resource, Outcome o) {

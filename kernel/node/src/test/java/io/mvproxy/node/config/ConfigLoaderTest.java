@@ -129,16 +129,18 @@ class ConfigLoaderTest {
   @Test
   void controllerManagerFlagsAsKubeControllerManager() {
     NodeConfig d = ConfigLoader.load(file, List.of());
-    assertEquals(new NodeConfig.Controllers(java.util.Set.of("namespace-controller", "garbage-collector-controller"),
-        true, java.time.Duration.ofSeconds(15), java.time.Duration.ofSeconds(10), java.time.Duration.ofSeconds(2),
-        null), d.controllers());
-    NodeConfig c = ConfigLoader.load(file, List.of("--controllers=*,-garbagecollector", "--leader-elect=false",
-        "--leader-elect-lease-duration=30s", "--leader-elect-renew-deadline=20s", "--leader-elect-retry-period=5s"));
+    assertEquals(new NodeConfig.Controllers(java.util.Set.of("namespace-controller", "garbage-collector-controller",
+        "serviceaccount-controller"), true, java.time.Duration.ofSeconds(15), java.time.Duration.ofSeconds(10),
+        java.time.Duration.ofSeconds(2), null), d.controllers());
+    NodeConfig c = ConfigLoader.load(file, List.of("--controllers=*,-garbagecollector,-serviceaccount",
+        "--leader-elect=false", "--leader-elect-lease-duration=30s", "--leader-elect-renew-deadline=20s",
+        "--leader-elect-retry-period=5s"));
     assertEquals(List.of("namespace-controller"), List.copyOf(c.controllers().enabled()));
     assertFalse(c.controllers().leaderElect());
     assertEquals(java.time.Duration.ofSeconds(30), c.controllers().leaseDuration());
     assertEquals("--controllers (controllers): \"replicaset\" is not in the list of known controllers "
-        + "[namespace-controller, garbage-collector-controller]", error(List.of("--controllers=*,replicaset")));
+        + "[namespace-controller, garbage-collector-controller, serviceaccount-controller]",
+        error(List.of("--controllers=*,replicaset")));
     assertTrue(error(List.of("--leader-elect=yes")).startsWith("--leader-elect (leaderElect)"));
     assertEquals("--leader-elect-renew-deadline (leaderElectRenewDeadline): leaseDuration must be greater than "
         + "renewDeadline", error(List.of("--leader-elect-renew-deadline=15s")));
