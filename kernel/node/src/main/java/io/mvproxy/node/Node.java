@@ -32,6 +32,7 @@ import io.mvproxy.node.routing.RoutingSnapshot;
 import io.mvproxy.openapi.OpenApiDocuments;
 import io.mvproxy.security.Authenticator;
 import io.mvproxy.security.TlsOptions;
+import io.mvproxy.security.serviceaccount.ServiceAccountTokens;
 import io.mvproxy.storage.NodeStorage;
 import io.mvproxy.storage.StorageConfig;
 import io.vertx.core.Future;
@@ -131,6 +132,7 @@ public final class Node {
   public static Future<Node> start(NodeConfig config) {
     HttpServerOptions serverOptions;
     Authenticator authenticator;
+    ServiceAccountTokens saTokens;
     HttpClientOptions peerOptions = null;
     EventBusOptions busOptions;
     HttpClientOptions balancerOptions = null;
@@ -138,8 +140,12 @@ public final class Node {
       serverOptions = TlsOptions.server(str(config.tlsCertFile()), str(config.tlsPrivateKeyFile()),
           str(config.clientCaFile()), str(config.requestheaderClientCaFile()))
           .setHost(config.bindAddress()).setPort(config.securePort());
+      NodeConfig.ServiceAccounts sa = config.serviceAccounts();
+      saTokens = ServiceAccountTokens.fromFlags(sa.issuers(), sa.signingKeyFile(),
+          sa.keyFile() == null ? List.of() : List.of(sa.keyFile()), sa.apiAudiences(), sa.maxExpiration());
       authenticator = Authenticator.fromFlags(str(config.clientCaFile()), str(config.requestheaderClientCaFile()),
-          config.requestheaderAllowedNames(), str(config.tokenAuthFile())).withTokens(CONTROLLERS.tokens());
+          config.requestheaderAllowedNames(), str(config.tokenAuthFile())).withTokens(CONTROLLERS.tokens())
+          .withServiceAccounts(saTokens);
       if (config.peersEnabled()) {
         peerOptions = TlsOptions.peerClient(str(config.peerCaFile()), str(config.proxyClientCertFile()),
             str(config.proxyClientKeyFile()));
@@ -164,10 +170,11 @@ public final class Node {
     VertxOptions vo = new VertxOptions().setEventBusOptions(busOptions);
     HttpClientOptions peerClientOptions = peerOptions;
     HttpClientOptions controllerClientOptions = balancerOptions;
+    ServiceAccountTokens serviceAccountTokens = saTokens;
     long t0 = System.nanoTime();
     return ClusterJoin.join(config, vo, CLUSTER_JOIN_BUDGET, e -> { })
         .compose(j -> new Boot(config, j.vertx(), j.manager(), serverOptions, authenticator, peerClientOptions,
-            controllerClientOptions).run()
+            controllerClientOptions, serviceAccountTokens).run()
             .onFailure(e -> j.vertx().close()))
         .recover(e -> Future.failedFuture(e instanceof java.net.BindException
             || String.valueOf(e.getMessage()).contains("Address already in use")
@@ -187,6 +194,7 @@ public final class Node {
     final Authenticator authenticator;
     final HttpClientOptions peerOptions;
     final HttpClientOptions balancerOptions;
+    final ServiceAccountTokens serviceAccountTokens;
     final NodeMetrics metrics = new NodeMetrics();
     final PluginRegistry plugins = new PluginRegistry();
     final NodeLifecycle lifecycle = new NodeLifecycle();
@@ -198,8 +206,10 @@ public final class Node {
     NodeStorage storage;
 
     Boot(NodeConfig config, Vertx vertx, HazelcastClusterManager mgr, HttpServerOptions serverOptions,
-         Authenticator authenticator, HttpClientOptions peerOptions, HttpClientOptions balancerOptions) {
+         Authenticator authenticator, HttpClientOptions peerOptions, HttpClientOptions balancerOptions,
+         ServiceAccountTokens serviceAccountTokens) {
       this.balancerOptions = balancerOptions;
+      this.serviceAccountTokens = serviceAccountTokens;
       this.config = config;
       this.vertx = vertx;
       this.mgr = mgr;
@@ -226,7 +236,7 @@ public final class Node {
               str(config.proxyClientKeyFile()), "--proxy-client-key-file"), authorization,
           authenticator::authenticateToken,
           new java.util.concurrent.atomic.AtomicReference<>());
-      builtin = BuiltinApis.create(ctx, authorization);
+      builtin = BuiltinApis.create(ctx, authorization, serviceAccountTokens, authenticator::review);
       ctx.namespaces().set(builtin.namespaces());
       PluginVerticle pluginVerticle = new PluginVerticle(config.pluginDir(),
           new PluginLoader(privateDir, PluginLoader.discoverFactories()), ctx, plugins);

@@ -3,6 +3,9 @@ package io.mvproxy.security;
 import io.mvproxy.api.StatusException;
 import io.mvproxy.api.StatusReason;
 import io.mvproxy.api.UserInfo;
+import io.mvproxy.security.serviceaccount.ServiceAccountTokens;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.MultiMap;
 import io.vertx.core.http.HttpHeaders;
@@ -30,7 +33,9 @@ import javax.net.ssl.SSLSession;
  *   <li>otherwise every {@code X-Remote-*} and {@code X-Kubernetes-Peer-Proxied} header is stripped, then: client
  *   chain verifies against {@code --client-ca-file} ({@code request/x509/x509.go}): user = CN, groups = O values;
  *   else {@code Authorization: Bearer} token in {@code --token-auth-file} ({@code request/bearertoken}; the header is
- *   removed on success).</li>
+ *   removed on success), else a service account token ({@link ServiceAccountTokens}: a signed JWT of one of
+ *   {@code --service-account-issuer}, checked against its ServiceAccount without blocking; the request is paused
+ *   meanwhile).</li>
  * </ol>
  * Authenticated users get {@code system:authenticated} (upstream {@code AuthenticatedGroupAdder}) and are stored under
  * {@link UserInfo#CONTEXT_KEY} before {@code ctx.next()}. Failures get 401 with a {@code Status} body, except on
@@ -49,12 +54,14 @@ public final class Authenticator implements Handler<RoutingContext> {
   public static final UserInfo ANONYMOUS = new UserInfo("system:anonymous", "", List.of("system:unauthenticated"),
       Map.of());
 
+  private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(Authenticator.class.getName());
   private static final List<String> PUBLIC_PATHS = List.of("/healthz", "/livez", "/readyz", "/version");
 
   private final ChainVerifier clientCa;
   private final ChainVerifier requestHeaderCa;
   private final Set<String> allowedNames;
   private final Map<String, UserInfo> tokens;
+  private final ServiceAccountTokens serviceAccounts;
   private final String sessionKey = "io.mvproxy.security.Authenticator." + UUID.randomUUID();
 
   /**
@@ -69,13 +76,25 @@ public final class Authenticator implements Handler<RoutingContext> {
     this.requestHeaderCa = requestHeaderCas.isEmpty() ? null : new ChainVerifier(requestHeaderCas);
     this.allowedNames = Set.copyOf(requestHeaderAllowedNames);
     this.tokens = Map.copyOf(tokens);
+    this.serviceAccounts = null;
   }
 
-  private Authenticator(Authenticator base, Map<String, UserInfo> tokens) {
+  private Authenticator(Authenticator base, Map<String, UserInfo> tokens, ServiceAccountTokens serviceAccounts) {
     this.clientCa = base.clientCa;
     this.requestHeaderCa = base.requestHeaderCa;
     this.allowedNames = base.allowedNames;
     this.tokens = Map.copyOf(tokens);
+    this.serviceAccounts = serviceAccounts;
+  }
+
+  /**
+   * The same authenticator also accepting service account tokens.
+   *
+   * @param serviceAccounts the node's service account tokens, or null for none
+   * @return a new authenticator
+   */
+  public Authenticator withServiceAccounts(ServiceAccountTokens serviceAccounts) {
+    return new Authenticator(this, tokens, serviceAccounts);
   }
 
   /**
@@ -88,7 +107,7 @@ public final class Authenticator implements Handler<RoutingContext> {
   public Authenticator withTokens(Map<String, UserInfo> extra) {
     Map<String, UserInfo> all = new java.util.HashMap<>(extra);
     all.putAll(tokens);
-    return new Authenticator(this, all);
+    return new Authenticator(this, all, serviceAccounts);
   }
 
   /**
@@ -147,6 +166,41 @@ public final class Authenticator implements Handler<RoutingContext> {
       accept(ctx, tokenUser);
       return;
     }
+    Future<ServiceAccountTokens.Authenticated> sa = token == null || serviceAccounts == null
+        || !ServiceAccountTokens.looksLikeJwt(token) ? null : serviceAccounts.authenticate(token, null);
+    if (sa != null) {
+      serviceAccount(ctx, sa);
+      return;
+    }
+    unauthenticated(ctx);
+  }
+
+  /** Accepts the service account or answers 401, back on the request's context (the request paused meanwhile). */
+  private void serviceAccount(RoutingContext ctx, Future<ServiceAccountTokens.Authenticated> sa) {
+    HttpServerRequest req = ctx.request();
+    if (sa.isComplete()) {
+      serviceAccountDone(ctx, sa);
+      return;
+    }
+    Context here = ctx.vertx().getOrCreateContext();
+    req.pause();
+    sa.onComplete(ar -> here.runOnContext(v -> {
+      req.resume();
+      serviceAccountDone(ctx, sa);
+    }));
+  }
+
+  private void serviceAccountDone(RoutingContext ctx, Future<ServiceAccountTokens.Authenticated> sa) {
+    if (sa.succeeded()) {
+      ctx.request().headers().remove(HttpHeaders.AUTHORIZATION);
+      accept(ctx, sa.result().user());
+    } else {
+      LOG.fine(() -> "service account token rejected: " + sa.cause().getMessage());
+      unauthenticated(ctx);
+    }
+  }
+
+  private static void unauthenticated(RoutingContext ctx) {
     if (isPublicPath(ctx.normalizedPath())) {
       ctx.put(UserInfo.CONTEXT_KEY, ANONYMOUS);
       ctx.next();
@@ -164,6 +218,37 @@ public final class Authenticator implements Handler<RoutingContext> {
   public java.util.Optional<UserInfo> authenticateToken(String token) {
     UserInfo u = token == null ? null : tokens.get(token);
     return u == null ? java.util.Optional.empty() : java.util.Optional.of(withAuthenticatedGroup(u));
+  }
+
+  /**
+   * A TokenReview's verdict ({@code tokenreview/storage.go}).
+   *
+   * @param user      the user with {@value #AUTHENTICATED_GROUP}, or null when not authenticated
+   * @param audiences the audiences the token is valid for among those requested (empty when none were)
+   * @param error     why the token was refused ({@code status.error}), or null
+   */
+  public record Review(UserInfo user, java.util.List<String> audiences, String error) {
+  }
+
+  /**
+   * Reviews a token against {@code --token-auth-file} and the service account tokens.
+   *
+   * @param token     the token
+   * @param audiences the requested audiences (empty: the API audiences)
+   * @return the verdict; never fails
+   */
+  public Future<Review> review(String token, java.util.List<String> audiences) {
+    java.util.Optional<UserInfo> file = authenticateToken(token);
+    if (file.isPresent()) {
+      return Future.succeededFuture(new Review(file.get(), audiences, null));
+    }
+    Future<ServiceAccountTokens.Authenticated> sa = serviceAccounts == null || !ServiceAccountTokens.looksLikeJwt(token)
+        ? null : serviceAccounts.authenticate(token, audiences);
+    if (sa == null) {
+      return Future.succeededFuture(new Review(null, java.util.List.of(), null));
+    }
+    return sa.map(a -> new Review(withAuthenticatedGroup(a.user()), a.audiences(), null))
+        .otherwise(t -> new Review(null, java.util.List.of(), t.getMessage()));
   }
 
   /**

@@ -53,7 +53,9 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
  * {@code --peer-ca-file}), {@code front-proxy-ca.crt/.key} (separate CA for peer hops;
  * {@code --requestheader-client-ca-file}), {@code <node>.crt/.key} (serving cert), {@code <node>-proxy-client.crt/.key}
  * (CN {@value #PROXY_CLIENT_CN}; {@code --proxy-client-cert-file}), {@code admin.crt/.key} (CN admin, O
- * system:masters), {@code kubeconfig}, {@code README.md}.
+ * system:masters), {@code sa.key}/{@code sa.pub} (RSA 2048 key pair of the service account tokens, as kubeadm's:
+ * {@code --service-account-signing-key-file} and {@code --service-account-key-file} of every node), {@code kubeconfig},
+ * {@code README.md}.
  */
 public final class DevPki {
   /** Common name of every node's proxy client certificate; the value for {@code --requestheader-allowed-names}. */
@@ -62,7 +64,7 @@ public final class DevPki {
   public static final int DEFAULT_BASE_PORT = 6443;
 
   private static final Pattern NODE_NAME = Pattern.compile("[a-z0-9]([-a-z0-9.]{0,61}[a-z0-9])?");
-  private static final Set<String> RESERVED = Set.of("ca", "front-proxy-ca", "admin", "kubeconfig", "README");
+  private static final Set<String> RESERVED = Set.of("ca", "front-proxy-ca", "admin", "kubeconfig", "README", "sa");
 
   /**
    * What to generate.
@@ -163,6 +165,7 @@ public final class DevPki {
     }
     Issued admin = leaf("admin", name("admin", "system:masters"), ca, v, List.of(),
         new KeyPurposeId[] {KeyPurposeId.id_kp_clientAuth}, written);
+    serviceAccountKeys(written);
     boolean credentialsChanged = written.contains(caCert()) || written.contains(adminCert());
     if (credentialsChanged || !DevPkiDocs.hasContexts(kubeconfig(), options.nodes())) {
       write(kubeconfig(), DevPkiDocs.kubeconfig(options, ca.cert(), admin.cert(), admin.key()), true, written);
@@ -171,6 +174,36 @@ public final class DevPki {
       write(dir.resolve("README.md"), DevPkiDocs.readme(options), false, written);
     }
     return List.copyOf(written);
+  }
+
+  /** @return {@code sa.key}: PKCS#8 PEM RSA key signing service account tokens (the same on every node) */
+  public Path serviceAccountKey() {
+    return dir.resolve("sa.key");
+  }
+
+  /** @return {@code sa.pub}: PEM public key verifying service account tokens */
+  public Path serviceAccountPublicKey() {
+    return dir.resolve("sa.pub");
+  }
+
+  /** Writes {@code sa.key} and {@code sa.pub} when either is missing (kubeadm's RSA 2048 pair). */
+  private void serviceAccountKeys(List<Path> written) throws IOException {
+    if (Files.exists(serviceAccountKey()) && Files.exists(serviceAccountPublicKey())) {
+      return;
+    }
+    KeyPair kp;
+    try {
+      KeyPairGenerator g = KeyPairGenerator.getInstance("RSA");
+      g.initialize(2048, random);
+      kp = g.generateKeyPair();
+    } catch (GeneralSecurityException e) {
+      throw new IllegalStateException("RSA is not available", e);
+    }
+    write(serviceAccountKey(), Pem.encodePrivateKey(kp.getPrivate()), true, written);
+    String pub = java.util.Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
+        .encodeToString(kp.getPublic().getEncoded());
+    write(serviceAccountPublicKey(), "-----BEGIN PUBLIC KEY-----\n" + pub + "\n-----END PUBLIC KEY-----\n", false,
+        written);
   }
 
   /** @return the PKI directory */

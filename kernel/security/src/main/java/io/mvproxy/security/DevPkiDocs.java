@@ -79,6 +79,8 @@ final class DevPkiDocs {
         + DevPki.PROXY_CLIENT_CN + "` | `--proxy-client-cert-file`, `--proxy-client-key-file`; allow with `--requestheader-allowed-names="
         + DevPki.PROXY_CLIENT_CN + "` |\n"
         + "| `admin.crt`, `admin.key` | admin user client cert, CN `admin`, O `system:masters` | kubectl |\n"
+        + "| `sa.key`, `sa.pub` | RSA key pair of the service account tokens (the same on every node) | "
+        + "`--service-account-signing-key-file`, `--service-account-key-file` |\n"
         + "| `kubeconfig` | one cluster and context per node (context name = node name), user `admin` | "
         + "`kubectl --kubeconfig kubeconfig --context " + first + " ...` |\n\n"
         + "Nodes: " + String.join(", ", o.nodes()) + "\n";

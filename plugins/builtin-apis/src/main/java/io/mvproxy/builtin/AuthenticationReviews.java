@@ -2,13 +2,14 @@ package io.mvproxy.builtin;
 
 import io.mvproxy.api.StatusException;
 import io.mvproxy.api.UserInfo;
+import io.mvproxy.security.Authenticator;
+import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.function.Function;
+import java.util.function.BiFunction;
 
 /**
  * The review objects of {@code authentication.k8s.io} ({@code pkg/registry/authentication/selfsubjectreview/rest.go},
@@ -16,10 +17,10 @@ import java.util.function.Function;
  * TokenReview authenticates {@code spec.token}; nothing is stored.
  */
 public final class AuthenticationReviews {
-  private final Function<String, Optional<UserInfo>> tokens;
+  private final BiFunction<String, List<String>, Future<Authenticator.Review>> tokens;
 
-  /** @param tokens the node's token authenticator */
-  public AuthenticationReviews(Function<String, Optional<UserInfo>> tokens) {
+  /** @param tokens the node's token review: token and requested audiences to the verdict (never failing) */
+  public AuthenticationReviews(BiFunction<String, List<String>, Future<Authenticator.Review>> tokens) {
     this.tokens = tokens;
   }
 
@@ -36,28 +37,37 @@ public final class AuthenticationReviews {
 
   /**
    * @param body the posted object
-   * @return {@code status {authenticated, user, audiences}}
+   * @return {@code status {authenticated, user, audiences, error}}: a service account token is checked against the
+   *     requested {@code spec.audiences} (default: the API audiences) and its ServiceAccount; {@code audiences} are
+   *     those of the token among the requested ones
    * @throws StatusException 400 {@code token is required for TokenReview} without {@code spec.token}
    */
-  public JsonObject tokenReview(JsonObject body) {
+  public Future<JsonObject> tokenReview(JsonObject body) {
     JsonObject spec = AccessReviews.spec(body);
     String token = spec.getString("token", "");
     if (token.isEmpty()) {
       throw StatusException.badRequest("token is required for TokenReview");
     }
-    Optional<UserInfo> user = tokens.apply(token);
-    JsonObject status = new JsonObject();
-    if (user.isPresent()) {
-      status.put("authenticated", true).put("user", userInfo(user.get()));
-      JsonArray audiences = spec.getJsonArray("audiences");
-      if (audiences != null && !audiences.isEmpty()) {
-        status.put("audiences", audiences.copy());
-      }
-    } else {
-      status.put("user", new JsonObject());
+    List<String> requested = new ArrayList<>();
+    if (spec.getValue("audiences") instanceof JsonArray given) {
+      given.forEach(a -> requested.add(String.valueOf(a)));
     }
-    return AccessReviews.envelope(body, "TokenReview").put("apiVersion", "authentication.k8s.io/v1")
-        .put("status", status);
+    return tokens.apply(token, requested).map(review -> {
+      JsonObject status = new JsonObject();
+      if (review.user() != null) {
+        status.put("authenticated", true).put("user", userInfo(review.user()));
+        if (!review.audiences().isEmpty()) {
+          status.put("audiences", new JsonArray(new ArrayList<>(review.audiences())));
+        }
+      } else {
+        status.put("user", new JsonObject());
+        if (review.error() != null) {
+          status.put("error", review.error());
+        }
+      }
+      return AccessReviews.envelope(body, "TokenReview").put("apiVersion", "authentication.k8s.io/v1")
+          .put("status", status);
+    });
   }
 
   /** {@code authentication/v1 UserInfo}: uid and extra omitted when empty. */

@@ -6,10 +6,13 @@ import io.mvproxy.api.NamespaceLifecycle;
 import io.mvproxy.authorization.NodeAuthorization;
 import io.mvproxy.crd.CrdApiSource;
 import io.mvproxy.crd.rest.ObjectStrategy;
+import io.mvproxy.security.Authenticator;
+import io.mvproxy.security.serviceaccount.ServiceAccountTokens;
 import io.vertx.core.Future;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiFunction;
 
 /**
  * The built-in API set every node serves, created once per node (not hot-loaded): core {@code v1} namespaces,
@@ -40,6 +43,20 @@ public record BuiltinApis(List<ApiSource> sources, NamespaceLifecycle namespaces
    * @return the built-in APIs, started
    */
   public static BuiltinApis create(ApiSourceContext ctx, NodeAuthorization authorization) {
+    return create(ctx, authorization, null, (token, auds) -> Future.succeededFuture(ctx.authenticateToken(token)
+        .map(u -> new Authenticator.Review(u, auds, null)).orElse(new Authenticator.Review(null, List.of(), null))));
+  }
+
+  /**
+   * @param ctx           the node's services
+   * @param authorization the node's authorization
+   * @param tokens        the node's service account tokens: with an issuer, {@code serviceaccounts/token} is served;
+   *                      their ServiceAccounts are looked up in this node's built-in store; null: none
+   * @param tokenReview   TokenReview's verdict of a token for the requested audiences (never failing)
+   * @return the built-in APIs, started
+   */
+  public static BuiltinApis create(ApiSourceContext ctx, NodeAuthorization authorization, ServiceAccountTokens tokens,
+                                   BiFunction<String, List<String>, Future<Authenticator.Review>> tokenReview) {
     Namespaces namespaces = new Namespaces();
     Map<String, ObjectStrategy> strategies = Map.ofEntries(
         Map.entry("namespaces", namespaces),
@@ -62,8 +79,13 @@ public record BuiltinApis(List<ApiSource> sources, NamespaceLifecycle namespaces
         kinds.get("clusterrolebindings.rbac.authorization.k8s.io"), ctx.vertx());
     CrdRegistry crds = new CrdRegistry(ctx.vertx(), ctx.serverId(), kinds.get(CRDS).store());
     List<ApiSource> out = new ArrayList<>();
-    kinds.values().forEach(k -> out.add(new ProtobufBodies(k)));
-    out.add(new ReviewsApiSource(new AccessReviews(authorization), new AuthenticationReviews(ctx::authenticateToken)));
+    CrdApiSource accounts = kinds.get("serviceaccounts");
+    if (tokens != null) {
+      tokens.useGetter(new ServiceAccountCache(accounts));
+    }
+    kinds.values().forEach(k -> out.add(new ProtobufBodies(k == accounts && tokens != null && tokens.issuer() != null
+        ? new TokenRequests(accounts, tokens) : k)));
+    out.add(new ReviewsApiSource(new AccessReviews(authorization), new AuthenticationReviews(tokenReview)));
     return new BuiltinApis(out, namespaces, Future.all(ns, rbac).mapEmpty(), crds);
   }
 }

@@ -82,20 +82,37 @@ public final class ReviewsApiSource implements ApiSource {
     }
     JsonObject body = body(ctx);
     String apiVersion = info.groupVersion().apiVersion();
+    if ("authentication.k8s.io/tokenreviews".equals(info.group() + "/" + info.resource())) {
+      authentication.tokenReview(body).onComplete(ar -> {
+        if (ar.failed()) {
+          (ar.cause() instanceof StatusException se ? se : StatusException.internal(ar.cause())).respond(ctx);
+        } else {
+          created(ctx, ar.result().put("apiVersion", apiVersion));
+        }
+      });
+      return;
+    }
     JsonObject out = switch (info.group() + "/" + info.resource()) {
       case "authorization.k8s.io/selfsubjectaccessreviews" -> access.selfSubjectAccessReview(body, user);
       case "authorization.k8s.io/subjectaccessreviews" -> access.subjectAccessReview(body);
       case "authorization.k8s.io/localsubjectaccessreviews" -> access.localSubjectAccessReview(body, info.namespace());
       case "authorization.k8s.io/selfsubjectrulesreviews" -> access.selfSubjectRulesReview(body, user);
       case "authentication.k8s.io/selfsubjectreviews" -> authentication.selfSubjectReview(body, apiVersion, user);
-      case "authentication.k8s.io/tokenreviews" -> authentication.tokenReview(body);
       default -> throw StatusException.resourceNotFound();
     };
-    ctx.response().setStatusCode(201).putHeader("Content-Type", "application/json")
-        .end(out.put("apiVersion", apiVersion).encode());
+    created(ctx, out.put("apiVersion", apiVersion));
   }
 
-  private static JsonObject body(RoutingContext ctx) {
+  private static void created(RoutingContext ctx, JsonObject out) {
+    ctx.response().setStatusCode(201).putHeader("Content-Type", "application/json").end(out.encode());
+  }
+
+  /**
+   * @param ctx a create request
+   * @return its JSON (or Kubernetes protobuf) body as JSON
+   * @throws StatusException 400 for an empty or undecodable body
+   */
+  static JsonObject body(RoutingContext ctx) {
     Buffer b = ctx.body() == null ? null : ctx.body().buffer();
     if (b == null || b.length() == 0) {
       throw StatusException.badRequest("the body of the request was in an unknown format - accepted media types "

@@ -93,14 +93,17 @@ class ReviewsTest {
 
   @Test
   void authenticationReviews() {
-    AuthenticationReviews r = new AuthenticationReviews(t -> "good".equals(t) ? Optional.of(ALICE) : Optional.empty());
+    AuthenticationReviews r = new AuthenticationReviews((t, auds) -> io.vertx.core.Future.succeededFuture(
+        "good".equals(t) ? new io.mvproxy.security.Authenticator.Review(ALICE, auds, null)
+            : new io.mvproxy.security.Authenticator.Review(null, java.util.List.of(), "invalid bearer token")));
     assertEquals(new JsonObject().put("username", "alice").put("uid", "u1").put("groups",
         new io.vertx.core.json.JsonArray().add("dev").add("system:authenticated")),
         r.selfSubjectReview(new JsonObject(), "authentication.k8s.io/v1beta1", ALICE).getJsonObject("status")
             .getJsonObject("userInfo"));
     assertEquals(true, r.tokenReview(new JsonObject().put("spec", new JsonObject().put("token", "good")))
-        .getJsonObject("status").getBoolean("authenticated"));
-    assertEquals(new JsonObject().put("user", new JsonObject()), r.tokenReview(new JsonObject().put("spec",
-        new JsonObject().put("token", "bad"))).getJsonObject("status"));
+        .result().getJsonObject("status").getBoolean("authenticated"));
+    assertEquals(new JsonObject().put("user", new JsonObject()).put("error", "invalid bearer token"),
+        r.tokenReview(new JsonObject().put("spec", new JsonObject().put("token", "bad"))).result()
+            .getJsonObject("status"));
   }
 }

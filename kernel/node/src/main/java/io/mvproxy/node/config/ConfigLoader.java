@@ -148,7 +148,8 @@ public final class ConfigLoader {
         authorizationModes(v.list(ConfigKey.AUTHORIZATION_MODE)),
         new NodeConfig.ServingLimits(v.duration(ConfigKey.REQUEST_TIMEOUT), v.integer(ConfigKey.MAX_REQUESTS_INFLIGHT),
             v.integer(ConfigKey.MAX_MUTATING_REQUESTS_INFLIGHT)), storage(v),
-        Duration.ofSeconds(v.integer(ConfigKey.MEMBER_WAIT_SECONDS)), controllers(v, gate, proxyCert));
+        Duration.ofSeconds(v.integer(ConfigKey.MEMBER_WAIT_SECONDS)), controllers(v, gate, proxyCert),
+        serviceAccounts(v));
   }
 
   /**
@@ -185,6 +186,19 @@ public final class ConfigLoader {
           + ConfigKey.CONTROLLERS_SERVER_CA_FILE.flag() + " is set");
     }
     return new NodeConfig.Controllers(enabled, elect, lease, renew, retry, ca);
+  }
+
+  /** The {@code --service-account-*} keys; the keys themselves are read (and checked) when the node starts. */
+  private static NodeConfig.ServiceAccounts serviceAccounts(Values v) {
+    Path signing = v.file(ConfigKey.SERVICE_ACCOUNT_SIGNING_KEY_FILE);
+    List<String> issuers = v.list(ConfigKey.SERVICE_ACCOUNT_ISSUER);
+    if (signing != null && issuers.isEmpty()) {
+      throw new ConfigException(ConfigKey.SERVICE_ACCOUNT_ISSUER, "required with "
+          + ConfigKey.SERVICE_ACCOUNT_SIGNING_KEY_FILE.flag() + " (--service-account-signing-key-file and "
+          + "--service-account-issuer are required flags)");
+    }
+    return new NodeConfig.ServiceAccounts(issuers, signing, v.file(ConfigKey.SERVICE_ACCOUNT_KEY_FILE),
+        v.list(ConfigKey.API_AUDIENCES), v.durationOrZero(ConfigKey.SERVICE_ACCOUNT_MAX_TOKEN_EXPIRATION));
   }
 
   private static List<String> authorizationModes(List<String> modes) {

@@ -38,6 +38,7 @@ import java.util.List;
  * @param memberWait                longest time one awaited member holds 404 answers back (README "Routing rules")
  * @param controllers               the controller manager's settings ({@code --controllers}, {@code --leader-elect*},
  *                                  {@code --controllers-server-ca-file})
+ * @param serviceAccounts           the service account token keys ({@code --service-account-*}, {@code --api-audiences})
  */
 public record NodeConfig(String serverId, String bindAddress, int securePort, String advertiseAddress,
                          String peerAdvertiseIp, Integer peerAdvertisePort, Path tlsCertFile,
@@ -48,7 +49,8 @@ public record NodeConfig(String serverId, String bindAddress, int securePort, St
                          Duration shutdownGracePeriod, java.util.Map<String, String> serviceResolution,
                          String loggingFormat, List<String> authorizationModes, ServingLimits serving,
                          io.mvproxy.storage.StorageConfig storage,
-                         Duration memberWait, Controllers controllers) {
+                         Duration memberWait, Controllers controllers,
+                         ServiceAccounts serviceAccounts) {
 
   /**
    * The controller manager's settings, as kube-controller-manager's flags.
@@ -66,6 +68,27 @@ public record NodeConfig(String serverId, String bindAddress, int securePort, St
     /** Copies the set. */
     public Controllers {
       enabled = java.util.Collections.unmodifiableSet(new java.util.LinkedHashSet<>(enabled));
+    }
+  }
+
+  /**
+   * Service account token settings, as kube-apiserver's flags.
+   *
+   * @param issuers        {@code --service-account-issuer} values (empty: no service account tokens)
+   * @param signingKeyFile {@code --service-account-signing-key-file} or null
+   * @param keyFile        {@code --service-account-key-file} or null
+   * @param apiAudiences   {@code --api-audiences} (empty: the issuers)
+   * @param maxExpiration  {@code --service-account-max-token-expiration} (zero: no limit)
+   */
+  public record ServiceAccounts(List<String> issuers, Path signingKeyFile, Path keyFile, List<String> apiAudiences,
+                                Duration maxExpiration) {
+    /** None configured. */
+    public static final ServiceAccounts NONE = new ServiceAccounts(List.of(), null, null, List.of(), Duration.ZERO);
+
+    /** Copies the lists. */
+    public ServiceAccounts {
+      issuers = List.copyOf(issuers);
+      apiAudiences = List.copyOf(apiAudiences);
     }
   }
 

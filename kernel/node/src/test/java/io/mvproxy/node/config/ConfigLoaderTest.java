@@ -165,6 +165,26 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void serviceAccountKeysAsKubeApiserversFlags() {
+    NodeConfig d = ConfigLoader.load(file, List.of());
+    assertEquals(NodeConfig.ServiceAccounts.NONE, d.serviceAccounts(), "no service account tokens by default");
+    NodeConfig c = ConfigLoader.load(file, List.of("--service-account-issuer=https://a.example,https://b.example",
+        "--service-account-signing-key-file=tls.key", "--service-account-key-file", "ca.crt",
+        "--api-audiences=api", "--service-account-max-token-expiration=48h"));
+    assertEquals(List.of("https://a.example", "https://b.example"), c.serviceAccounts().issuers());
+    assertEquals(dir.resolve("tls.key"), c.serviceAccounts().signingKeyFile());
+    assertEquals(dir.resolve("ca.crt"), c.serviceAccounts().keyFile());
+    assertEquals(List.of("api"), c.serviceAccounts().apiAudiences());
+    assertEquals(java.time.Duration.ofHours(48), c.serviceAccounts().maxExpiration());
+    assertTrue(error(List.of("--service-account-signing-key-file=tls.key"))
+        .contains("--service-account-issuer (serviceAccountIssuer)"));
+    assertTrue(error(List.of("--service-account-key-file=missing.pub"))
+        .contains("--service-account-key-file (serviceAccountKeyFile)"));
+    assertTrue(error(List.of("--service-account-max-token-expiration=soon"))
+        .contains("--service-account-max-token-expiration"));
+  }
+
+  @Test
   void storageKeysAsKubeApiserversFlags() {
     NodeConfig d = ConfigLoader.load(file, List.of());
     assertEquals("memory", d.storage().backend(), "the embedded default needs no install");

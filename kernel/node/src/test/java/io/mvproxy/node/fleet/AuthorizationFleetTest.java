@@ -392,6 +392,90 @@ class AuthorizationFleetTest {
     assertEquals("configmap checked", v1.out().strip(), what + v1.all());
   }
 
+  /**
+   * Service account tokens with real kubectl (PATH and 1.27): {@code kubectl create token} through one node, the token
+   * accepted by every node ({@code auth whoami}), RBAC applied to the service account on the node that serves widgets
+   * v2 (node-b) and through the one that proxies them (node-a); TokenReview validates it; a token of a deleted and
+   * re-created account is refused; kube's 422 for a too short duration.
+   */
+  @Test
+  void serviceAccountTokensWithKubectl() throws Exception {
+    for (String k : kubectls()) {
+      String ns = "sa" + Math.abs(k.hashCode() % 1000);
+      String what = k + ": ";
+      String sa = "system:serviceaccount:" + ns + ":robot";
+      assertEquals(0, kubectl(k, "node-a", null, "create", "namespace", ns).code(), what);
+      KubectlFleetTest.Result created = kubectl(k, "node-a", null, "create", "serviceaccount", "robot", "-n", ns);
+      assertEquals(0, created.code(), what + created.all());
+      KubectlFleetTest.Result role = kubectl(k, "node-b", null, "create", "role", "widgets", "-n", ns,
+          "--verb=get,list,create", "--resource=widgets.demo.mvproxy.io");
+      assertEquals(0, role.code(), what + role.all());
+      KubectlFleetTest.Result rb = kubectl(k, "node-b", null, "create", "rolebinding", "robot-widgets", "-n", ns,
+          "--role=widgets", "--serviceaccount=" + ns + ":robot");
+      assertEquals(0, rb.code(), what + rb.all());
+      KubectlFleetTest.Result tok = kubectl(k, "node-b", null, "create", "token", "robot", "-n", ns);
+      assertEquals(0, tok.code(), what + tok.all());
+      String token = tok.out().strip();
+      assertEquals(3, token.split("\\.").length, what + "a JWS: " + tok.all());
+      for (String node : List.of("node-a", "node-b", "node-c")) {
+        KubectlFleetTest.Result who = kubectl(k, node, token, "auth", "whoami");
+        assertEquals(0, who.code(), what + node + who.all());
+        assertTrue(who.out().contains(sa) && who.out().contains("[system:serviceaccounts system:serviceaccounts:"
+            + ns + " system:authenticated]"), what + node + who.all());
+      }
+      String wv2 = "widgets.v2.demo.mvproxy.io";
+      for (String node : List.of("node-b", "node-a")) { // node-b serves widgets v2, node-a proxies them
+        FleetTest.await(what + "RoleBinding effective on " + node, 5_000,
+            () -> kubectl(k, node, token, "get", wv2, "-n", ns).code() == 0);
+        KubectlFleetTest.Result denied = kubectl(k, node, token, "get", wv2, "-n", "default");
+        assertEquals(1, denied.code(), what + node + denied.all());
+        assertTrue(denied.err().contains("User \"" + sa + "\" cannot list resource \"widgets\" in API group "
+            + "\"demo.mvproxy.io\" in the namespace \"default\""), what + node + denied.all());
+        KubectlFleetTest.Result cms = kubectl(k, node, token, "get", "configmaps", "-n", ns);
+        assertEquals(1, cms.code(), what + node + cms.all());
+        assertTrue(cms.err().contains("cannot list resource \"configmaps\""), what + node + cms.all());
+      }
+      KubectlFleetTest.Result canI = kubectl(k, "node-a", token, "auth", "can-i", "create", wv2, "-n", ns);
+      assertEquals("yes", canI.out().strip(), what + canI.all());
+      KubectlFleetTest.Result shortToken = kubectl(k, "node-c", null, "create", "token", "robot", "-n", ns,
+          "--duration=5m");
+      assertEquals(1, shortToken.code(), what + shortToken.all());
+      assertTrue(shortToken.err().contains("TokenRequest.authentication.k8s.io \"robot\" is invalid: "
+          + "spec.expirationSeconds: Invalid value: 300: may not specify a duration less than 10 minutes"),
+          what + shortToken.all());
+      HttpsClient.Resp review = adminSend(HttpMethod.POST, "node-c", "/apis/authentication.k8s.io/v1/tokenreviews",
+          "{\"apiVersion\":\"authentication.k8s.io/v1\",\"kind\":\"TokenReview\",\"spec\":{\"token\":\"" + token
+          + "\"}}");
+      assertEquals(201, review.status(), review.text());
+      JsonObject status = review.json().getJsonObject("status");
+      assertEquals(true, status.getBoolean("authenticated"), review.text());
+      assertEquals(sa, status.getJsonObject("user").getString("username"));
+      assertEquals("[\"" + FleetHarness.SERVICE_ACCOUNT_ISSUER + "\"]", status.getJsonArray("audiences").encode());
+      HttpsClient.Resp other = adminSend(HttpMethod.POST, "node-a", "/apis/authentication.k8s.io/v1/tokenreviews",
+          "{\"apiVersion\":\"authentication.k8s.io/v1\",\"kind\":\"TokenReview\",\"spec\":{\"token\":\"" + token
+          + "\",\"audiences\":[\"vault\"]}}");
+      assertEquals("token audiences [\"" + FleetHarness.SERVICE_ACCOUNT_ISSUER + "\"] is invalid for the target "
+          + "audiences [\"vault\"]", other.json().getJsonObject("status").getString("error"), other.text());
+      // the token is bound to the account's uid: a new account of the same name does not inherit it
+      assertEquals(0, kubectl(k, "node-a", null, "delete", "serviceaccount", "robot", "-n", ns).code(), what);
+      assertEquals(0, kubectl(k, "node-c", null, "create", "serviceaccount", "robot", "-n", ns).code(), what);
+      for (String node : List.of("node-a", "node-b")) {
+        KubectlFleetTest.Result gone = kubectl(k, node, token, "auth", "whoami");
+        assertEquals(1, gone.code(), what + node + gone.all());
+        assertTrue(gone.err().contains("Unauthorized"), what + node + gone.all());
+      }
+      HttpsClient.Resp stale = adminSend(HttpMethod.POST, "node-b", "/apis/authentication.k8s.io/v1/tokenreviews",
+          "{\"apiVersion\":\"authentication.k8s.io/v1\",\"kind\":\"TokenReview\",\"spec\":{\"token\":\"" + token
+          + "\"}}");
+      assertFalse(stale.json().getJsonObject("status").containsKey("authenticated"), stale.text());
+      assertTrue(stale.json().getJsonObject("status").getString("error", "").matches(
+          "service account UID \\(\\S+\\) does not match claim \\(\\S+\\)"), stale.text());
+      assertEquals(0, kubectl(k, "node-b", null, "delete", "namespace", ns, "--wait=false").code(), what);
+    }
+    HttpsClient.Resp discovery = adminSend(HttpMethod.GET, "node-a", "/api/v1", null);
+    assertTrue(discovery.text().contains("\"name\":\"serviceaccounts/token\""), discovery.text());
+  }
+
   /** F4: ObjectMeta checked as ValidateObjectMeta for custom resources and built-ins, over real HTTP. */
   @Test
   void objectMetaValidatedForCustomAndBuiltInKinds() throws Exception {

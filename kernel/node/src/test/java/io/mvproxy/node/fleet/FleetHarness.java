@@ -60,6 +60,9 @@ public final class FleetHarness implements AutoCloseable {
     }
   }
 
+  /** {@code --service-account-issuer} of every node (kubeadm's default). */
+  public static final String SERVICE_ACCOUNT_ISSUER = "https://kubernetes.default.svc.cluster.local";
+
   private final Path dir;
   private final DevPki pki;
   private final Map<String, NodeProc> nodes = new LinkedHashMap<>();
@@ -104,7 +107,11 @@ public final class FleetHarness implements AutoCloseable {
           .put("proxyClientCertFile", pki.proxyClientCert(n).toString())
           .put("proxyClientKeyFile", pki.proxyClientKey(n).toString())
           .put("pluginDir", pluginDir.toString()).put("clusterName", cluster).put("clusterHost", "127.0.0.1")
-          .put("clusterPort", hz.get(n)).put("clusterMembers", members);
+          .put("clusterPort", hz.get(n)).put("clusterMembers", members)
+          // every node signs and verifies service account tokens with the fleet's one key pair
+          .put("serviceAccountIssuer", new JsonArray().add(SERVICE_ACCOUNT_ISSUER))
+          .put("serviceAccountSigningKeyFile", pki.serviceAccountKey().toString())
+          .put("serviceAccountKeyFile", pki.serviceAccountPublicKey().toString());
       Path config = dir.resolve(n + ".json");
       Files.writeString(config, cfg.encodePrettily());
       nodes.put(n, new NodeProc(n, ports.get(n), hz.get(n), config, dir.resolve(n + ".log")));

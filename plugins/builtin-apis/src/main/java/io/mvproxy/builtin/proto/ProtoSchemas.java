@@ -113,6 +113,11 @@ final class ProtoSchemas {
     k(authn, "SelfSubjectReview", msg(1, "metadata", "ObjectMeta"));
     k(authn, "TokenReview", msg(1, "metadata", "ObjectMeta"), msg(2, "spec", "TokenReviewSpec"));
     m("TokenReviewSpec", of(1, "token", Type.STRING), list(2, "audiences", Type.STRING));
+    k(authn, "TokenRequest", msg(1, "metadata", "ObjectMeta"), msg(2, "spec", "TokenRequestSpec"));
+    m("TokenRequestSpec", list(1, "audiences", Type.STRING), of(4, "expirationSeconds", Type.INT),
+        msg(3, "boundObjectRef", "BoundObjectReference"));
+    m("BoundObjectReference", of(1, "kind", Type.STRING), of(2, "apiVersion", Type.STRING), of(3, "name", Type.STRING),
+        of(4, "uid", Type.STRING));
   }
 
   private ProtoSchemas() {
