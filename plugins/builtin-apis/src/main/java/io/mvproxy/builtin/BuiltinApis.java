@@ -83,8 +83,8 @@ public record BuiltinApis(List<ApiSource> sources, NamespaceLifecycle namespaces
     if (tokens != null) {
       tokens.useGetter(new ServiceAccountCache(accounts));
     }
-    kinds.values().forEach(k -> out.add(new ProtobufBodies(k == accounts && tokens != null && tokens.issuer() != null
-        ? new TokenRequests(accounts, tokens) : k)));
+    kinds.values().forEach(k -> out.add(new PatchStrategyOpenApi(new ProtobufBodies(k == accounts && tokens != null
+        && tokens.issuer() != null ? new TokenRequests(accounts, tokens) : k), k.definition().plural())));
     out.add(new ReviewsApiSource(new AccessReviews(authorization), new AuthenticationReviews(tokenReview)));
     return new BuiltinApis(out, namespaces, Future.all(ns, rbac).mapEmpty(), crds);
   }

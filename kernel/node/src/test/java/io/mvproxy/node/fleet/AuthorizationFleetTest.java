@@ -476,6 +476,31 @@ class AuthorizationFleetTest {
     assertTrue(discovery.text().contains("\"name\":\"serviceaccounts/token\""), discovery.text());
   }
 
+  /** The built-ins' OpenAPI lists strategic merge patch and their tagged lists' strategies, as kube-apiserver's. */
+  @Test
+  void builtinOpenApiAdvertisesStrategicMergePatch() throws Exception {
+    for (String node : List.of("node-a", "node-b")) {
+      HttpsClient.Resp v3 = adminSend(HttpMethod.GET, node, "/openapi/v3/api/v1", null);
+      assertEquals(200, v3.status(), v3.text());
+      JsonObject content = v3.json().getJsonObject("paths").getJsonObject("/api/v1/namespaces/{name}")
+          .getJsonObject("patch").getJsonObject("requestBody").getJsonObject("content");
+      assertTrue(content.containsKey("application/strategic-merge-patch+json"), node + ": " + content.fieldNames());
+      JsonObject conditions = v3.json().getJsonObject("components").getJsonObject("schemas")
+          .getJsonObject("io.k8s.api.core.v1.Namespace").getJsonObject("properties").getJsonObject("status")
+          .getJsonObject("properties").getJsonObject("conditions");
+      assertEquals("merge", conditions.getString("x-kubernetes-patch-strategy"), node + ": " + conditions);
+      assertEquals("type", conditions.getString("x-kubernetes-patch-merge-key"), node + ": " + conditions);
+      HttpsClient.Resp v2 = adminSend(HttpMethod.GET, node, "/openapi/v2", null);
+      assertTrue(v2.json().getJsonObject("paths").getJsonObject("/api/v1/namespaces/{namespace}/serviceaccounts/{name}")
+          .getJsonObject("patch").getJsonArray("consumes").contains("application/strategic-merge-patch+json"), node);
+      assertEquals("name", v2.json().getJsonObject("definitions").getJsonObject("io.k8s.api.core.v1.ServiceAccount")
+          .getJsonObject("properties").getJsonObject("secrets").getString("x-kubernetes-patch-merge-key"), node);
+    }
+    // custom resources take no strategic merge patch, so their PATCH must not list it
+    HttpsClient.Resp crd = adminSend(HttpMethod.GET, "node-b", "/openapi/v3/apis/demo.mvproxy.io/v2", null);
+    assertFalse(crd.text().contains("application/strategic-merge-patch+json"), "widgets: " + crd.status());
+  }
+
   /** F4: ObjectMeta checked as ValidateObjectMeta for custom resources and built-ins, over real HTTP. */
   @Test
   void objectMetaValidatedForCustomAndBuiltInKinds() throws Exception {
