@@ -42,7 +42,9 @@ import org.junit.jupiter.api.io.TempDir;
 class AuthenticatorTest {
   @TempDir
   static Path tmp;
+  private static final String SA_ISSUER = "https://kubernetes.default.svc.cluster.local";
   private Vertx vertx;
+  private io.mvproxy.security.serviceaccount.ServiceAccountTokens serviceAccounts;
   private HttpServer server;
   private int port;
   private DevPki pki;
@@ -71,6 +73,20 @@ class AuthenticatorTest {
     Authenticator strict = Authenticator.fromFlags(ca, fp, List.of("someone-else"), tokens.toString());
     Router router = Router.router(vertx);
     router.route("/strict/*").handler(strict).handler(this::echo);
+    // service account tokens whose account lookup answers later (a storage read), before the body is read
+    serviceAccounts = io.mvproxy.security.serviceaccount.ServiceAccountTokens.fromFlags(List.of(SA_ISSUER),
+        pki.serviceAccountKey(), List.of(pki.serviceAccountPublicKey()), List.of(), java.time.Duration.ZERO);
+    serviceAccounts.useGetter((ns, name, fresh) -> {
+      io.vertx.core.Promise<io.mvproxy.security.serviceaccount.ServiceAccountGetter.Found> p =
+          io.vertx.core.Promise.promise();
+      vertx.setTimer(200, t -> p.complete(new io.mvproxy.security.serviceaccount.ServiceAccountGetter.Found("sa-uid",
+          false)));
+      return p.future();
+    });
+    router.route("/sa/*").handler(normal.withServiceAccounts(serviceAccounts))
+        .handler(ctx -> io.vertx.ext.web.handler.BodyHandler.create(false).handle(ctx)) // as the ingress chain
+        .handler(ctx -> ctx.json(new JsonObject().put("name", ((UserInfo) ctx.get(UserInfo.CONTEXT_KEY)).name())
+            .put("bodyBytes", ctx.body().length())));
     router.route().handler(normal).handler(this::echo);
     server = vertx.createHttpServer(TlsOptions.server(pki.servingCert("node-a").toString(),
             pki.servingKey("node-a").toString(), ca, fp).setHost("127.0.0.1").setPort(0))
@@ -138,6 +154,34 @@ class AuthenticatorTest {
   }
 
   // ---- tests ----
+
+  @Test
+  void serviceAccountTokenLookedUpLaterStillGetsTheWholeBody() throws Exception {
+    java.time.Instant now = java.time.Instant.now();
+    String token = serviceAccounts.issuer().sign(new io.mvproxy.security.serviceaccount.ServiceAccountClaims("ns1",
+        "robot", "sa-uid", List.of(SA_ISSUER), now, now.plusSeconds(3600), "j1"));
+    String body = "x".repeat(300_000);
+    HttpClient client = vertx.createHttpClient(trusting());
+    try {
+      Resp r = await(client.request(HttpMethod.POST, port, "127.0.0.1", "/sa/x").compose(req -> {
+        req.headers().add("Authorization", "Bearer " + token);
+        return req.send(body).compose(res -> res.body().map(b -> new Resp(res.statusCode(), b.toString())));
+      }));
+      assertEquals(200, r.code(), r.body());
+      assertEquals("system:serviceaccount:ns1:robot", r.json().getString("name"));
+      assertEquals(body.length(), r.json().getInteger("bodyBytes"), "no byte lost while the request was paused");
+      Resp stale = await(client.request(HttpMethod.POST, port, "127.0.0.1", "/sa/x").compose(req -> {
+        req.headers().add("Authorization", "Bearer " + serviceAccounts.issuer().sign(
+            new io.mvproxy.security.serviceaccount.ServiceAccountClaims("ns1", "robot", "old-uid", List.of(SA_ISSUER),
+                now, now.plusSeconds(3600), "j2")));
+        return req.send(body).compose(res -> res.body().map(b -> new Resp(res.statusCode(), b.toString())));
+      }));
+      assertEquals(401, stale.code(), "a token of another account with that name: " + stale.body());
+      assertEquals("Unauthorized", stale.json().getString("reason"));
+    } finally {
+      client.close();
+    }
+  }
 
   @Test
   void adminCertificate() throws Exception {
