@@ -120,6 +120,80 @@ class CrdRestTest {
     }
   }
 
+  /**
+   * Query and option errors with kube-apiserver's codes and texts (breaker F15): integer ListOptions
+   * ({@code strconv.ParseInt}), label selector parse errors, PatchOptions / CreateOptions validation (one 422 with
+   * every cause), and a create carrying a resourceVersion (500 without a reason, not for dryRun); none stores anything.
+   */
+  @Test
+  void queryAndOptionErrorsAsKubeApiserver() throws Exception {
+    record Bad(String method, String path, String contentType, String body, int code, String reason, String message) {
+    }
+    String apply = "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w-nofm\n";
+    String merge = "application/merge-patch+json";
+    create("ns1", "w-opts");
+    String meta = "application/json";
+    for (Bad b : List.of(
+        new Bad("GET", W + "?timeoutSeconds=abc", null, null, 400, "BadRequest",
+            "strconv.ParseInt: parsing \"abc\": invalid syntax"),
+        new Bad("GET", W + "?watch=true&timeoutSeconds=1.5", null, null, 400, "BadRequest",
+            "strconv.ParseInt: parsing \"1.5\": invalid syntax"),
+        new Bad("GET", W + "?limit=", null, null, 400, "BadRequest", "strconv.ParseInt: parsing \"\": invalid syntax"),
+        new Bad("GET", W + "?limit=99999999999999999999&timeoutSeconds=x", null, null, 400, "BadRequest",
+            "strconv.ParseInt: parsing \"x\": invalid syntax"),
+        new Bad("DELETE", W + "?limit=ten", null, null, 400, "BadRequest",
+            "strconv.ParseInt: parsing \"ten\": invalid syntax"),
+        new Bad("GET", W + "?labelSelector=tier%20in%20(gold", null, null, 400, "BadRequest",
+            "unable to parse requirement: found '', expected: ',' or ')'"),
+        new Bad("GET", W + "?labelSelector=a%3D%3D%3Db", null, null, 400, "BadRequest",
+            "unable to parse requirement: found '=', expected: identifier"),
+        new Bad("PATCH", W + "/w-nofm", "application/apply-patch+yaml", apply, 422, "Invalid",
+            "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch"),
+        new Bad("PATCH", W + "/w-opts?force=false", merge, "{}", 422, "Invalid",
+            "PatchOptions.meta.k8s.io \"\" is invalid: force: Forbidden: may not be specified for non-apply patch"),
+        new Bad("PATCH", W + "/w-nofm?dryRun=x", "application/apply-patch+yaml", apply, 422, "Invalid",
+            "PatchOptions.meta.k8s.io \"\" is invalid: [fieldManager: Required value: is required for apply patch, "
+                + "dryRun: Unsupported value: []string{\"x\"}: supported values: \"All\"]"),
+        new Bad("POST", W + "?dryRun=x&fieldValidation=y", meta, widget("w-o1").encode(), 422, "Invalid",
+            "CreateOptions.meta.k8s.io \"\" is invalid: [dryRun: Unsupported value: []string{\"x\"}: supported "
+                + "values: \"All\", fieldValidation: Unsupported value: \"y\": supported values: \"\", \"Ignore\", "
+                + "\"Strict\", \"Warn\"]"),
+        new Bad("POST", W + "?fieldManager=" + "m".repeat(129), meta, widget("w-o2").encode(), 422, "Invalid",
+            "CreateOptions.meta.k8s.io \"\" is invalid: fieldManager: Too long: may not be more than 128 bytes"),
+        new Bad("POST", W + "?fieldManager=a%07b", meta, widget("w-o3").encode(), 422, "Invalid",
+            "CreateOptions.meta.k8s.io \"\" is invalid: fieldManager: Invalid value: \"a\\ab\": invalid character "
+                + "U+0007 (at position 1)"),
+        new Bad("POST", W, meta, widget("w-rv").put("metadata", widget("w-rv").getJsonObject("metadata")
+            .put("resourceVersion", "5")).encode(), 500, null, "resourceVersion should not be set on objects to be "
+            + "created"))) {
+      Http.Res r = http.send(b.method(), b.path(), b.contentType(), b.body(), "application/json");
+      assertEquals(b.code(), r.code(), b.path() + ": " + r.body());
+      assertEquals("Status", r.json().getString("kind"), r.body());
+      assertEquals(b.reason(), r.json().getString("reason"), r.body());
+      assertEquals(b.message(), r.json().getString("message"), b.path());
+    }
+    Http.Res fm = http.send("PATCH", W + "/w-nofm", "application/apply-patch+yaml", apply, "application/json");
+    assertEquals(new JsonArray().add(new JsonObject().put("reason", "FieldValueRequired")
+        .put("message", "Required value: is required for apply patch").put("field", "fieldManager")),
+        fm.json().getJsonObject("details").getJsonArray("causes"));
+    assertEquals("meta.k8s.io", fm.json().getJsonObject("details").getString("group"));
+    assertEquals("PatchOptions", fm.json().getJsonObject("details").getString("kind"));
+    for (String n : List.of("w-nofm", "w-o1", "w-o2", "w-o3", "w-rv")) {
+      assertEquals(404, http.get(W + "/" + n).code(), n + " never stored");
+    }
+    // upstream's storage ignores a resourceVersion it cannot parse, and dryRun skips the check
+    JsonObject odd = widget("w-rv-odd");
+    odd.getJsonObject("metadata").put("resourceVersion", "-1");
+    Http.Res created = http.post(W, odd);
+    assertEquals(201, created.code(), created.body());
+    assertTrue(Long.parseLong(created.json().getJsonObject("metadata").getString("resourceVersion")) > 0);
+    JsonObject dry = widget("w-rv-dry");
+    dry.getJsonObject("metadata").put("resourceVersion", "5");
+    assertEquals(201, http.post(W + "?dryRun=All", dry).code());
+    assertEquals(404, http.get(W + "/w-rv-dry").code());
+    assertEquals(200, http.get(W + "?limit=0&timeoutSeconds=-3").code(), "values that parse are accepted");
+  }
+
   @Test
   void notFoundAndBadPaths() throws Exception {
     Http.Res nf = http.get(W + "/nope");

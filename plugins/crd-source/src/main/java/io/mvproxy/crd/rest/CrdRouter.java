@@ -89,7 +89,9 @@ public final class CrdRouter {
         throw notAllowed(ctx);
       }
     }
-    req.dryRun(); // 422 for a dryRun value other than All, before anything is read or written
+    if ("delete".equals(verb) || "deletecollection".equals(verb)) {
+      req.dryRun(); // 422 for a dryRun value other than All (DeleteOptions), before anything is read or written
+    }
     switch (verb) {
       case "get" -> reads.get(req);
       case "list" -> reads.list(req);

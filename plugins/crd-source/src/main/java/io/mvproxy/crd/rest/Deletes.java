@@ -41,6 +41,7 @@ public final class Deletes {
   public void deleteCollection(CrdRequest req) {
     ListFilter filter;
     try {
+      ListQuery.decode(req::param);
       filter = ListFilter.of(req);
     } catch (StatusException e) {
       Responses.fail(req, e);

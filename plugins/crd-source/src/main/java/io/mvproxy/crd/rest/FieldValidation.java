@@ -11,34 +11,13 @@ import java.util.List;
  * {@link #DUPLICATES_KEY}) and unknown fields (found by pruning) are, with {@code Strict}, a {@code 400 BadRequest}
  * {@code <Kind> in version "<v>" cannot be handled as a <Kind>: strict decoding error: duplicate field "a", unknown
  * field "b"}; with {@code Warn} (the default) one {@code Warning: 299 - "duplicate field \"a\""} header each; with
- * {@code Ignore} nothing.
+ * {@code Ignore} nothing. The value itself is checked by {@link WriteOptions}.
  */
 public final class FieldValidation {
   /** Routing-context key of the duplicate field paths of the decoded body (a {@code List<String>}). */
   public static final String DUPLICATES_KEY = "mvproxy.crd.duplicateFields";
 
   private FieldValidation() {
-  }
-
-  /**
-   * Checks the {@code fieldValidation} value as apimachinery's {@code ValidateFieldValidation} does.
-   *
-   * @param req     a create, update or patch
-   * @param options {@code CreateOptions}, {@code UpdateOptions} or {@code PatchOptions}
-   * @throws StatusException 422 {@code CreateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value:
-   *     "x": supported values: "Ignore", "Strict", "Warn"}
-   */
-  public static void requireValid(CrdRequest req, String options) {
-    String v = req.param("fieldValidation");
-    if (v == null || v.isEmpty() || "Ignore".equals(v) || "Strict".equals(v) || "Warn".equals(v)) {
-      return;
-    }
-    String msg = "fieldValidation: Unsupported value: \"" + v + "\": supported values: \"Ignore\", \"Strict\", \"Warn\"";
-    throw new StatusException(io.mvproxy.api.StatusReason.Invalid, options + ".meta.k8s.io \"\" is invalid: " + msg,
-        new io.vertx.core.json.JsonObject().put("group", "meta.k8s.io").put("kind", options).put("causes",
-            new io.vertx.core.json.JsonArray().add(new io.vertx.core.json.JsonObject().put("reason", "FieldValueNotSupported")
-                .put("message", "Unsupported value: \"" + v + "\": supported values: \"Ignore\", \"Strict\", \"Warn\"")
-                .put("field", "fieldValidation"))));
   }
 
   /**

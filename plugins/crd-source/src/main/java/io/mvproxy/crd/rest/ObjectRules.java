@@ -193,10 +193,21 @@ public final class ObjectRules {
   }
 
   private static StatusException typeError(CrdRequest req, String field, String got, String want, String struct) {
-    String kind = req.crd().kind();
     String where = struct.isEmpty() ? "" : " into Go struct field" + struct + "." + field;
+    return decodeError(req, "json: cannot unmarshal " + got + (where.isEmpty() ? " into Go value" : where)
+        + " of type " + want);
+  }
+
+  /**
+   * @param req    the request
+   * @param detail the decoder's error, e.g. {@code illegal base64 data at input byte 0}
+   * @return 400 BadRequest {@code <Kind> in version "<v>" cannot be handled as a <Kind>: <detail>} (apiserver
+   *     {@code handlers/create.go transformDecodeError})
+   */
+  public static StatusException decodeError(CrdRequest req, String detail) {
+    String kind = req.crd().kind();
     return StatusException.badRequest(kind + " in version \"" + req.version().name() + "\" cannot be handled as a "
-        + kind + ": json: cannot unmarshal " + got + (where.isEmpty() ? " into Go value" : where) + " of type " + want);
+        + kind + ": " + detail);
   }
 
   /**

@@ -28,6 +28,19 @@ public interface ObjectStrategy {
   }
 
   /**
+   * The checks and normalisation the typed JSON decoder of a built-in kind makes on a create or update body (e.g.
+   * a Secret's {@code data} values are base64), after {@link ObjectRules#decode}.
+   *
+   * @param req the request
+   * @param obj the decoded body (may be changed and returned)
+   * @return the object as the typed decoder would have read it
+   * @throws io.mvproxy.api.StatusException 400 BadRequest as {@link ObjectRules#decodeError}
+   */
+  default JsonObject decodeBody(CrdRequest req, JsonObject obj) {
+    return obj;
+  }
+
+  /**
    * Adjusts a new object after the generic defaulting ({@code PrepareForCreate}).
    *
    * @param req the request
@@ -189,6 +202,11 @@ public interface ObjectStrategy {
       @Override
       public Future<Void> admitCreate(CrdRequest req, JsonObject obj) {
         return first.admitCreate(req, obj).compose(v -> next.admitCreate(req, obj));
+      }
+
+      @Override
+      public JsonObject decodeBody(CrdRequest req, JsonObject obj) {
+        return next.decodeBody(req, first.decodeBody(req, obj));
       }
 
       @Override

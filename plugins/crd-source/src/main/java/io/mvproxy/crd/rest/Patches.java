@@ -29,11 +29,13 @@ public final class Patches {
     this.writes = writes;
   }
 
-  /** PATCH: 200 with the patched object (201 when apply created it); 404, 409, 415, 422, 400. */
+  /**
+   * PATCH: 200 with the patched object (201 when apply created it); 404, 409, 415, 422 (also for invalid
+   * {@link WriteOptions}, checked after the body is read as upstream), 400.
+   */
   public void patch(CrdRequest req) {
     PatchApplier.Type type;
     try {
-      FieldValidation.requireValid(req, "PatchOptions");
       type = PatchApplier.type(req.ctx().request().getHeader("Content-Type"), rt.strategy().strategicMergePatch());
     } catch (StatusException e) {
       Responses.fail(req, e);
@@ -41,6 +43,7 @@ public final class Patches {
     }
     BodyReader.read(req.ctx(), rt.options().maxBodyBytes())
         .compose(body -> {
+          WriteOptions.validate(req, "PatchOptions", type == PatchApplier.Type.APPLY);
           if (type == PatchApplier.Type.APPLY && req.info().subresource().isEmpty()) {
             return applyCreateOrPatch(req, body);
           }
@@ -71,9 +74,9 @@ public final class Patches {
     });
   }
 
+  /** @return the apply manager ({@link WriteOptions} has made sure there is one) */
   private static String manager(CrdRequest req) {
-    String m = req.param("fieldManager");
-    return m == null || m.isEmpty() ? "unknown" : m;
+    return req.param("fieldManager");
   }
 
   private Future<JsonObject> patchExisting(CrdRequest req, PatchApplier.Type type, Buffer body) {

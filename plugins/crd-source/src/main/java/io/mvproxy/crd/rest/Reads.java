@@ -44,7 +44,7 @@ public final class Reads {
 
   /**
    * GET the collection: 200 with a {@code <Kind>List} (or Table) whose resourceVersion covers every item; 400 for
-   * bad selectors, limits or continue tokens; 422 for invalid resourceVersion / resourceVersionMatch combinations;
+   * bad selectors, integers ({@link ListQuery}) or continue tokens; 422 for invalid resourceVersion / resourceVersionMatch combinations;
    * 410 for compacted revisions; 504 for a resourceVersion ahead of the store (storage.md sections 4 and 5).
    */
   public void list(CrdRequest req) {
@@ -53,8 +53,8 @@ public final class Reads {
     int limit;
     ListParameters params;
     try {
+      limit = limit(ListQuery.decode(req::param).limit());
       filter = ListFilter.of(req);
-      limit = parseLimit(req.param("limit"));
       params = ListParameters.parse(req::param, false);
     } catch (StatusException e) {
       Responses.fail(req, e);
@@ -92,16 +92,12 @@ public final class Reads {
     }).onFailure(t -> Responses.fail(req, t));
   }
 
-  private int parseLimit(String s) {
-    if (s == null || s.isEmpty()) {
-      return rt.options().maxListLimit();
+  private int limit(long requested) {
+    int cap = rt.options().maxListLimit();
+    if (requested <= 0) {
+      return cap;
     }
-    try {
-      int l = Integer.parseInt(s);
-      int cap = rt.options().maxListLimit();
-      return l <= 0 ? cap : cap > 0 ? Math.min(l, cap) : l;
-    } catch (NumberFormatException e) {
-      throw StatusException.badRequest("invalid limit: " + s);
-    }
+    return cap > 0 ? (int) Math.min(requested, cap) : (int) Math.min(requested, Integer.MAX_VALUE);
   }
+
 }

@@ -34,6 +34,7 @@ public final class Watches {
     boolean endBookmark;
     long timeoutS;
     try {
+      Long ts = ListQuery.decode(req::param).timeoutSeconds();
       filter = ListFilter.of(req);
       ListParameters p = ListParameters.parse(req::param, true);
       String rv = p.resourceVersion();
@@ -45,8 +46,7 @@ public final class Watches {
       if (endBookmark && !BoolParam.of(req.param("allowWatchBookmarks"))) {
         throw StatusException.badRequest("sendInitialEvents requires allowWatchBookmarks=true");
       }
-      String ts = req.param("timeoutSeconds");
-      timeoutS = ts == null || ts.isEmpty() ? rt.options().defaultWatchTimeoutS() : parseLong(ts, "timeoutSeconds");
+      timeoutS = ts == null ? 0 : ts;
       if (timeoutS <= 0) {
         timeoutS = rt.options().defaultWatchTimeoutS();
       }
@@ -87,14 +87,6 @@ public final class Watches {
       return v;
     } catch (NumberFormatException e) {
       throw StatusException.badRequest("invalid resource version: " + s);
-    }
-  }
-
-  private static long parseLong(String s, String what) {
-    try {
-      return Long.parseLong(s.trim());
-    } catch (NumberFormatException e) {
-      throw StatusException.badRequest("invalid " + what + ": " + s);
     }
   }
 }

@@ -15,6 +15,13 @@ import io.vertx.core.json.JsonObject;
  * operation Update, or Apply for server-side apply, which {@link Patches} handles).
  */
 public final class Writes {
+  /**
+   * The error of a create whose object carries a resourceVersion (apiserver {@code storage/errors.go}
+   * {@code ErrResourceVersionSetOnCreate}, from {@code etcd3/store.go Create}); not a Status error upstream, so it
+   * reaches the client as a {@code 500} Status without a reason.
+   */
+  public static final String RESOURCE_VERSION_SET_ON_CREATE = "resourceVersion should not be set on objects to be "
+      + "created";
   private final CrdRuntime rt;
 
   /** @param rt the CRD runtime */
@@ -22,11 +29,16 @@ public final class Writes {
     this.rt = rt;
   }
 
-  /** POST: answers 201 with the stored object; 409 AlreadyExists, 422 Invalid, 400 BadRequest. */
+  /**
+   * POST: answers 201 with the stored object; 409 AlreadyExists, 422 Invalid, 400 BadRequest; 500 without a reason
+   * ({@link #RESOURCE_VERSION_SET_ON_CREATE}) when the object carries a resourceVersion (not for dryRun, whose storage
+   * skips that check upstream).
+   */
   public void create(CrdRequest req) {
-    FieldValidation.requireValid(req, "CreateOptions");
+    WriteOptions.validate(req, "CreateOptions", null);
     BodyReader.read(req.ctx(), rt.options().maxBodyBytes())
-        .compose(body -> create(req, rt.rules().decode(req, BodyTypes.requireObject(req, body)), false, false))
+        .compose(body -> create(req, rt.strategy().decodeBody(req, rt.rules().decode(req,
+            BodyTypes.requireObject(req, body))), false, false))
         .onSuccess(o -> Responses.send(req.ctx(), 201, req.view(o)))
         .onFailure(t -> Responses.fail(req, t));
   }
@@ -41,6 +53,7 @@ public final class Writes {
    */
   Future<JsonObject> create(CrdRequest req, JsonObject o, boolean nameFromPath, boolean applied) {
     rt.rules().checkIdentity(req, o, nameFromPath);
+    boolean versionSet = !applied && resourceVersionSet(o);
     JsonObject pruned = SchemaDefaults.apply(req.version(), FieldPruner.apply(req, o));
     JsonObject prepared = rt.strategy().prepareCreate(req, rt.rules().prepareCreate(req, pruned));
     if (!applied) {
@@ -52,17 +65,33 @@ public final class Writes {
       if (req.dryRun()) {
         return Future.succeededFuture(prepared);
       }
+      if (versionSet) {
+        return Future.failedFuture(StatusException.withoutReason(500, RESOURCE_VERSION_SET_ON_CREATE));
+      }
       String name = prepared.getJsonObject("metadata").getString("name");
       return rt.store().create(req.key(name), prepared).map(StoredObject::object);
     });
   }
 
+  /**
+   * @return true when {@code o} carries a {@code metadata.resourceVersion} the storage versioner reads as non-zero
+   *     ({@code strconv.ParseUint}: digits only, within uint64); an unparsable one is ignored on create, as upstream
+   */
+  static boolean resourceVersionSet(JsonObject o) {
+    String rv = ObjectRules.metadata(o).getValue("resourceVersion") instanceof String s ? s : "";
+    if (rv.isEmpty() || !rv.chars().allMatch(c -> c >= '0' && c <= '9')) {
+      return false;
+    }
+    java.math.BigInteger v = new java.math.BigInteger(rv);
+    return v.signum() != 0 && v.bitLength() <= 64;
+  }
+
   /** PUT on the object, {@code /status} or {@code /scale}: 200, or 404, 409 Conflict, 422, 400. */
   public void update(CrdRequest req) {
-    FieldValidation.requireValid(req, "UpdateOptions");
+    WriteOptions.validate(req, "UpdateOptions", null);
     BodyReader.read(req.ctx(), rt.options().maxBodyBytes())
         .compose(body -> {
-          JsonObject in = rt.rules().decode(req, BodyTypes.requireObject(req, body));
+          JsonObject in = rt.strategy().decodeBody(req, rt.rules().decode(req, BodyTypes.requireObject(req, body)));
           String sub = req.info().subresource();
           if ("scale".equals(sub)) {
             String rv = in.getJsonObject("metadata", new JsonObject()).getString("resourceVersion");
