@@ -3,6 +3,7 @@ package io.mvproxy.builtin;
 import io.mvproxy.api.Gvr;
 import io.mvproxy.api.StatusException;
 import io.mvproxy.crd.rest.CrdRequest;
+import io.mvproxy.crd.rest.ObjectRules;
 import io.mvproxy.crd.rest.ObjectStrategy;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -12,7 +13,7 @@ import java.util.Base64;
 /**
  * Secrets as {@code pkg/registry/core/secret/strategy.go} and {@code pkg/apis/core/v1/conversion.go} treat them:
  * {@code type} defaults to {@code Opaque} and is immutable; the write-only {@code stringData} is merged over
- * {@code data} (base64) and never stored or returned.
+ * {@code data} (base64) and never stored or returned; {@code data} must be base64 ({@link #decodeBody}).
  */
 public final class Secrets implements ObjectStrategy {
   private static final Gvr SECRETS = new Gvr("", "v1", "secrets");
@@ -21,6 +22,30 @@ public final class Secrets implements ObjectStrategy {
   @Override
   public java.util.Map<String, String> selectableFields() {
     return java.util.Map.of("type", "type");
+  }
+
+  /**
+   * The typed decoder's reading of {@code data} ({@code map[string][]byte}): each string value is base64
+   * ({@link GoBase64}) and comes back in canonical form (padded, no line breaks), as a decoded and re-encoded
+   * {@code []byte}.
+   *
+   * @throws io.mvproxy.api.StatusException 400 {@code Secret in version "v1" cannot be handled as a Secret: illegal
+   *     base64 data at input byte 0}
+   */
+  @Override
+  public JsonObject decodeBody(CrdRequest req, JsonObject obj) {
+    if (obj.getValue("data") instanceof JsonObject data) {
+      for (String k : data.fieldNames()) {
+        if (data.getValue(k) instanceof String v) {
+          try {
+            data.put(k, Base64.getEncoder().encodeToString(GoBase64.decode(v.getBytes(StandardCharsets.UTF_8))));
+          } catch (IllegalArgumentException e) {
+            throw ObjectRules.decodeError(req, e.getMessage());
+          }
+        }
+      }
+    }
+    return obj;
   }
 
   @Override

@@ -49,6 +49,26 @@ class StrategiesTest {
         imm.getMessage());
   }
 
+  /** Secret {@code data} decoded as Go's {@code encoding/json} reads a {@code []byte}: base64 with Go's offsets. */
+  @Test
+  void secretDataIsBase64AsGoDecodesIt() {
+    ObjectStrategy s = new Secrets().then(new ConfigData(true));
+    CrdRequest create = request("secrets", "POST", "/api/v1/namespaces/a/secrets", s);
+    Map<String, String> canonical = Map.of("YQ==", "YQ==", "YR==", "YQ==", "YWJj\nZA==", "YWJjZA==",
+        "YW\r\nJj", "YWJj", "YWE=", "YWE=", "", "");
+    canonical.forEach((in, out) -> assertEquals(out, s.decodeBody(create, new JsonObject().put("data",
+        new JsonObject().put("k", in))).getJsonObject("data").getString("k"), in));
+    Map<String, Integer> offsets = Map.of("!!!", 0, "YQ", 0, "YQ=", 3, "YWJjZA==x", 8, "Y===", 1, "=", 0,
+        "YWJj=", 4, "YQ=a", 2, "YWJ\u00e9", 3);
+    offsets.forEach((in, at) -> {
+      StatusException e = assertThrows(StatusException.class, () -> s.decodeBody(create, new JsonObject()
+          .put("data", new JsonObject().put("ok", "YQ==").put("k", in))), in);
+      assertEquals(400, e.code(), in);
+      assertEquals("Secret in version \"v1\" cannot be handled as a Secret: illegal base64 data at input byte " + at,
+          e.getMessage(), in);
+    });
+  }
+
   @Test
   void secretsMergeStringDataAndKeepTheirType() {
     ObjectStrategy s = new Secrets().then(new ConfigData(true));
