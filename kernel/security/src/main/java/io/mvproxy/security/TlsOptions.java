@@ -40,7 +40,8 @@ public final class TlsOptions {
   }
 
   /**
-   * Options for the HTTPS ingress: TLS only, TLS 1.2/1.3, HTTP/1.1, the serving key pair, and client certificates
+   * Options for the HTTPS ingress: TLS only (plain HTTP answered 400 as Go does, {@link PlainHttpAnswer}), TLS 1.2/1.3,
+   * HTTP/1.1, the serving key pair, and client certificates
    * requested (not required) and trusted when they chain to either CA, so that user certs ({@code --client-ca-file})
    * and peer-hop certs ({@code --requestheader-client-ca-file}) both pass the handshake; {@link Authenticator} then
    * tells them apart. Host and port are left to the caller.
@@ -56,7 +57,7 @@ public final class TlsOptions {
   public static HttpServerOptions server(String tlsCertFile, String tlsPrivateKeyFile, String clientCaFile,
                                          String requestheaderClientCaFile) {
     HttpServerOptions o = new HttpServerOptions().setSsl(true).setUseAlpn(false)
-        .setEnabledSecureTransportProtocols(PROTOCOLS)
+        .setSslEngineOptions(new PlainHttpAnswer()).setEnabledSecureTransportProtocols(PROTOCOLS)
         .setKeyCertOptions(keyCert(tlsCertFile, "--tls-cert-file", tlsPrivateKeyFile, "--tls-private-key-file"));
     PemTrustOptions trust = new PemTrustOptions();
     List<X509Certificate> cas = new ArrayList<>();

@@ -41,6 +41,52 @@ class TlsOptionsTest {
     assertEquals(32, TlsOptions.peerPool().getHttp1MaxSize());
   }
 
+  /**
+   * Plain HTTP to the TLS port, on a real Vert.x HTTPS server with the ingress options: Go's exact answer for the five
+   * request starts net/http recognises, a silent close for other bytes, and TLS still served on the same port.
+   */
+  @Test
+  void plainHttpToTheTlsPortIsAnsweredAsGoDoes(@TempDir Path dir) throws Exception {
+    DevPki pki = new DevPki(dir);
+    pki.generate(List.of("n1"), List.of(), Map.of());
+    io.vertx.core.Vertx vertx = io.vertx.core.Vertx.vertx();
+    try {
+      HttpServerOptions o = TlsOptions.server(pki.servingCert("n1").toString(), pki.servingKey("n1").toString(),
+          pki.caCert().toString(), null).setHost("127.0.0.1").setPort(0);
+      io.vertx.core.http.HttpServer server = vertx.createHttpServer(o).requestHandler(r -> r.response().end("tls"))
+          .listen().toCompletionStage().toCompletableFuture().get(30, java.util.concurrent.TimeUnit.SECONDS);
+      int port = server.actualPort();
+      record Case(String sent, String answer) {
+      }
+      for (Case c : List.of(new Case("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n", PlainHttpAnswer.ANSWER),
+          new Case("HEAD / HTTP/1.1\r\nHost: x\r\n\r\n", PlainHttpAnswer.ANSWER),
+          new Case("POST /api/v1/namespaces HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}",
+              PlainHttpAnswer.ANSWER),
+          new Case("PUT /x HTTP/1.1\r\nHost: x\r\n\r\n", PlainHttpAnswer.ANSWER),
+          new Case("OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n", PlainHttpAnswer.ANSWER),
+          new Case("GET /", PlainHttpAnswer.ANSWER),
+          new Case("DELETE /x HTTP/1.1\r\nHost: x\r\n\r\n", ""),
+          new Case("PATCH /x HTTP/1.1\r\nHost: x\r\n\r\n", ""),
+          new Case("get / HTTP/1.1\r\nHost: x\r\n\r\n", ""))) {
+        try (java.net.Socket s = new java.net.Socket("127.0.0.1", port)) {
+          s.setSoTimeout(20_000);
+          s.getOutputStream().write(c.sent().getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+          s.getOutputStream().flush();
+          assertEquals(c.answer(), new String(s.getInputStream().readAllBytes(),
+              java.nio.charset.StandardCharsets.ISO_8859_1), c.sent());
+        }
+      }
+      io.vertx.core.http.HttpClient client = vertx.createHttpClient(new HttpClientOptions().setSsl(true)
+          .setTrustOptions(new io.vertx.core.net.PemTrustOptions().addCertPath(pki.caCert().toString())));
+      String body = client.request(io.vertx.core.http.HttpMethod.GET, port, "127.0.0.1", "/")
+          .compose(r -> r.send().compose(io.vertx.core.http.HttpClientResponse::body))
+          .toCompletionStage().toCompletableFuture().get(30, java.util.concurrent.TimeUnit.SECONDS).toString();
+      assertEquals("tls", body);
+    } finally {
+      vertx.close().toCompletionStage().toCompletableFuture().get(30, java.util.concurrent.TimeUnit.SECONDS);
+    }
+  }
+
   @Test
   void errorsNameTheFlag(@TempDir Path dir) throws Exception {
     DevPki pki = new DevPki(dir);

@@ -45,7 +45,9 @@ public final class HealthHandler implements Handler<RoutingContext> {
   public void handle(RoutingContext ctx) {
     String path = ctx.request().path();
     if (path.equals("/version")) {
-      ctx.response().putHeader("Content-Type", "application/json").end(version.encodePrettily());
+      // WriteRawJSON (routes/version.go): json.MarshalIndent, two spaces, "key": value, no final newline
+      io.vertx.core.buffer.Buffer b = io.mvproxy.api.PrettyJson.encode(version);
+      ctx.response().putHeader("Content-Type", "application/json").end(b.getBuffer(0, b.length() - 1));
       return;
     }
     Map<String, BooleanSupplier> checks = path.startsWith("/readyz") ? readyChecks : liveChecks;

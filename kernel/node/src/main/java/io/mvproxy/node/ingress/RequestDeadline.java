@@ -3,6 +3,7 @@ package io.mvproxy.node.ingress;
 import io.mvproxy.api.RequestInfo;
 import io.mvproxy.api.StatusException;
 import io.mvproxy.api.StatusReason;
+import io.mvproxy.node.config.GoDuration;
 import io.vertx.core.Handler;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.core.json.JsonObject;
@@ -15,10 +16,18 @@ import java.time.Duration;
  * unanswered after the deadline gets {@code 504 Timeout} Status {@code Timeout: request did not complete within the
  * allotted timeout}; when part of the answer was already sent the stream is reset instead. Long-running requests
  * ({@link LongRunning}: watches, upgrades) are exempt. Whatever the handler writes later is dropped.
+ *
+ * <p>A {@code timeout} query parameter shortens the deadline as {@code WithRequestDeadline}
+ * ({@code apiserver/pkg/endpoints/filters/request_deadline.go}) does: a Go duration ({@code 1ms}, {@code 30s});
+ * {@code 0}, a negative value or one beyond {@code --request-timeout} keeps {@code --request-timeout}; one that does
+ * not parse is a {@code 400 BadRequest} {@code invalid timeout specified in the request URL - time: invalid duration
+ * "bogus"}. (Upstream checks it before authentication; here it comes right after it.)
  */
 public final class RequestDeadline implements Handler<RoutingContext> {
   /** The Status message upstream sends. */
   public static final String MESSAGE = "Timeout: request did not complete within the allotted timeout";
+  /** The start of the 400 message for a {@code timeout} parameter that does not parse (upstream's text). */
+  public static final String INVALID_TIMEOUT = "invalid timeout specified in the request URL";
   private final long timeoutMs;
 
   /** @param timeout the deadline (positive) */
@@ -33,7 +42,21 @@ public final class RequestDeadline implements Handler<RoutingContext> {
       ctx.next();
       return;
     }
-    long timer = ctx.vertx().setTimer(timeoutMs, t -> expire(ctx));
+    long ms = timeoutMs;
+    String value = ctx.request().getParam("timeout");
+    if (value != null && !value.isEmpty()) {
+      Duration user;
+      try {
+        user = GoDuration.parseStrict(value);
+      } catch (IllegalArgumentException e) {
+        StatusResponses.send(ctx, StatusException.badRequest(INVALID_TIMEOUT + " - " + e.getMessage()));
+        return;
+      }
+      if (user.compareTo(Duration.ZERO) > 0 && user.compareTo(Duration.ofMillis(timeoutMs)) < 0) {
+        ms = Math.max(1, user.toMillis());
+      }
+    }
+    long timer = ctx.vertx().setTimer(ms, t -> expire(ctx));
     ctx.addEndHandler(ar -> ctx.vertx().cancelTimer(timer));
     ctx.next();
   }

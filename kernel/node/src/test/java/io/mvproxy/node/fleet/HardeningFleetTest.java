@@ -261,6 +261,59 @@ class HardeningFleetTest {
     }
   }
 
+  /**
+   * Breaker F15's fidelity gaps on real nodes, directly (node-a) and through the proxy hop (node-b): plain HTTP to the
+   * TLS port answered as Go's net/http; {@code timeout} / {@code timeoutSeconds} / {@code labelSelector} errors,
+   * server-side apply without {@code fieldManager}, a create carrying a resourceVersion and a Secret with bad base64
+   * answered with kube-apiserver's code, reason and text; nothing stored.
+   */
+  @Test
+  void fidelityAsKubeApiserverThroughBothNodes() throws Exception {
+    record Want(HttpMethod method, String path, String contentType, String body, int code, String reason,
+                String message) {
+    }
+    String secrets = "/api/v1/namespaces/default/secrets";
+    JsonObject withRv = probe("with-rv");
+    withRv.getJsonObject("metadata").put("resourceVersion", "5");
+    List<Want> wants = List.of(
+        new Want(HttpMethod.GET, PROBES + "?timeout=bogus", null, null, 400, "BadRequest",
+            "invalid timeout specified in the request URL - time: invalid duration \"bogus\""),
+        new Want(HttpMethod.GET, PROBES + "?timeoutSeconds=abc", null, null, 400, "BadRequest",
+            "strconv.ParseInt: parsing \"abc\": invalid syntax"),
+        new Want(HttpMethod.GET, PROBES + "?labelSelector=" + enc("tier in (gold"), null, null, 400, "BadRequest",
+            "unable to parse requirement: found '', expected: ',' or ')'"),
+        new Want(HttpMethod.PATCH, PROBES + "/no-manager", "application/apply-patch+yaml",
+            "apiVersion: hardening.mvproxy.io/v1\nkind: Probe\nmetadata: {name: no-manager}\n", 422, "Invalid",
+            "PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required value: is required for apply patch"),
+        new Want(HttpMethod.POST, PROBES, "application/json", withRv.encode(), 500, null,
+            "resourceVersion should not be set on objects to be created"),
+        new Want(HttpMethod.POST, secrets, "application/json", "{\"apiVersion\":\"v1\",\"kind\":\"Secret\","
+            + "\"metadata\":{\"name\":\"b64\"},\"data\":{\"a\":\"!!!\"}}", 400, "BadRequest",
+            "Secret in version \"v1\" cannot be handled as a Secret: illegal base64 data at input byte 0"));
+    for (String node : List.of("node-a", "node-b")) {
+      for (Want w : wants) {
+        HttpsClient.Resp r = admin.send(w.method(), url(node), w.path(),
+            w.contentType() == null ? Map.of() : Map.of("Content-Type", w.contentType()), w.body());
+        assertEquals(w.code(), r.status(), node + " " + w.path() + ": " + r.text());
+        assertEquals(w.reason(), r.json().getString("reason"), node + " " + r.text());
+        assertEquals(w.message(), r.json().getString("message"), node + " " + w.path());
+      }
+      for (String gone : List.of(PROBES + "/no-manager", PROBES + "/with-rv", secrets + "/b64")) {
+        assertEquals(404, admin.get(url(node), gone).status(), node + ": " + gone + " never stored");
+      }
+      String version = admin.get(url(node), "/version").text();
+      assertTrue(version.startsWith("{\n  \"major\": \"1\",\n  \"minor\": \"") && version.endsWith("\"\n}"),
+          "json.MarshalIndent form: " + version);
+      java.net.URI u = java.net.URI.create(url(node));
+      try (java.net.Socket sock = new java.net.Socket(u.getHost(), u.getPort())) {
+        sock.setSoTimeout(30_000);
+        sock.getOutputStream().write("GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+        assertEquals("HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n",
+            new String(sock.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1), node);
+      }
+    }
+  }
+
   @Test
   void auditIdIsOneIdAcrossTheProxyHop() throws Exception {
     HttpsClient.Resp r = admin.send(HttpMethod.GET, url("node-b"), PROBES + "/sentinel",

@@ -1,0 +1,235 @@
+package io.mvproxy.security;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.ssl.ApplicationProtocolNegotiator;
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslHandler;
+import io.vertx.core.net.JdkSSLEngineOptions;
+import io.vertx.core.net.SSLEngineOptions;
+import io.vertx.core.spi.tls.SslContextFactory;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Executor;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLSessionContext;
+import javax.net.ssl.TrustManagerFactory;
+
+/**
+ * The answer Go's {@code net/http} server (hence kube-apiserver) gives a client that speaks plain HTTP to its TLS
+ * port ({@code net/http/server.go conn.serve}, {@code tlsRecordHeaderLooksLikeHTTP}): when the first five bytes of
+ * the connection are {@code "GET /"}, {@code "HEAD "}, {@code "POST "}, {@code "PUT /"} or {@code "OPTIO"}, it writes
+ * {@value #ANSWER_TEXT} ({@code HTTP/1.0 400 Bad Request}, no headers) on the raw connection and closes it; any other
+ * bytes that are not TLS fail the handshake and the connection is closed without an answer.
+ *
+ * <p>Installed as the HTTPS server's {@link SSLEngineOptions} (the JDK engine, as Vert.x's default): the
+ * {@link SslContext}s it makes create {@link SslHandler}s that look at the first record header before TLS does.
+ * Everything else (protocols, ciphers, client auth, certificates) is the JDK engine's, configured by Vert.x.
+ */
+public final class PlainHttpAnswer extends SSLEngineOptions {
+  /** The body Go writes after the status line and the empty header block. */
+  public static final String ANSWER_TEXT = "Client sent an HTTP request to an HTTPS server.\n";
+  /** The bytes written: status line, no headers, {@link #ANSWER_TEXT}. */
+  public static final String ANSWER = "HTTP/1.0 400 Bad Request\r\n\r\n" + ANSWER_TEXT;
+  private static final byte[] ANSWER_BYTES = ANSWER.getBytes(StandardCharsets.US_ASCII);
+  private static final Set<String> HTTP_STARTS = Set.of("GET /", "HEAD ", "POST ", "PUT /", "OPTIO");
+  private static final int RECORD_HEADER_BYTES = 5;
+
+  /** JDK engine, no worker thread (Vert.x's defaults). */
+  public PlainHttpAnswer() {
+  }
+
+  private PlainHttpAnswer(PlainHttpAnswer that) {
+    super(that);
+  }
+
+  @Override
+  public PlainHttpAnswer copy() {
+    return new PlainHttpAnswer(this);
+  }
+
+  /** @return the JDK engine's factory, whose contexts answer plain HTTP as Go does */
+  @Override
+  public SslContextFactory sslContextFactory() {
+    SslContextFactory jdk = new JdkSSLEngineOptions().sslContextFactory();
+    return new SslContextFactory() {
+      @Override
+      public SslContextFactory useAlpn(boolean useAlpn) {
+        jdk.useAlpn(useAlpn);
+        return this;
+      }
+
+      @Override
+      public SslContextFactory clientAuth(ClientAuth clientAuth) {
+        jdk.clientAuth(clientAuth);
+        return this;
+      }
+
+      @Override
+      public SslContextFactory forClient(boolean forClient) {
+        jdk.forClient(forClient);
+        return this;
+      }
+
+      @Override
+      public SslContextFactory keyMananagerFactory(KeyManagerFactory kmf) {
+        jdk.keyMananagerFactory(kmf);
+        return this;
+      }
+
+      @Override
+      public SslContextFactory trustManagerFactory(TrustManagerFactory tmf) {
+        jdk.trustManagerFactory(tmf);
+        return this;
+      }
+
+      @Override
+      public SslContextFactory enabledCipherSuites(Set<String> enabledCipherSuites) {
+        jdk.enabledCipherSuites(enabledCipherSuites);
+        return this;
+      }
+
+      @Override
+      public SslContextFactory applicationProtocols(List<String> applicationProtocols) {
+        jdk.applicationProtocols(applicationProtocols);
+        return this;
+      }
+
+      @Override
+      public SslContextFactory serverName(String serverName) {
+        jdk.serverName(serverName);
+        return this;
+      }
+
+      @Override
+      public SslContext create() throws SSLException {
+        SslContext ctx = jdk.create();
+        return ctx.isClient() ? ctx : new Context(ctx);
+      }
+    };
+  }
+
+  /** @return true when a connection's first five bytes are one of Go's plain-HTTP starts */
+  static boolean looksLikeHttp(ByteBuf in) {
+    return HTTP_STARTS.contains(in.toString(in.readerIndex(), RECORD_HEADER_BYTES, StandardCharsets.ISO_8859_1));
+  }
+
+  /** A server context that is the JDK one but makes {@link Handler}s. */
+  private static final class Context extends SslContext {
+    private final SslContext jdk;
+
+    Context(SslContext jdk) {
+      this.jdk = jdk;
+    }
+
+    @Override
+    public boolean isClient() {
+      return false;
+    }
+
+    @Override
+    public List<String> cipherSuites() {
+      return jdk.cipherSuites();
+    }
+
+    @Override
+    public long sessionCacheSize() {
+      return jdk.sessionCacheSize();
+    }
+
+    @Override
+    public long sessionTimeout() {
+      return jdk.sessionTimeout();
+    }
+
+    @Override
+    public ApplicationProtocolNegotiator applicationProtocolNegotiator() {
+      return jdk.applicationProtocolNegotiator();
+    }
+
+    @Override
+    public SSLEngine newEngine(ByteBufAllocator alloc) {
+      return jdk.newEngine(alloc);
+    }
+
+    @Override
+    public SSLEngine newEngine(ByteBufAllocator alloc, String peerHost, int peerPort) {
+      return jdk.newEngine(alloc, peerHost, peerPort);
+    }
+
+    @Override
+    public SSLSessionContext sessionContext() {
+      return jdk.sessionContext();
+    }
+
+    @Override
+    protected SslHandler newHandler(ByteBufAllocator alloc, boolean startTls) {
+      return new Handler(newEngine(alloc), startTls, null);
+    }
+
+    @Override
+    public SslHandler newHandler(ByteBufAllocator alloc, Executor delegatedTaskExecutor) {
+      return new Handler(newEngine(alloc), false, delegatedTaskExecutor);
+    }
+
+    @Override
+    protected SslHandler newHandler(ByteBufAllocator alloc, boolean startTls, Executor delegatedTaskExecutor) {
+      return new Handler(newEngine(alloc), startTls, delegatedTaskExecutor);
+    }
+
+    @Override
+    protected SslHandler newHandler(ByteBufAllocator alloc, String peerHost, int peerPort, boolean startTls) {
+      return new Handler(newEngine(alloc, peerHost, peerPort), startTls, null);
+    }
+
+    @Override
+    public SslHandler newHandler(ByteBufAllocator alloc, String peerHost, int peerPort,
+                                 Executor delegatedTaskExecutor) {
+      return new Handler(newEngine(alloc, peerHost, peerPort), false, delegatedTaskExecutor);
+    }
+
+    @Override
+    protected SslHandler newHandler(ByteBufAllocator alloc, String peerHost, int peerPort, boolean startTls,
+                                    Executor delegatedTaskExecutor) {
+      return new Handler(newEngine(alloc, peerHost, peerPort), startTls, delegatedTaskExecutor);
+    }
+  }
+
+  /** An {@link SslHandler} that first looks at the connection's first five bytes. */
+  private static final class Handler extends SslHandler {
+    private boolean looked;
+    private boolean answered;
+
+    Handler(SSLEngine engine, boolean startTls, Executor executor) {
+      super(engine, startTls, executor == null ? io.netty.util.concurrent.ImmediateExecutor.INSTANCE : executor);
+    }
+
+    @Override
+    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) throws SSLException {
+      if (answered) {
+        in.skipBytes(in.readableBytes());
+        return;
+      }
+      if (!looked) {
+        if (in.readableBytes() < RECORD_HEADER_BYTES) {
+          return; // Go waits for the whole record header too
+        }
+        looked = true;
+        if (looksLikeHttp(in)) {
+          answered = true;
+          in.skipBytes(in.readableBytes());
+          // written and closed from this handler's context: below TLS, so no TLS record (or close_notify) follows
+          ctx.writeAndFlush(Unpooled.wrappedBuffer(ANSWER_BYTES)).addListener(f -> ctx.close());
+          return;
+        }
+      }
+      super.decode(ctx, in, out);
+    }
+  }
+}
