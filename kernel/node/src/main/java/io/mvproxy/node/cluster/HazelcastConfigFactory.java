@@ -1,12 +1,15 @@
 package io.mvproxy.node.cluster;
 
 import com.hazelcast.config.Config;
+import com.hazelcast.config.DiscoveryStrategyConfig;
 import com.hazelcast.config.JoinConfig;
 import io.mvproxy.node.config.NodeConfig;
 import io.vertx.spi.cluster.hazelcast.ConfigUtil;
+import java.util.List;
 
 /**
- * Builds the embedded Hazelcast member configuration of a node: TCP-IP join to {@code --cluster-members}, no
+ * Builds the embedded Hazelcast member configuration of a node: join to the {@code --cluster-members} that answer
+ * ({@link ResponsiveMembersDiscovery}, in place of Hazelcast's TCP-IP joiner), no
  * multicast, no auto-detection, no phone-home, bound to {@code --cluster-host} only, and fast failure detection
  * (stack-notes.md "Hazelcast on loopback"); with the {@code memory} storage backend, the storage structures'
  * split-brain protection and merge policy ({@link io.mvproxy.storage.MemoryClusterConfig}).
@@ -46,13 +49,14 @@ public final class HazelcastConfigFactory {
     JoinConfig join = hz.getNetworkConfig().getJoin();
     join.getMulticastConfig().setEnabled(false);
     join.getAutoDetectionConfig().setEnabled(false);
-    join.getTcpIpConfig().setEnabled(true).clear();
-    if (config.clusterMembers().isEmpty()) {
-      join.getTcpIpConfig().addMember(config.clusterHost());
-    } else {
-      config.clusterMembers().forEach(m -> join.getTcpIpConfig().addMember(resolved(m)));
-    }
-    join.getTcpIpConfig().setConnectionTimeoutSeconds(2);
+    join.getTcpIpConfig().setEnabled(false);
+    // join and merge only with members that answer (a frozen one made Hazelcast's IO spin): ResponsiveMembersDiscovery
+    hz.setProperty("hazelcast.discovery.enabled", "true");
+    List<String> members = config.clusterMembers().isEmpty() ? List.of(config.clusterHost())
+        : config.clusterMembers().stream().map(HazelcastConfigFactory::resolved).toList();
+    join.getDiscoveryConfig().getDiscoveryStrategyConfigs().clear();
+    join.getDiscoveryConfig().addDiscoveryStrategyConfig(
+        new DiscoveryStrategyConfig(new ResponsiveMembersDiscovery(members)));
     if (io.mvproxy.storage.StorageConfig.MEMORY.equals(config.storage().backend())) {
       io.mvproxy.storage.MemoryClusterConfig.apply(hz, config.clusterMembers().size(), config.storage());
     }

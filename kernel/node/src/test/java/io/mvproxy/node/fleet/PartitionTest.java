@@ -73,9 +73,12 @@ class PartitionTest {
         long lastMajorityRv;
         HttpsClient.Resp minority;
         try {
+          // written at once: the writes on partitions node-c owned wait until Hazelcast removes it (5 s), while a
+          // request that node-a proxied to node-c before that hangs until the 15 s peer timeout (so the probers see
+          // the first 503 late); every write acknowledged from here on was made without node-c
+          lastMajorityRv = deleteAndUpdateOnTheMajority(a.url(), created);
           FleetTest.await("node-a answers 503 for things (node-c cut off)", 30_000,
               () -> thingsOnA.with(503, cut).size() > 0);
-          lastMajorityRv = deleteAndUpdateOnTheMajority(a.url(), created);
         } finally {
           healed = System.currentTimeMillis();
           fleet.signal("node-c", "CONT");

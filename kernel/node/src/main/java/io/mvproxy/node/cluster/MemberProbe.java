@@ -1,0 +1,44 @@
+package io.mvproxy.node.cluster;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Asks a Hazelcast member's port whether a live member is behind it: connects, sends the member protocol header
+ * ({@code HZC}, Hazelcast's {@code Protocols.CLUSTER}) and waits for the member to send it back, which a member does
+ * as soon as it reads the header (Hazelcast {@code UnifiedProtocolEncoder}); then closes without a handshake (the
+ * member drops the connection, logged at INFO). A frozen process accepts the TCP connection in its kernel but never
+ * answers; a closed port refuses it.
+ */
+final class MemberProbe {
+  /** Hazelcast's member protocol header. */
+  static final byte[] CLUSTER_PROTOCOL = "HZC".getBytes(StandardCharsets.US_ASCII);
+
+  private MemberProbe() {
+  }
+
+  /**
+   * @param address   the member's Hazelcast address
+   * @param timeoutMs connect and answer deadline, each, in milliseconds
+   * @return true when the member answered the protocol header in time; false when refused, silent or not Hazelcast
+   */
+  static boolean answers(InetSocketAddress address, int timeoutMs) {
+    if (address.isUnresolved()) {
+      return false;
+    }
+    try (Socket s = new Socket()) {
+      s.connect(address, timeoutMs);
+      s.setSoTimeout(timeoutMs);
+      s.getOutputStream().write(CLUSTER_PROTOCOL);
+      s.getOutputStream().flush();
+      InputStream in = s.getInputStream();
+      byte[] got = in.readNBytes(CLUSTER_PROTOCOL.length);
+      return java.util.Arrays.equals(got, CLUSTER_PROTOCOL);
+    } catch (IOException e) {
+      return false;
+    }
+  }
+}
