@@ -69,6 +69,20 @@ public final class ReviewsApiSource implements ApiSource {
         namespaced, CREATE, List.of(), List.of(), List.of(), null);
   }
 
+  /** @return the kinds' fields and their create operation ({@link ReviewSchemas}), or null for another group-version */
+  @Override
+  public JsonObject openApiV3(GroupVersion gv) {
+    return groupVersions().stream().filter(s -> s.groupVersion().equals(gv)).findFirst()
+        .map(s -> ReviewSchemas.fragment(s, false)).orElse(null);
+  }
+
+  /** @return the Swagger 2 form of {@link #openApiV3} */
+  @Override
+  public JsonObject openApiV2(GroupVersion gv) {
+    return groupVersions().stream().filter(s -> s.groupVersion().equals(gv)).findFirst()
+        .map(s -> ReviewSchemas.fragment(s, true)).orElse(null);
+  }
+
   @Override
   public void handle(RoutingContext ctx, RequestInfo info, UserInfo user) {
     boolean local = "localsubjectaccessreviews".equals(info.resource());

@@ -501,6 +501,22 @@ class AuthorizationFleetTest {
     assertFalse(crd.text().contains("application/strategic-merge-patch+json"), "widgets: " + crd.status());
   }
 
+  /** kubectl explain finds the review APIs' fields (their OpenAPI describes the Go types), through both nodes. */
+  @Test
+  void kubectlExplainsReviewApis() throws Exception {
+    for (String k : kubectls()) {
+      for (String node : List.of("node-a", "node-b")) {
+        KubectlFleetTest.Result e = kubectl(k, node, null, "explain", "selfsubjectaccessreviews.spec.resourceAttributes");
+        assertEquals(0, e.code(), k + " " + node + e.all());
+        assertTrue(e.out().contains("verb") && e.out().contains("subresource") && e.out().contains("namespace"),
+            k + " " + node + e.all());
+        KubectlFleetTest.Result t = kubectl(k, node, null, "explain", "tokenreviews.status");
+        assertEquals(0, t.code(), k + " " + node + t.all());
+        assertTrue(t.out().contains("authenticated") && t.out().contains("audiences"), k + " " + node + t.all());
+      }
+    }
+  }
+
   /** F4: ObjectMeta checked as ValidateObjectMeta for custom resources and built-ins, over real HTTP. */
   @Test
   void objectMetaValidatedForCustomAndBuiltInKinds() throws Exception {
