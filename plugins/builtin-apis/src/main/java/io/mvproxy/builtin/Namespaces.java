@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.regex.Pattern;
 
 /**
  * Namespaces as kube-apiserver has them ({@code pkg/registry/core/namespace/storage/storage.go}, {@code strategy.go},
@@ -38,7 +37,6 @@ public final class Namespaces implements ObjectStrategy, NamespaceLifecycle {
   public static final String FINALIZER = "kubernetes";
   /** KEP-2161 label. */
   public static final String NAME_LABEL = "kubernetes.io/metadata.name";
-  private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
   private static final Gvr NAMESPACES = new Gvr("", "v1", "namespaces");
 
   private final Map<String, String> phases = new ConcurrentHashMap<>();
@@ -129,16 +127,14 @@ public final class Namespaces implements ObjectStrategy, NamespaceLifecycle {
     return StatusException.notFound(NAMESPACES, namespace);
   }
 
+  /** A namespace name is a DNS-1123 label ({@code ValidateNamespaceName}), checked with the rest of ObjectMeta. */
+  @Override
+  public java.util.List<String> nameProblems(String name) {
+    return io.mvproxy.crd.rest.ObjectMetaValidator.dns1123Label(name);
+  }
+
   @Override
   public JsonObject prepareCreate(CrdRequest req, JsonObject obj) {
-    String name = name(obj);
-    if (!name.isEmpty() && (name.length() > 63 || !DNS_LABEL.matcher(name).matches())) {
-      throw StatusException.invalid(NAMESPACES, "Namespace", name, new JsonArray().add(new JsonObject()
-          .put("reason", "FieldValueInvalid").put("field", "metadata.name").put("message", "Invalid value: \"" + name
-              + "\": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must "
-              + "start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for "
-              + "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')")));
-    }
     JsonObject spec = obj.getJsonObject("spec");
     if (spec == null) {
       spec = new JsonObject();

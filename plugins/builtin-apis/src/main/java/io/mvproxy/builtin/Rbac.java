@@ -26,6 +26,15 @@ public final class Rbac implements ObjectStrategy {
     this.binding = binding;
   }
 
+  /**
+   * RBAC names are path segments ({@code ValidateRBACName}: {@code path.IsValidPathSegmentName}), e.g.
+   * {@code system:foo}.
+   */
+  @Override
+  public java.util.List<String> nameProblems(String name) {
+    return io.mvproxy.crd.rest.ObjectMetaValidator.pathSegmentName(name);
+  }
+
   @Override
   public Future<Void> admitCreate(CrdRequest req, JsonObject obj) {
     try {

@@ -90,8 +90,20 @@ class StrategiesTest {
     JsonObject ns = n.prepareCreate(create, new JsonObject("{\"metadata\":{\"name\":\"x\"}}"));
     assertEquals("{\"finalizers\":[\"kubernetes\"]}", ns.getJsonObject("spec").encode());
     assertEquals("Active", ns.getJsonObject("status").getString("phase"));
-    assertEquals(422, assertThrows(StatusException.class, () -> n.prepareCreate(create,
-        new JsonObject("{\"metadata\":{\"name\":\"Bad_Name\"}}"))).code());
+    // the name rule is a DNS-1123 label (ValidateNamespaceName), applied with the rest of ObjectMeta (HTTP: fleet test)
+    String label = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must "
+        + "start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
+        + "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+    assertEquals(List.of(label), n.nameProblems("Bad_Name"));
+    assertEquals(List.of("must be no more than 63 characters"), n.nameProblems("a".repeat(64)));
+    assertEquals(List.of("must be no more than 63 characters", label), n.nameProblems("A".repeat(64)));
+    assertEquals(List.of("must not contain dots"), n.nameProblems("a.b"));
+    assertEquals(List.of(), n.nameProblems("kube-system"));
+    Rbac rbac = new Rbac(null, false);
+    assertEquals(List.of(), rbac.nameProblems("system:controller:Foo_Bar"));
+    assertEquals(List.of("may not be '..'"), rbac.nameProblems(".."));
+    assertEquals(List.of("may not contain '/'", "may not contain '%'"), rbac.nameProblems("a/b%c"));
+    assertEquals(null, new Secrets().nameProblems("x"), "the default rule (DNS-1123 subdomain)");
     CrdRequest update = request("namespaces", "PUT", "/api/v1/namespaces/x", n);
     JsonObject changed = n.prepareUpdate(update, ns, new JsonObject("{\"metadata\":{\"name\":\"x\"},\"spec\":"
         + "{\"finalizers\":[]},\"status\":{\"phase\":\"Terminating\"}}"));

@@ -289,7 +289,16 @@ class HardeningFleetTest {
             "resourceVersion should not be set on objects to be created"),
         new Want(HttpMethod.POST, secrets, "application/json", "{\"apiVersion\":\"v1\",\"kind\":\"Secret\","
             + "\"metadata\":{\"name\":\"b64\"},\"data\":{\"a\":\"!!!\"}}", 400, "BadRequest",
-            "Secret in version \"v1\" cannot be handled as a Secret: illegal base64 data at input byte 0"));
+            "Secret in version \"v1\" cannot be handled as a Secret: illegal base64 data at input byte 0"),
+        new Want(HttpMethod.POST, "/api/v1/namespaces", "application/json", "{\"apiVersion\":\"v1\",\"kind\":"
+            + "\"Namespace\",\"metadata\":{\"name\":\"Bad_Name\"}}", 422, "Invalid", "Namespace \"Bad_Name\" is "
+            + "invalid: metadata.name: Invalid value: \"Bad_Name\": a lowercase RFC 1123 label must consist of lower "
+            + "case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. "
+            + "'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"),
+        new Want(HttpMethod.POST, "/api/v1/namespaces", "application/json", "{\"apiVersion\":\"v1\",\"kind\":"
+            + "\"Namespace\",\"metadata\":{\"name\":\"" + "n".repeat(64) + "\"}}", 422, "Invalid", "Namespace \""
+            + "n".repeat(64) + "\" is invalid: metadata.name: Invalid value: \"" + "n".repeat(64) + "\": must be no "
+            + "more than 63 characters"));
     for (String node : List.of("node-a", "node-b")) {
       for (Want w : wants) {
         HttpsClient.Resp r = admin.send(w.method(), url(node), w.path(),
@@ -298,7 +307,14 @@ class HardeningFleetTest {
         assertEquals(w.reason(), r.json().getString("reason"), node + " " + r.text());
         assertEquals(w.message(), r.json().getString("message"), node + " " + w.path());
       }
-      for (String gone : List.of(PROBES + "/no-manager", PROBES + "/with-rv", secrets + "/b64")) {
+      String role = "/apis/rbac.authorization.k8s.io/v1/clusterroles";
+      HttpsClient.Resp sys = post(node, role, "{\"apiVersion\":\"rbac.authorization.k8s.io/v1\",\"kind\":"
+          + "\"ClusterRole\",\"metadata\":{\"name\":\"system:fidelity:" + node + "\"},\"rules\":[]}", "application/json");
+      assertEquals(201, sys.status(), "RBAC names are path segments: " + sys.text());
+      assertEquals(200, admin.send(HttpMethod.DELETE, url(node), role + "/system:fidelity:" + node, Map.of(), null)
+          .status());
+      for (String gone : List.of(PROBES + "/no-manager", PROBES + "/with-rv", secrets + "/b64",
+          "/api/v1/namespaces/Bad_Name")) {
         assertEquals(404, admin.get(url(node), gone).status(), node + ": " + gone + " never stored");
       }
       String version = admin.get(url(node), "/version").text();

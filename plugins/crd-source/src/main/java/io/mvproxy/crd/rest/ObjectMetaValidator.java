@@ -35,6 +35,9 @@ public final class ObjectMetaValidator {
   private static final String DNS1123_LABEL_FMT = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
   private static final String DNS1123_SUBDOMAIN_FMT = DNS1123_LABEL_FMT + "(\\." + DNS1123_LABEL_FMT + ")*";
   private static final Pattern DNS1123_SUBDOMAIN = Pattern.compile(DNS1123_SUBDOMAIN_FMT);
+  private static final Pattern DNS1123_LABEL = Pattern.compile(DNS1123_LABEL_FMT);
+  private static final String DNS1123_LABEL_MSG = "a lowercase RFC 1123 label must consist of lower case alphanumeric "
+      + "characters or '-', and must start and end with an alphanumeric character";
   private static final String DNS1123_SUBDOMAIN_MSG = "a lowercase RFC 1123 subdomain must consist of lower case "
       + "alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character";
   private static final String ORPHAN = "orphan";
@@ -136,7 +139,47 @@ public final class ObjectMetaValidator {
     return errs;
   }
 
-  private static List<String> dns1123Subdomain(String value) {
+  /**
+   * @param value a name
+   * @return {@code IsDNS1123Label}'s messages (a namespace name): at most 63 characters, lower case alphanumerics or
+   *     {@code -}, {@code must not contain dots} for a valid subdomain; empty when valid
+   */
+  public static List<String> dns1123Label(String value) {
+    List<String> errs = new ArrayList<>();
+    if (bytes(value) > 63) {
+      errs.add("must be no more than 63 characters");
+    }
+    if (!DNS1123_LABEL.matcher(value).matches()) {
+      errs.add(DNS1123_SUBDOMAIN.matcher(value).matches() ? "must not contain dots"
+          : regexError(DNS1123_LABEL_MSG, DNS1123_LABEL_FMT, "my-name", "123-abc"));
+    }
+    return errs;
+  }
+
+  /**
+   * @param value a name
+   * @return {@code path.IsValidPathSegmentName}'s messages (RBAC object names): not {@code .} or {@code ..}, no
+   *     {@code /} or {@code %}; empty when valid
+   */
+  public static List<String> pathSegmentName(String value) {
+    if (value.equals(".") || value.equals("..")) {
+      return List.of("may not be '" + value + "'");
+    }
+    List<String> errs = new ArrayList<>();
+    for (String bad : new String[] {"/", "%"}) {
+      if (value.contains(bad)) {
+        errs.add("may not contain '" + bad + "'");
+      }
+    }
+    return errs;
+  }
+
+  /**
+   * @param value a name
+   * @return {@code IsDNS1123Subdomain}'s messages (the default name rule: custom resources, most built-ins); empty
+   *     when valid
+   */
+  public static List<String> dns1123Subdomain(String value) {
     List<String> errs = new ArrayList<>();
     if (bytes(value) > 253) {
       errs.add("must be no more than 253 characters");

@@ -18,8 +18,6 @@ import java.util.regex.Pattern;
  * apiserver {@code pkg/registry/rest/create.go} / {@code update.go}.
  */
 public final class ObjectRules {
-  private static final Pattern DNS_SUBDOMAIN =
-      Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
   private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
   private static final String GENERATE_CHARS = "bcdfghjklmnpqrstvwxz2456789";
   private final SecureRandom random = new SecureRandom();
@@ -340,11 +338,12 @@ public final class ObjectRules {
     }
     if (name.isEmpty()) {
       causes.add(cause("FieldValueRequired", "metadata.name", "Required value: name or generateName is required"));
-    } else if (name.length() > 253 || !DNS_SUBDOMAIN.matcher(name).matches()) {
-      causes.add(cause("FieldValueInvalid", "metadata.name", "Invalid value: \"" + name + "\": a lowercase RFC "
-          + "1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end "
-          + "with an alphanumeric character (e.g. 'example.com', regex used for validation is "
-          + "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"));
+    } else {
+      java.util.List<String> problems = req.strategy().nameProblems(name);
+      for (String p : problems != null ? problems : ObjectMetaValidator.dns1123Subdomain(name)) {
+        causes.add(cause("FieldValueInvalid", "metadata.name", "Invalid value: " + io.mvproxy.crd.schema.GoValues
+            .quote(name) + ": " + p));
+      }
     }
     for (String f : new String[] {"labels", "annotations"}) {
       Object v = meta.getValue(f);

@@ -41,6 +41,17 @@ public interface ObjectStrategy {
   }
 
   /**
+   * The kind's name rule (the {@code nameFn} its upstream validation passes to {@code ValidateObjectMeta}).
+   *
+   * @param name a non-empty object name
+   * @return the rule's messages (empty when valid), or null for the default {@code IsDNS1123Subdomain}
+   *     ({@link ObjectMetaValidator#dns1123Subdomain})
+   */
+  default java.util.List<String> nameProblems(String name) {
+    return null;
+  }
+
+  /**
    * Adjusts a new object after the generic defaulting ({@code PrepareForCreate}).
    *
    * @param req the request
@@ -207,6 +218,12 @@ public interface ObjectStrategy {
       @Override
       public JsonObject decodeBody(CrdRequest req, JsonObject obj) {
         return next.decodeBody(req, first.decodeBody(req, obj));
+      }
+
+      @Override
+      public java.util.List<String> nameProblems(String name) {
+        java.util.List<String> a = first.nameProblems(name);
+        return a != null ? a : next.nameProblems(name);
       }
 
       @Override
