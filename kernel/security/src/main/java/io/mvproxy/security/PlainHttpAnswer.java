@@ -49,6 +49,7 @@ public final class PlainHttpAnswer extends SSLEngineOptions {
     super(that);
   }
 
+  /** @return a copy (Vert.x copies the engine options with the server options) */
   @Override
   public PlainHttpAnswer copy() {
     return new PlainHttpAnswer(this);
