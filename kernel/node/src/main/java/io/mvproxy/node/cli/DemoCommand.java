@@ -133,8 +133,11 @@ public final class DemoCommand implements Callable<Integer> {
     for (String n : jars.keySet()) {
       Path log = logs.resolve(n + ".log");
       while (!Files.readString(log).contains("ready on https://")) {
-        if (children.stream().anyMatch(p -> !p.isAlive()) || System.currentTimeMillis() > deadline) {
-          System.err.println(n + " did not start; see " + log + ":\n" + Files.readString(log));
+        boolean exited = children.stream().anyMatch(p -> !p.isAlive());
+        if (exited || System.currentTimeMillis() > deadline) {
+          System.err.println(n + (exited ? " did not start: a process of the demo exited"
+              : " was not ready within --ready-timeout=" + readyTimeout + " s (a loaded machine may need more)")
+              + "; see " + log + ":\n" + Files.readString(log));
           stopAll(children);
           if (etcd != null) {
             etcd.stop();
