@@ -196,6 +196,37 @@ public final class ApiClient implements AutoCloseable {
         .put("kind", "DeleteOptions").put("apiVersion", "v1"), null, null);
   }
 
+  /**
+   * Opens a watch and delivers its events as they arrive (client-go's {@code Watch} over a JSON stream).
+   *
+   * @param path     the watch path and query ({@code ?watch=true&resourceVersion=...&timeoutSeconds=...})
+   * @param idleMs   longest silence before the client gives up on the stream, ms (more than the server's
+   *                 {@code timeoutSeconds})
+   * @param onEvent  called on the caller's context with each {@code {"type": ..., "object": ...}} event
+   *                 ({@code ADDED}, {@code MODIFIED}, {@code DELETED}, {@code BOOKMARK}, {@code ERROR})
+   * @return when the stream ended: its HTTP status (200 for a watch the server closed, e.g. at
+   *     {@code timeoutSeconds}; 403, 410, ... when refused; 0 with the transport error); never failed
+   */
+  public Future<ApiResponse> watch(String path, long idleMs, java.util.function.Consumer<JsonObject> onEvent) {
+    io.vertx.core.parsetools.JsonParser parser = io.vertx.core.parsetools.JsonParser.newParser().objectValueMode();
+    JsonObject[] status = {new JsonObject()};
+    parser.handler(e -> {
+      if (e.type() != io.vertx.core.parsetools.JsonEventType.VALUE || !(e.value() instanceof JsonObject o)) {
+        return;
+      }
+      if (o.containsKey("type") && o.getValue("object") instanceof JsonObject) {
+        onEvent.accept(o);
+      } else {
+        status[0] = o;
+      }
+    });
+    parser.exceptionHandler(t -> { });
+    return request(HttpMethod.GET, path).timeout(idleMs).putHeader("Accept", "application/json")
+        .as(io.vertx.ext.web.codec.BodyCodec.jsonStream(parser)).send()
+        .map(resp -> new ApiResponse(resp.statusCode(), status[0], null))
+        .otherwise(t -> new ApiResponse(0, new JsonObject(), String.valueOf(t.getMessage())));
+  }
+
   private static JsonObject json(Buffer b) {
     if (b == null || b.length() == 0) {
       return new JsonObject();

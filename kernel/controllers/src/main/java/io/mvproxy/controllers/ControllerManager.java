@@ -29,7 +29,8 @@ public final class ControllerManager {
    * What runs and its timings (kube-controller-manager's {@code --controllers}, {@code --leader-elect*}).
    *
    * @param election      leader election lock and timings
-   * @param namespacePoll how often the namespace controller lists namespaces
+   * @param namespacePoll how often the namespace controller looks at its terminating namespaces (they come from a
+   *                      watch)
    * @param gcPeriod      time between garbage collector sweeps
    * @param proxy         UnknownVersionInteroperabilityProxy: false applies upstream's garbage collector rule (any
    *                      404 for an owner makes it absent, {@link GarbageCollector})

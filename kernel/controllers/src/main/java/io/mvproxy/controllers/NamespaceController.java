@@ -58,32 +58,58 @@ public final class NamespaceController {
   private boolean running;
   private boolean polling;
   private long timer = -1;
+  private boolean kicked;
+  private final Reflector informer;
 
   /**
    * @param vertx     the node's Vert.x
    * @param api       the client, authenticated as {@code system:serviceaccount:kube-system:namespace-controller}
    * @param discovery the node's discovery through the API
-   * @param poll      how often the namespaces are listed (the stand-in for upstream's informer)
+   * @param poll      how often the work queue is looked at while namespaces are terminating (due retries,
+   *                  discovery changes); the namespaces themselves come from a list and watch ({@link Reflector},
+   *                  resync {@link #RESYNC})
    */
   public NamespaceController(Vertx vertx, ApiClient api, FleetDiscovery discovery, Duration poll) {
     this.vertx = vertx;
     this.api = api;
     this.discovery = discovery;
     this.poll = poll;
+    this.informer = new Reflector(vertx, api, "/api/v1/namespaces", RESYNC, this::onChange);
   }
 
-  /** Starts (on the caller's context). */
+  /** The namespace informer's resync period (kube-controller-manager's {@code --namespace-sync-period}). */
+  public static final Duration RESYNC = Duration.ofMinutes(5);
+
+  /** Starts (on the caller's context): the namespace list and watch, and the work loop. */
   public void start() {
     running = true;
+    informer.start();
     schedule();
   }
 
   /** Stops after the passes in flight. */
   public void stop() {
     running = false;
+    informer.stop();
     if (timer >= 0) {
       vertx.cancelTimer(timer);
     }
+  }
+
+  /** A namespace the watch (or a list) shows with a deletionTimestamp is looked at now, not at the next tick. */
+  private void onChange(Reflector.Change c) {
+    if (!running || "DELETED".equals(c.type())
+        || c.object().getJsonObject("metadata", new JsonObject()).getValue("deletionTimestamp") == null) {
+      return;
+    }
+    if (polling) {
+      kicked = true;
+      return;
+    }
+    if (timer >= 0) {
+      vertx.cancelTimer(timer);
+    }
+    timer = vertx.setTimer(1, t -> pollOnce());
   }
 
   private void schedule() {
@@ -98,13 +124,14 @@ public final class NamespaceController {
       return;
     }
     polling = true;
-    Future<Void> f = api.get("/api/v1/namespaces").compose(list -> {
-      if (!list.ok()) {
+    kicked = false;
+    Future<Void> f = Future.<Void>succeededFuture().compose(x -> {
+      if (!informer.synced()) {
         return Future.succeededFuture();
       }
       List<String> terminating = new ArrayList<>();
-      for (Object o : list.items()) {
-        JsonObject md = ((JsonObject) o).getJsonObject("metadata", new JsonObject());
+      for (JsonObject o : informer.store().values()) {
+        JsonObject md = o.getJsonObject("metadata", new JsonObject());
         if (md.getValue("deletionTimestamp") != null) {
           terminating.add(md.getString("name"));
         }
@@ -136,7 +163,11 @@ public final class NamespaceController {
     });
     f.onComplete(ar -> {
       polling = false;
-      schedule();
+      if (kicked && running) {
+        timer = vertx.setTimer(1, t -> pollOnce());
+      } else {
+        schedule();
+      }
     });
   }
 
