@@ -118,10 +118,7 @@ public final class LeaderElector {
       return Future.succeededFuture();
     }
     Promise<Void> done = Promise.promise();
-    JsonObject spec = new JsonObject().put("holderIdentity", "").put("leaseDurationSeconds", 1)
-        .put("acquireTime", MicroTime.micro(Instant.now())).put("renewTime", MicroTime.micro(Instant.now()))
-        .put("leaseTransitions", observedSpec == null ? 0 : observedSpec.getInteger("leaseTransitions", 0));
-    api.update(path, lease(spec, observedRv)).onComplete(ar -> {
+    release(observedRv, 3).onComplete(ar -> {
       if (ar.succeeded() && ar.result().ok()) {
         LOG.info("released leader lease " + config.namespace() + "/" + config.name());
       } else {
@@ -132,6 +129,30 @@ public final class LeaderElector {
       done.complete();
     });
     return done.future();
+  }
+
+  /**
+   * Writes the released record over the given resourceVersion; a conflict (a renewal that was in flight when
+   * {@link #stop()} was called landed first) reads the Lease again and, while this node still holds it, retries.
+   */
+  private Future<ApiResponse> release(String rv, int attemptsLeft) {
+    JsonObject spec = new JsonObject().put("holderIdentity", "").put("leaseDurationSeconds", 1)
+        .put("acquireTime", MicroTime.micro(Instant.now())).put("renewTime", MicroTime.micro(Instant.now()))
+        .put("leaseTransitions", observedSpec == null ? 0 : observedSpec.getInteger("leaseTransitions", 0));
+    return api.update(path, lease(spec, rv)).compose(r -> {
+      if (r.status() != 409 || attemptsLeft <= 1) {
+        return Future.succeededFuture(r);
+      }
+      return api.get(path).compose(cur -> {
+        JsonObject md = cur.body().getJsonObject("metadata", new JsonObject());
+        String holder = cur.body().getJsonObject("spec", new JsonObject()).getString("holderIdentity", "");
+        if (!cur.ok() || !config.identity().equals(holder)) {
+          return Future.succeededFuture(r);
+        }
+        observedSpec = cur.body().getJsonObject("spec").copy();
+        return release(md.getString("resourceVersion"), attemptsLeft - 1);
+      });
+    });
   }
 
   private void schedule(long delayMs) {
