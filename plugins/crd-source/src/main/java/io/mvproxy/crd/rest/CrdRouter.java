@@ -89,9 +89,6 @@ public final class CrdRouter {
         throw notAllowed(ctx);
       }
     }
-    if ("delete".equals(verb) || "deletecollection".equals(verb)) {
-      req.dryRun(); // 422 for a dryRun value other than All (DeleteOptions), before anything is read or written
-    }
     switch (verb) {
       case "get" -> reads.get(req);
       case "list" -> reads.list(req);

@@ -19,7 +19,8 @@ import java.util.List;
  * object with finalizers gets {@code deletionTimestamp} and stays (200 with the object) until an update removes the
  * last finalizer; otherwise it is removed (200 with a Success Status). {@code propagationPolicy} /
  * {@code orphanDependents} set the garbage collector's {@code orphan} / {@code foregroundDeletion} finalizers first
- * ({@link GcFinalizers}).
+ * ({@link GcFinalizers}). The options come from the body, or from the query when the body is empty
+ * ({@link DeleteOptionsReader}), and are validated before anything is read or written.
  */
 public final class Deletes {
   private final CrdRuntime rt;
@@ -32,7 +33,7 @@ public final class Deletes {
   /** DELETE of {@code req.name()}: 200 (object or Success Status), 404, 409 on failed preconditions. */
   public void delete(CrdRequest req) {
     BodyReader.read(req.ctx(), rt.options().maxBodyBytes())
-        .compose(body -> deleteOne(req, req.key(), req.name(), options(body), GuaranteedUpdate.ATTEMPTS))
+        .compose(body -> deleteOne(req, req.key(), req.name(), options(req, body), GuaranteedUpdate.ATTEMPTS))
         .onSuccess(o -> Responses.send(req.ctx(), 200, o))
         .onFailure(t -> Responses.fail(req, t));
   }
@@ -48,7 +49,7 @@ public final class Deletes {
       return;
     }
     BodyReader.read(req.ctx(), rt.options().maxBodyBytes()).compose(body -> {
-      JsonObject opts = options(body);
+      JsonObject opts = options(req, body);
       return rt.store().list(ListOptions.all(req.keyPrefix())).compose(page -> {
         List<Future<JsonObject>> fs = new ArrayList<>();
         for (StoredObject so : page.items()) {
@@ -73,15 +74,13 @@ public final class Deletes {
     }).onSuccess(o -> Responses.send(req.ctx(), 200, o)).onFailure(t -> Responses.fail(req, t));
   }
 
-  private JsonObject options(Buffer body) {
-    if (body.length() == 0) {
-      return new JsonObject();
-    }
-    return rt.rules().decode(body);
+  /** The body's DeleteOptions, else the query's, validated ({@link DeleteOptionsReader}; 400 / 422). */
+  private JsonObject options(CrdRequest req, Buffer body) {
+    return DeleteOptionsReader.read(body.length() == 0 ? null : rt.rules().decode(body), req.ctx().request().params());
   }
 
   private static boolean dryRun(CrdRequest req, JsonObject opts) {
-    return req.dryRun() || opts.getValue("dryRun") instanceof JsonArray a && a.contains("All");
+    return DeleteOptionsReader.dryRun(opts);
   }
 
   private Future<JsonObject> deleteOne(CrdRequest req, String key, String name, JsonObject opts, int left) {

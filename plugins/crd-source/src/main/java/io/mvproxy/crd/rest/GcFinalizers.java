@@ -1,10 +1,7 @@
 package io.mvproxy.crd.rest;
 
-import io.mvproxy.api.StatusException;
-import io.mvproxy.api.StatusReason;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import java.util.List;
 
 /**
  * The garbage-collection finalizers a DELETE puts on an object, as apiserver's
@@ -20,29 +17,18 @@ public final class GcFinalizers {
   public static final String ORPHAN = "orphan";
   /** The finalizer of foreground propagation. */
   public static final String FOREGROUND = "foregroundDeletion";
-  private static final List<String> POLICIES = List.of("Foreground", "Background", "Orphan");
 
   private GcFinalizers() {
   }
 
   /**
    * @param current the stored object (not changed)
-   * @param options the DeleteOptions body ({@code {}} when none)
+   * @param options the DeleteOptions, already validated by {@link DeleteOptionsReader} ({@code {}} when none)
    * @return {@code current} itself when its finalizers stay as they are, else a copy with the new finalizers
-   * @throws StatusException 422 {@code DeleteOptions.meta.k8s.io "" is invalid: ...} for an unknown policy or both
-   *     {@code orphanDependents} and {@code propagationPolicy} set ({@code ValidateDeleteOptions})
    */
   public static JsonObject apply(JsonObject current, JsonObject options) {
     Object orphanDependents = options.getValue("orphanDependents");
     Object policy = options.getValue("propagationPolicy");
-    if (orphanDependents != null && policy != null) {
-      throw invalid("propagationPolicy: Invalid value: \"" + policy + "\": orphanDependents and "
-          + "deletionPropagation cannot be both set");
-    }
-    if (policy != null && !POLICIES.contains(String.valueOf(policy))) {
-      throw invalid("propagationPolicy: Unsupported value: \"" + policy + "\": supported values: \"Foreground\", "
-          + "\"Background\", \"Orphan\", \"nil\"");
-    }
     JsonArray old = current.getJsonObject("metadata", new JsonObject()).getJsonArray("finalizers", new JsonArray());
     boolean orphan;
     boolean foreground;
@@ -91,13 +77,5 @@ public final class GcFinalizers {
       }
     }
     return -1;
-  }
-
-  private static StatusException invalid(String cause) {
-    return new StatusException(StatusReason.Invalid, "DeleteOptions.meta.k8s.io \"\" is invalid: " + cause,
-        new JsonObject().put("group", "meta.k8s.io").put("kind", "DeleteOptions").put("name", "")
-            .put("causes", new JsonArray().add(new JsonObject().put("reason", cause.contains("Unsupported")
-                ? "FieldValueNotSupported" : "FieldValueInvalid").put("field", "propagationPolicy")
-                .put("message", cause.substring(cause.indexOf(": ") + 2)))));
   }
 }
