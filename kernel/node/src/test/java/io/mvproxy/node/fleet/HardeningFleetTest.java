@@ -265,7 +265,8 @@ class HardeningFleetTest {
    * Breaker F15's fidelity gaps on real nodes, directly (node-a) and through the proxy hop (node-b): plain HTTP to the
    * TLS port answered as Go's net/http; {@code timeout} / {@code timeoutSeconds} / {@code labelSelector} errors,
    * server-side apply without {@code fieldManager}, a create carrying a resourceVersion and a Secret with bad base64
-   * answered with kube-apiserver's code, reason and text; nothing stored.
+   * answered with kube-apiserver's code, reason and text; nothing stored. Bad DeleteOptions as query parameters
+   * (probes and configmaps, one object and the collection) answered 422 / 400; nothing deleted.
    */
   @Test
   void fidelityAsKubeApiserverThroughBothNodes() throws Exception {
@@ -299,6 +300,24 @@ class HardeningFleetTest {
             + "\"Namespace\",\"metadata\":{\"name\":\"" + "n".repeat(64) + "\"}}", 422, "Invalid", "Namespace \""
             + "n".repeat(64) + "\" is invalid: metadata.name: Invalid value: \"" + "n".repeat(64) + "\": must be no "
             + "more than 63 characters"));
+    // DeleteOptions as query parameters (no body): validated as a body's, for custom resources and built-ins,
+    // one object and collections; nothing deleted
+    String cms = "/api/v1/namespaces/default/configmaps";
+    assertEquals(201, post("node-a", cms, "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":"
+        + "{\"name\":\"delete-options\"}}", "application/json").status());
+    String sideways = "DeleteOptions.meta.k8s.io \"\" is invalid: propagationPolicy: Unsupported value: "
+        + "\"Sideways\": supported values: \"Foreground\", \"Background\", \"Orphan\", \"nil\"";
+    List<Want> deletes = new ArrayList<>(wants);
+    for (String target : List.of(PROBES + "/sentinel", PROBES, cms + "/delete-options", cms)) {
+      deletes.add(new Want(HttpMethod.DELETE, target + "?propagationPolicy=Sideways", null, null, 422, "Invalid",
+          sideways));
+      deletes.add(new Want(HttpMethod.DELETE, target + "?gracePeriodSeconds=abc", null, null, 400, "BadRequest",
+          "strconv.ParseInt: parsing \"abc\": invalid syntax"));
+      deletes.add(new Want(HttpMethod.DELETE, target + "?orphanDependents=false&propagationPolicy=Orphan", null, null,
+          422, "Invalid", "DeleteOptions.meta.k8s.io \"\" is invalid: propagationPolicy: Invalid value: \"Orphan\": "
+          + "orphanDependents and deletionPropagation cannot be both set"));
+    }
+    wants = deletes;
     for (String node : List.of("node-a", "node-b")) {
       for (Want w : wants) {
         HttpsClient.Resp r = admin.send(w.method(), url(node), w.path(),
@@ -317,6 +336,8 @@ class HardeningFleetTest {
           "/api/v1/namespaces/Bad_Name")) {
         assertEquals(404, admin.get(url(node), gone).status(), node + ": " + gone + " never stored");
       }
+      assertEquals(200, admin.get(url(node), cms + "/delete-options").status(), node + ": kept");
+      assertEquals(200, admin.get(url(node), PROBES + "/sentinel").status(), node + ": kept");
       String version = admin.get(url(node), "/version").text();
       assertTrue(version.startsWith("{\n  \"major\": \"1\",\n  \"minor\": \"") && version.endsWith("\"\n}"),
           "json.MarshalIndent form: " + version);
