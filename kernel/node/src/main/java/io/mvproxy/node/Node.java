@@ -279,7 +279,7 @@ public final class Node {
       HealthHandler health = new HealthHandler(MvproxyVersion.VERSION, live, ready);
       ingress = new IngressVerticle(serverOptions, authenticator, health, view, metrics,
           peerOptions == null ? null
-              : v -> PeerProxy.create(v, peerOptions, metrics),
+              : v -> PeerProxy.create(v, peerOptions, metrics, view),
           config.peersEnabled(), lifecycle, authorization, config.serving());
       return vertx.deployVerticle(ingress);
     }

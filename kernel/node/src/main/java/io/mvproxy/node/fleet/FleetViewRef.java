@@ -1,12 +1,20 @@
 package io.mvproxy.node.fleet;
 
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
- * The node's current {@link FleetView}: written only by {@link DiscoveryVerticle}, read lock-free by every request.
+ * The node's current {@link FleetView}: written only by {@link DiscoveryVerticle}, read lock-free by every request;
+ * listeners ({@link #onChange}) are told of each new view.
  */
 public final class FleetViewRef {
+  private static final Logger LOG = Logger.getLogger(FleetViewRef.class.getName());
   private final AtomicReference<FleetView> ref;
+  private final List<Consumer<FleetView>> listeners = new CopyOnWriteArrayList<>();
 
   /** @param initial the view before the first computation (everything 503) */
   public FleetViewRef(FleetView initial) {
@@ -18,8 +26,26 @@ public final class FleetViewRef {
     return ref.get();
   }
 
+  /**
+   * Registers a listener called with every new view, after it became current, on the writer's thread (the
+   * discovery verticle's context): it must be quick and hop to its own context for anything else. A listener
+   * that throws is logged and does not stop the others.
+   *
+   * @param listener told of each new view
+   */
+  public void onChange(Consumer<FleetView> listener) {
+    listeners.add(listener);
+  }
+
   /** @param next the new view */
   void set(FleetView next) {
     ref.set(next);
+    for (Consumer<FleetView> l : listeners) {
+      try {
+        l.accept(next);
+      } catch (RuntimeException e) {
+        LOG.log(Level.WARNING, "fleet view listener failed", e);
+      }
+    }
   }
 }

@@ -4,10 +4,12 @@ import io.mvproxy.api.Gvr;
 import io.mvproxy.api.RequestInfo;
 import io.mvproxy.api.StatusException;
 import io.mvproxy.api.UserInfo;
+import io.mvproxy.node.fleet.FleetViewRef;
 import io.mvproxy.node.metrics.NodeMetrics;
 import io.mvproxy.node.routing.PeerTarget;
 import io.mvproxy.security.ProxyHop;
 import io.mvproxy.security.TlsOptions;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
@@ -38,7 +40,10 @@ import java.util.logging.Logger;
  * response head (reset, closed, {@link #IDLE_TIMEOUT_MS} / {@link #HEAD_TIMEOUT_MS} elapsed) is retried once on the
  * next capable peer, within {@link #DEADLINE_MS}; a non-idempotent one never is (503). When no peer answers: 503
  * Status with {@code Retry-After}. A watch whose peer dies after its head ends cleanly (final chunk), so the client
- * re-establishes it through this node, which picks a live peer.
+ * re-establishes it through this node, which picks a live peer. So does a long-running response whose peer the
+ * fleet view no longer lists as live (departed or left, e.g. frozen by SIGSTOP: its kernel still ACKs, so TCP
+ * keep-alive never fires): {@link PeerStreams} ends the client response (final chunk for a chunked watch) and resets
+ * the peer-side connection as soon as the new view is published.
  *
  * <p>Long-running requests ({@link io.mvproxy.node.ingress.LongRunning}: watches, streaming subresources) use their own connection pool
  * ({@link #LONG_RUNNING_POOL_SIZE} per peer, TCP keep-alive, no idle timeout once streaming), so any number of
@@ -67,18 +72,28 @@ public final class PeerProxy {
   private final HttpClient client;
   private final HttpClient longRunning;
   private final NodeMetrics metrics;
+  private final FleetViewRef view;
+  private final PeerStreams streams = new PeerStreams();
 
   /**
    * @param vertx       the Vert.x of the calling verticle (timers)
    * @param client      HTTP client for short requests (pooled, {@link TlsOptions#peerPool()})
    * @param longRunning HTTP client for watches and other streaming requests (its own pool)
    * @param metrics     where proxied requests and errors are counted
+   * @param view        the fleet view: long-running responses of a peer it stops listing as live are ended
    */
-  public PeerProxy(Vertx vertx, HttpClient client, HttpClient longRunning, NodeMetrics metrics) {
+  public PeerProxy(Vertx vertx, HttpClient client, HttpClient longRunning, NodeMetrics metrics, FleetViewRef view) {
     this.vertx = vertx;
     this.client = client;
     this.longRunning = longRunning;
     this.metrics = metrics;
+    this.view = view;
+    view.onChange(v -> streams.retainLive(v.members().keySet()));
+  }
+
+  /** @return the long-running proxied responses in flight, by peer (ended when their peer departs) */
+  public PeerStreams streams() {
+    return streams;
   }
 
   /**
@@ -87,15 +102,17 @@ public final class PeerProxy {
    * @param vertx       the calling verticle's Vert.x
    * @param peerOptions peer TLS client options (trust {@code --peer-ca-file}, key = proxy client cert)
    * @param metrics     node metrics
+   * @param view        the fleet view (peers it stops listing as live get their streams ended)
    * @return the proxy
    */
-  public static PeerProxy create(Vertx vertx, HttpClientOptions peerOptions, NodeMetrics metrics) {
+  public static PeerProxy create(Vertx vertx, HttpClientOptions peerOptions, NodeMetrics metrics,
+                                 FleetViewRef view) {
     HttpClient shortClient = vertx.createHttpClient(new HttpClientOptions(peerOptions)
         .setConnectTimeout((int) CONNECT_TIMEOUT_MS), TlsOptions.peerPool());
     HttpClient longClient = vertx.createHttpClient(new HttpClientOptions(peerOptions)
         .setConnectTimeout((int) CONNECT_TIMEOUT_MS).setTcpKeepAlive(true),
         new PoolOptions().setHttp1MaxSize(LONG_RUNNING_POOL_SIZE).setMaxWaitQueueSize(TlsOptions.PEER_WAIT_QUEUE));
-    return new PeerProxy(vertx, shortClient, longClient, metrics);
+    return new PeerProxy(vertx, shortClient, longClient, metrics, view);
   }
 
   /**
@@ -131,7 +148,8 @@ public final class PeerProxy {
       return;
     }
     long start = System.nanoTime();
-    new Attempts(ctx, user, gvr, streaming, targets, start, System.currentTimeMillis() + DEADLINE_MS).next(null);
+    new Attempts(ctx, user, gvr, streaming, targets, start, System.currentTimeMillis() + DEADLINE_MS,
+        vertx.getOrCreateContext()).next(null);
   }
 
   /** The attempts of one proxied request, tried in order. */
@@ -144,11 +162,13 @@ public final class PeerProxy {
     final long start;
     final long deadline;
     final boolean idempotent;
+    final Context context;
     int index;
     boolean retried;
 
     Attempts(RoutingContext ctx, UserInfo user, Gvr gvr, boolean streaming, List<PeerTarget> targets, long start,
-             long deadline) {
+             long deadline, Context context) {
+      this.context = context;
       this.ctx = ctx;
       this.user = user;
       this.gvr = gvr;
@@ -202,7 +222,7 @@ public final class PeerProxy {
           vertx.cancelTimer(headTimer);
         }
         if (rr.succeeded()) {
-          relay(rr.result());
+          relay(t, rr.result());
           return;
         }
         if (gvr != null) {
@@ -225,7 +245,7 @@ public final class PeerProxy {
       });
     }
 
-    private void relay(HttpClientResponse resp) {
+    private void relay(PeerTarget t, HttpClientResponse resp) {
       if (gvr != null) {
         metrics.rerouted(gvr, resp.statusCode(), Duration.ofNanos(System.nanoTime() - start));
       }
@@ -236,6 +256,41 @@ public final class PeerProxy {
           metrics.proxyError(ProxyErrorType.STREAM_LOST, gvr);
         }
       });
+      if (streaming) {
+        track(t, resp);
+      }
+    }
+
+    /**
+     * Records a long-running response so that its peer's departure from the fleet view ends it; checks the view
+     * after recording, so a departure published meanwhile is not missed.
+     */
+    private void track(PeerTarget t, HttpClientResponse resp) {
+      io.vertx.core.http.HttpServerResponse out = ctx.response();
+      if (out.closed() || out.ended()) {
+        return;
+      }
+      Runnable end = () -> {
+        if (!out.closed() && !out.ended()) {
+          LOG.info("peer " + t.serverId() + " left the fleet while streaming " + ctx.request().path()
+              + " (watch ended; the client re-establishes it)");
+          if (gvr != null) {
+            metrics.proxyError(ProxyErrorType.STREAM_LOST, gvr);
+          }
+          if (resp.getHeader("Content-Length") == null) {
+            out.end();
+          } else {
+            out.reset();
+          }
+        }
+        resp.request().reset(0, new java.io.IOException("peer " + t.serverId() + " left the fleet"));
+      };
+      Runnable untrack = streams.add(t.serverId(), context, end);
+      ctx.addEndHandler(x -> untrack.run());
+      if (!view.get().members().containsKey(t.serverId())) {
+        untrack.run();
+        end.run();
+      }
     }
   }
 

@@ -3,13 +3,19 @@ package io.mvproxy.node.fleet;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.core.net.PemKeyCertOptions;
+import io.vertx.core.net.PemTrustOptions;
 import io.vertx.core.json.JsonObject;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -26,11 +32,15 @@ import org.junit.jupiter.api.TestMethodOrder;
  * learns from the fleet what node-c served and answers 503, never 404, until node-c is back.
  * The split also proves the memory storage (breaker F9): ConfigMaps deleted and updated on the majority while node-c
  * is cut off stay deleted and updated after the merge, and node-c refuses a write while it is alone.
+ * A watch on thingamajigs that node-a proxies to node-c ends cleanly (final chunk) once node-a's fleet view drops the
+ * frozen node-c, well before it is resumed (a stopped peer's kernel keeps ACKing, so only the view can end it).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class PartitionTest {
   static final String GIZMOS = "/apis/gizmos.mvproxy.io/v1/namespaces/default/gizmos";
+  /** Hazelcast's removal of a frozen member (about 5 s) plus a margin for a loaded 2-core machine, ms. */
+  static final long WATCH_END_MS = 30_000;
   FleetHarness fleet;
   HttpsClient admin;
 
@@ -64,9 +74,33 @@ class PartitionTest {
       FleetHarness.NodeProc c = fleet.node("node-c");
       FleetTest.await("things through node-a", 60_000, () -> admin.get(a.url(), FleetTest.THINGS).status() == 200);
       FleetTest.await("gizmos through node-c", 60_000, () -> admin.get(c.url(), GIZMOS).status() == 200);
+      HttpClient watchClient = admin.vertx().createHttpClient(new HttpClientOptions().setSsl(true)
+          .setTrustOptions(new PemTrustOptions().addCertPath(fleet.pki().caCert().toString()))
+          .setKeyCertOptions(new PemKeyCertOptions().setCertPath(fleet.pki().adminCert().toString())
+              .setKeyPath(fleet.pki().adminKey().toString())));
       try (Prober thingsOnA = new Prober(admin, a.url(), FleetTest.THINGS, 20);
            Prober thingsOnB = new Prober(admin, fleet.node("node-b").url(), FleetTest.THINGS, 50)) {
         Map<String, Long> created = createConfigMaps(a.url());
+        CompletableFuture<Integer> watchHead = new CompletableFuture<>();
+        CompletableFuture<String> watchEnd = new CompletableFuture<>();
+        java.util.concurrent.atomic.AtomicLong watchEndAt = new java.util.concurrent.atomic.AtomicLong();
+        watchClient.request(new RequestOptions().setAbsoluteURI(a.url() + FleetTest.THINGS + "?watch=true"))
+            .compose(req -> req.send()).onSuccess(resp -> {
+              watchHead.complete(resp.statusCode());
+              resp.handler(buf -> { });
+              resp.endHandler(v -> {
+                watchEndAt.compareAndSet(0, System.currentTimeMillis());
+                watchEnd.complete("ended");
+              });
+              resp.exceptionHandler(e -> {
+                watchEndAt.compareAndSet(0, System.currentTimeMillis());
+                watchEnd.complete("failed: " + e);
+              });
+            }).onFailure(e -> {
+              watchHead.completeExceptionally(e);
+              watchEnd.complete("failed: " + e);
+            });
+        assertEquals(200, watchHead.get(30, java.util.concurrent.TimeUnit.SECONDS), "proxied watch on node-a");
         long cut = System.currentTimeMillis();
         fleet.signal("node-c", "STOP");
         long healed;
@@ -79,6 +113,13 @@ class PartitionTest {
           lastMajorityRv = deleteAndUpdateOnTheMajority(a.url(), created);
           FleetTest.await("node-a answers 503 for things (node-c cut off)", 30_000,
               () -> thingsOnA.with(503, cut).size() > 0);
+          FleetTest.await("the watch node-a proxied to frozen node-c ends", Math.max(1, cut + WATCH_END_MS
+              - System.currentTimeMillis()), watchEnd::isDone);
+          assertEquals("ended", watchEnd.get(), "the proxied watch ends cleanly (final chunk), never reset");
+          long watchEnded = watchEndAt.get() - cut;
+          System.out.printf("FIGURE partition: the watch node-a proxied to node-c ended %d ms after SIGSTOP%n",
+              watchEnded);
+          assertTrue(watchEnded <= WATCH_END_MS, "the proxied watch ended " + watchEnded + " ms after SIGSTOP");
         } finally {
           healed = System.currentTimeMillis();
           fleet.signal("node-c", "CONT");
@@ -101,6 +142,8 @@ class PartitionTest {
         assertStorageKeptTheMajority(created, lastMajorityRv, minority, a, c);
         assertEquals(List.of(), thingsOnA.with(404, 0), "false 404 on node-a for things");
         assertEquals(List.of(), thingsOnB.with(404, 0), "false 404 on node-b for things");
+      } finally {
+        watchClient.close();
       }
     }
   }
