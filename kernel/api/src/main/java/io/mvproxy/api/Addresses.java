@@ -25,4 +25,23 @@ public final class Addresses {
 
   /** Local publish: the local API sources changed (plugin loaded or unloaded). Body: none. */
   public static final String LOCAL_APIS_CHANGED = "mvproxy.local.apis.changed";
+
+  /**
+   * Local request/reply: asks the discovery verticle to answer once every live peer has applied this node's current
+   * local (nopeer) discovery, i.e. no peer's routing still lists what this node has just withdrawn (README
+   * "Plugins": make before break). Body: none; reply: none, after at most the sender's timeout.
+   */
+  public static final String LOCAL_PEERS_CAUGHT_UP = "mvproxy.local.peers.caught-up";
+
+  /**
+   * Cluster-wide point-to-point address of one node, {@code mvproxy.discovery.applied.<serverId>}: a peer tells the
+   * node it has fetched and applied the node's local discovery. Body: JSON {@code {"serverId": <the peer>, "etag":
+   * <the node's nopeer ETag the peer applied>}}.
+   *
+   * @param serverId the node whose discovery was applied
+   * @return the address
+   */
+  public static String discoveryApplied(String serverId) {
+    return "mvproxy.discovery.applied." + serverId;
+  }
 }

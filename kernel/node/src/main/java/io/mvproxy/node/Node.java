@@ -302,8 +302,15 @@ public final class Node {
         all.addAll(plugins.sources());
         return all;
       };
+      Supplier<List<ApiSource>> serving = () -> {
+        List<ApiSource> all = new ArrayList<>();
+        all.add(builtin);
+        all.addAll(builtinApis);
+        all.addAll(plugins.servingSources());
+        return all;
+      };
       DiscoveryVerticle discovery = new DiscoveryVerticle(config.serverId(), advertise + ":" + port, sources,
-          client, openApiClient, view, metrics, config.clusterMembers().stream().map(HazelcastConfigFactory::resolved).toList(),
+          serving, client, openApiClient, view, metrics, config.clusterMembers().stream().map(HazelcastConfigFactory::resolved).toList(),
           selfClusterAddress(), config.memberWait());
       MembershipVerticle membership = new MembershipVerticle(config.serverId(), advertise, config.peerPort(port),
           MvproxyVersion.VERSION, objects::pluginSummaries, () -> view.get().discovery().localEtag());

@@ -57,6 +57,19 @@ public final class DiscoveryVerticle extends VerticleBase {
   private final String serverId;
   private final String serverAddress;
   private final java.util.function.Supplier<List<ApiSource>> sources;
+  private final java.util.function.Supplier<List<ApiSource>> serving;
+  /** Generation of each recent local ETag (increases with every change of it), for {@link #caughtUp}. */
+  private final Map<String, Long> etagGeneration = new java.util.LinkedHashMap<>(16, 0.75f, false) {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<String, Long> eldest) {
+      return size() > 256;
+    }
+  };
+  private long generation;
+  /** Per live peer: the generation of this node's local discovery it last confirmed applying. */
+  private final Map<String, Long> appliedByPeer = new HashMap<>();
+  /** Requests waiting until every live peer applied a generation: the generation and the message to answer. */
+  private final List<Map.Entry<Long, io.vertx.core.eventbus.Message<Object>>> catchUps = new ArrayList<>();
   private final boolean peersEnabled;
   private final PeerDiscoveryClient client;
   private final FleetViewRef view;
@@ -91,7 +104,9 @@ public final class DiscoveryVerticle extends VerticleBase {
   /**
    * @param serverId      this node's server ID
    * @param serverAddress {@code host:port} for legacy {@code serverAddressByClientCIDRs}
-   * @param sources       the current local API sources (re-read on {@link Addresses#LOCAL_APIS_CHANGED})
+   * @param sources       the current local API sources published in discovery (re-read on
+   *                      {@link Addresses#LOCAL_APIS_CHANGED})
+   * @param serving       the local API sources routed to: {@code sources} plus withdrawn ones still draining
    * @param client        peer discovery client, or null when peers are disabled (local only)
    * @param openApiClient peer OpenAPI client, or null when peers are disabled
    * @param view          the reference to publish views to
@@ -101,7 +116,7 @@ public final class DiscoveryVerticle extends VerticleBase {
    * @param memberWait         {@code --member-wait-seconds}: the longest one awaited member holds 404 back
    */
   public DiscoveryVerticle(String serverId, String serverAddress, java.util.function.Supplier<List<ApiSource>> sources,
-                           PeerDiscoveryClient client, PeerOpenApiClient openApiClient, FleetViewRef view,
+                           java.util.function.Supplier<List<ApiSource>> serving, PeerDiscoveryClient client, PeerOpenApiClient openApiClient, FleetViewRef view,
                            NodeMetrics metrics, List<String> configuredMembers, String selfClusterAddress,
                            java.time.Duration memberWait) {
     this.peerOpenApi = openApiClient == null ? null : new PeerOpenApi(openApiClient);
@@ -111,6 +126,7 @@ public final class DiscoveryVerticle extends VerticleBase {
     this.serverId = serverId;
     this.serverAddress = serverAddress;
     this.sources = sources;
+    this.serving = serving;
     this.peersEnabled = client != null;
     this.client = client;
     this.view = view;
@@ -124,6 +140,19 @@ public final class DiscoveryVerticle extends VerticleBase {
     vertx.eventBus().localConsumer(Addresses.LOCAL_APIS_CHANGED, m -> {
       openapiBuiltKey = null;
       rebuild();
+    });
+    vertx.eventBus().localConsumer(Addresses.LOCAL_PEERS_CAUGHT_UP, m -> {
+      rebuild();
+      catchUps.add(Map.entry(generation, m));
+      caughtUp();
+    });
+    vertx.eventBus().<JsonObject>consumer(Addresses.discoveryApplied(serverId), m -> {
+      String peer = m.body().getString("serverId", "");
+      Long gen = etagGeneration.get(m.body().getString("etag", ""));
+      if (gen != null) {
+        appliedByPeer.merge(peer, gen, Math::max);
+        caughtUp();
+      }
     });
     vertx.setPeriodic(REVALIDATE_MS, t -> {
       peers.values().forEach(this::fetch);
@@ -159,6 +188,7 @@ public final class DiscoveryVerticle extends VerticleBase {
       memberSeenAt.putIfAbsent(m.nodeId(), now);
     }
     memberSeenAt.keySet().retainAll(ids);
+    appliedByPeer.keySet().retainAll(snap.peers().stream().map(PeerInfo::serverId).toList());
     Map<String, PeerInfo> live = new HashMap<>();
     snap.peers().forEach(p -> live.put(p.serverId(), p));
     for (String gone : new ArrayList<>(peers.keySet())) {
@@ -202,6 +232,26 @@ public final class DiscoveryVerticle extends VerticleBase {
       }
     }
     rebuild();
+    caughtUp();
+  }
+
+  /**
+   * Answers the {@link Addresses#LOCAL_PEERS_CAUGHT_UP} requests whose generation every live peer has confirmed
+   * applying (requests whose sender stopped waiting are answered into the void).
+   */
+  private void caughtUp() {
+    catchUps.removeIf(e -> {
+      for (String peer : peers.keySet()) {
+        if (appliedByPeer.getOrDefault(peer, -1L) < e.getKey()) {
+          return false;
+        }
+      }
+      e.getValue().reply(null);
+      return true;
+    });
+    while (catchUps.size() > 64) {
+      catchUps.remove(0).getValue().fail(503, "dropped: too many waiting");
+    }
   }
 
   private void onAnnounce(JsonObject body) {
@@ -222,6 +272,7 @@ public final class DiscoveryVerticle extends VerticleBase {
     String etag = s.info.etag();
     client.fetch(s.info, s.fetched).onComplete(ar -> {
       s.fetching = false;
+      String applied = null;
       if (peers.get(s.info.serverId()) != s) {
         return;
       }
@@ -236,6 +287,7 @@ public final class DiscoveryVerticle extends VerticleBase {
           shared.remove(s.info.serverId());
         }
         departedAt.remove(s.info.serverId());
+        applied = etag;
       } else {
         s.failures++;
         s.stale = s.loaded;
@@ -254,6 +306,11 @@ public final class DiscoveryVerticle extends VerticleBase {
         fetch(s);
       }
       rebuild();
+      if (applied != null) {
+        // the new view is published: tell the peer, so it may stop serving what it withdrew (make before break)
+        vertx.eventBus().send(Addresses.discoveryApplied(s.info.serverId()),
+            new JsonObject().put("serverId", serverId).put("etag", applied));
+      }
     });
   }
 
@@ -287,6 +344,7 @@ public final class DiscoveryVerticle extends VerticleBase {
     List<Awaited> awaiting = awaiting(now);
     boolean ready = awaiting.stream().noneMatch(a -> a.kind() != Awaited.Kind.MEMBER_JOIN);
     List<ApiSource> local = sources.get();
+    List<ApiSource> routed = serving.get();
     List<ServedGroupVersion> served = new ArrayList<>();
     local.forEach(s -> served.addAll(s.groupVersions()));
     DiscoveryDocuments current = view.get().discovery();
@@ -294,8 +352,8 @@ public final class DiscoveryVerticle extends VerticleBase {
     if (dd != current) {
       metrics.discoveryMerged();
     }
-    RoutingSnapshot rs = new RoutingSnapshot(RoutingSnapshot.index(local), localCaps(dd), entries, gone, ready,
-        RoutingSnapshot.wholeGroupVersions(local), awaiting);
+    RoutingSnapshot rs = new RoutingSnapshot(RoutingSnapshot.index(routed), localCaps(dd, routed), entries, gone,
+        ready, RoutingSnapshot.wholeGroupVersions(routed), awaiting);
     if (!awaiting.equals(lastAwaiting)) {
       LOG.info(awaiting.isEmpty() ? "the fleet's API set is known: unknown resources now get 404"
           : "404 answers held back (503) while waiting for "
@@ -309,6 +367,8 @@ public final class DiscoveryVerticle extends VerticleBase {
     refreshOpenApi(false);
     if (!dd.localEtag().equals(lastEtag)) {
       lastEtag = dd.localEtag();
+      etagGeneration.remove(lastEtag);
+      etagGeneration.put(lastEtag, ++generation);
       vertx.eventBus().send(Addresses.LOCAL_ETAG_CHANGED, lastEtag);
     }
   }
@@ -496,8 +556,19 @@ public final class DiscoveryVerticle extends VerticleBase {
     }
   }
 
-  private static Capabilities localCaps(DiscoveryDocuments dd) {
-    return Capabilities.of(dd.localGroups());
+  /**
+   * @return what this node routes to itself: its published discovery plus what withdrawn sources still draining
+   *         serve (make before break)
+   */
+  private static Capabilities localCaps(DiscoveryDocuments dd, List<ApiSource> routed) {
+    List<DiscoveryGroup> groups = new ArrayList<>(dd.localGroups());
+    for (ApiSource s : routed) {
+      for (ServedGroupVersion gv : s.groupVersions()) {
+        groups.add(new DiscoveryGroup(gv.groupVersion().group(), List.of(new DiscoveryVersion(
+            gv.groupVersion().version(), gv.resources(), Freshness.Current))));
+      }
+    }
+    return Capabilities.of(groups);
   }
 
   private static List<DiscoveryGroup> stale(List<DiscoveryGroup> groups) {

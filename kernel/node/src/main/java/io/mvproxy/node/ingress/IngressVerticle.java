@@ -205,9 +205,9 @@ public final class IngressVerticle extends VerticleBase {
         Boolean.TRUE.equals(ctx.get(ResourceHandler.PEER_PROXIED_KEY)), proxy != null && peersEnabled);
     if (d instanceof io.mvproxy.node.routing.Decision.Proxy p) {
       ctx.put(ResourceHandler.SERVED_KEY, "proxied");
-      proxy.forward(ctx, ctx.get(UserInfo.CONTEXT_KEY), null, p.targets());
+      proxy.forwardGroupVersion(ctx, ctx.get(UserInfo.CONTEXT_KEY), gv, p.targets());
     } else if (d instanceof io.mvproxy.node.routing.Decision.Unavailable u) {
-      StatusResponses.send(ctx, StatusException.unavailable(u.message(), PeerProxy.RETRY_AFTER_SECONDS));
+      ResourceHandler.unavailable(ctx, u);
     } else {
       StatusResponses.send(ctx, StatusException.resourceNotFound());
     }

@@ -62,11 +62,26 @@ public final class ResourceHandler implements Handler<RoutingContext> {
       ctx.put(SERVED_KEY, "proxied");
       proxy.forwardResource(ctx, user, info, p.targets());
     } else if (d instanceof Decision.Unavailable u) {
-      metrics.routingUnavailable(u.cause().label(), u.cause() == Decision.Unavailable.Cause.DEPARTED
+      metrics.routingUnavailable(u.cause().label(), u.cause() != Decision.Unavailable.Cause.FLEET_UNKNOWN
           || routing.awaiting().isEmpty() ? "none" : routing.awaiting().get(0).kind().label());
-      StatusResponses.send(ctx, StatusException.unavailable(u.message(), PeerProxy.RETRY_AFTER_SECONDS));
+      unavailable(ctx, u);
     } else {
       StatusResponses.send(ctx, StatusException.resourceNotFound());
     }
+  }
+
+  /**
+   * Answers a 503 decision: Status {@code ServiceUnavailable} with {@code Retry-After}, and for
+   * {@link Decision.Unavailable.Cause#NOT_SERVED_HERE} the {@link PeerProxy#NOT_SERVED_HERE} header that tells the
+   * proxying node this node did nothing with the request, so it may try the next capable peer.
+   *
+   * @param ctx the request
+   * @param u   the decision
+   */
+  public static void unavailable(RoutingContext ctx, Decision.Unavailable u) {
+    if (u.cause() == Decision.Unavailable.Cause.NOT_SERVED_HERE) {
+      ctx.response().putHeader(PeerProxy.NOT_SERVED_HERE, "true");
+    }
+    StatusResponses.send(ctx, StatusException.unavailable(u.message(), PeerProxy.RETRY_AFTER_SECONDS));
   }
 }

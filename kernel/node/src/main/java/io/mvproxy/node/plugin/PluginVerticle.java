@@ -26,8 +26,15 @@ import java.util.logging.Logger;
  * {@link #RESCAN_MS} as the fallback for bind mounts and network folders), and without restart loads new jars,
  * unloads removed ones and swaps replaced ones. A replacement that fails keeps the previous version serving (last
  * known good) and reports the failure; a jar claiming a GVR another ACTIVE plugin serves is refused. After each
- * change it publishes {@link Addresses#LOCAL_APIS_CHANGED}. Unloaded sources are closed after {@link #DRAIN_MS} so
- * requests in flight finish; their class loaders are closed and Jackson's caches flushed so they can be collected.
+ * change it publishes {@link Addresses#LOCAL_APIS_CHANGED}.
+ *
+ * <p>Make before break (README "Plugins"): a removed or replaced plugin first leaves this node's published discovery
+ * but keeps serving (UNLOADED, {@link PluginRegistry#draining()}); a replacement is ACTIVE before its predecessor is
+ * withdrawn, so a swap never leaves a moment in which none of them serves. Once every live peer has applied the
+ * discovery without it ({@link Addresses#LOCAL_PEERS_CAUGHT_UP}, at most {@link #PEER_DRAIN_BOUND_MS}) it leaves
+ * routing too, and its sources are closed {@link #DRAIN_MS} later so requests in flight finish; class loaders are
+ * closed and Jackson's caches flushed so they can be collected. A peer hop that still arrives afterwards gets 503
+ * {@code X-Mvproxy-Not-Served-Here} and is retried on another peer by the proxying node.
  */
 public final class PluginVerticle extends VerticleBase {
   /** Fallback rescan interval, ms. */
@@ -36,6 +43,13 @@ public final class PluginVerticle extends VerticleBase {
   static final long DEBOUNCE_MS = 30;
   /** Delay before an unloaded plugin's sources are closed, ms: lets in-flight requests finish. */
   static final long DRAIN_MS = 2000;
+  /**
+   * Longest wait, ms, for every live peer to apply this node's discovery without a withdrawn plugin before the plugin
+   * leaves routing: a peer fetches within milliseconds of the announcement on loopback and about a second on a loaded
+   * machine; an older peer that never confirms, or one frozen until Hazelcast drops it (about 5 s), is waited for no
+   * longer than this (its late hops get 503 Not-Served-Here and are retried elsewhere).
+   */
+  static final long PEER_DRAIN_BOUND_MS = 10_000;
   private static final Logger LOG = Logger.getLogger(PluginVerticle.class.getName());
 
   private final Path dir;
@@ -47,6 +61,8 @@ public final class PluginVerticle extends VerticleBase {
   private boolean scanning;
   private boolean rescan;
   private long debounce = -1;
+  /** Plugins withdrawn since the last publication: drained once it is out. */
+  private final List<Plugin> withdrawn = new java.util.ArrayList<>();
 
   /**
    * @param dir           the plugin folder (created when missing)
@@ -86,7 +102,7 @@ public final class PluginVerticle extends VerticleBase {
     } catch (IOException e) {
       LOG.fine("watch service close: " + e);
     }
-    List<Future<Void>> closing = registry.sources().stream().map(ApiSource::close).toList();
+    List<Future<Void>> closing = registry.servingSources().stream().map(ApiSource::close).toList();
     return Future.join(closing);
   }
 
@@ -273,9 +289,37 @@ public final class PluginVerticle extends VerticleBase {
     return out;
   }
 
+  /** Withdraws a plugin from this node's published discovery; it keeps serving until drained (see the class doc). */
   private void unload(Plugin p, String why) {
-    LOG.info("plugin " + p.fileName() + " UNLOADED (" + why + ")");
-    closeLater(p, DRAIN_MS);
+    if (p.state() != PluginState.ACTIVE) {
+      closeLater(p, 0);
+      return;
+    }
+    LOG.info("plugin " + p.fileName() + " UNLOADED (" + why + "): withdrawn from discovery, serving until the peers"
+        + " stop routing to it");
+    registry.addDraining(p);
+    withdrawn.add(p);
+  }
+
+  /**
+   * Once the withdrawal is published: waits for every live peer to apply it (at most {@link #PEER_DRAIN_BOUND_MS}),
+   * then takes the plugin out of routing and closes its sources after {@link #DRAIN_MS}.
+   */
+  private void drain(Plugin p) {
+    long t0 = System.nanoTime();
+    vertx.eventBus().request(Addresses.LOCAL_PEERS_CAUGHT_UP, null,
+        new io.vertx.core.eventbus.DeliveryOptions().setSendTimeout(PEER_DRAIN_BOUND_MS)).onComplete(ar -> {
+          long ms = (System.nanoTime() - t0) / 1_000_000;
+          if (ar.succeeded()) {
+            LOG.info("plugin " + p.fileName() + " drained: every live peer stopped routing to it after " + ms + " ms");
+          } else {
+            LOG.warning("plugin " + p.fileName() + " drained after " + ms + " ms without every peer's confirmation: "
+                + ar.cause().getMessage());
+          }
+          registry.removeDraining(p);
+          vertx.eventBus().publish(Addresses.LOCAL_APIS_CHANGED, null);
+          closeLater(p, DRAIN_MS);
+        });
   }
 
   private void closeLater(Plugin p, long delayMs) {
@@ -298,5 +342,8 @@ public final class PluginVerticle extends VerticleBase {
   private void publish(Map<String, Plugin> next) {
     registry.set(next);
     vertx.eventBus().publish(Addresses.LOCAL_APIS_CHANGED, null);
+    List<Plugin> out = List.copyOf(withdrawn);
+    withdrawn.clear();
+    out.forEach(this::drain);
   }
 }

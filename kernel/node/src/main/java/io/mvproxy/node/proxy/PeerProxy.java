@@ -38,7 +38,10 @@ import java.util.logging.Logger;
  * <p>Failover: a peer that cannot be connected to (refused, TLS failure, {@link #CONNECT_TIMEOUT_MS}) is skipped for
  * the next. An idempotent request ({@link #IDEMPOTENT}) whose connection fails after it was sent but before the
  * response head (reset, closed, {@link #IDLE_TIMEOUT_MS} / {@link #HEAD_TIMEOUT_MS} elapsed) is retried once on the
- * next capable peer, within {@link #DEADLINE_MS}; a non-idempotent one never is (503). When no peer answers: 503
+ * next capable peer, within {@link #DEADLINE_MS}; a non-idempotent one never is (503). A peer that answers 503
+ * {@link #NOT_SERVED_HERE} did nothing with the request (it withdrew the resource after this node's view was built):
+ * the request, whatever its method, goes to the next target, then to capable peers of the current view not tried
+ * yet, never relayed as a 404 (README "Plugins", make before break). When no peer answers: 503
  * Status with {@code Retry-After}. A watch whose peer dies after its head ends cleanly (final chunk), so the client
  * re-establishes it through this node, which picks a live peer. So does a long-running response whose peer the
  * fleet view no longer lists as live (departed or left, e.g. frozen by SIGSTOP: its kernel still ACKs, so TCP
@@ -52,6 +55,13 @@ import java.util.logging.Logger;
 public final class PeerProxy {
   /** Header marking a proxied hop (KEP-4020). */
   public static final String PEER_PROXIED = "X-Kubernetes-Peer-Proxied";
+  /**
+   * Response header of a peer's 503 meaning "I do not serve this (any more) and did nothing with the request": its
+   * plugin was withdrawn after this node's view was built (README "Plugins", make before break). The request is
+   * then tried on the next capable peer whatever its method, as Go's HTTP/2 transport retries a stream the server
+   * refused unprocessed ({@code REFUSED_STREAM}); never relayed as 404.
+   */
+  public static final String NOT_SERVED_HERE = "X-Mvproxy-Not-Served-Here";
   /** Seconds a client should wait before retrying when no peer is reachable. */
   public static final int RETRY_AFTER_SECONDS = 1;
   /** Per-request connect (TCP + TLS handshake) timeout, ms: a half-open or stalled peer is skipped after it. */
@@ -116,15 +126,16 @@ public final class PeerProxy {
   }
 
   /**
-   * Forwards a non-resource request (legacy discovery, OpenAPI of a group-version this node lacks).
+   * Forwards a non-resource request for a group-version this node lacks (legacy discovery, OpenAPI).
    *
    * @param ctx     the request
    * @param user    the authenticated caller
-   * @param gvr     null (kept for callers that have no request info)
+   * @param gv      the group-version (peers serving it are asked again when every target refused it)
    * @param targets capable peers in the order to try
    */
-  public void forward(RoutingContext ctx, UserInfo user, Gvr gvr, List<PeerTarget> targets) {
-    forward(ctx, user, gvr, false, targets);
+  public void forwardGroupVersion(RoutingContext ctx, UserInfo user, io.mvproxy.api.GroupVersion gv,
+                                  List<PeerTarget> targets) {
+    forward(ctx, user, null, false, targets, () -> view.get().routing().peersFor(gv));
   }
 
   /**
@@ -137,10 +148,12 @@ public final class PeerProxy {
    */
   public void forwardResource(RoutingContext ctx, UserInfo user, RequestInfo info, List<PeerTarget> targets) {
     boolean streaming = io.mvproxy.node.ingress.LongRunning.is(ctx.request(), info);
-    forward(ctx, user, info.gvr(), streaming, targets);
+    forward(ctx, user, info.gvr(), streaming, targets, () -> view.get().routing().decide(info, false, true)
+        instanceof io.mvproxy.node.routing.Decision.Proxy p ? p.targets() : List.of());
   }
 
-  private void forward(RoutingContext ctx, UserInfo user, Gvr gvr, boolean streaming, List<PeerTarget> targets) {
+  private void forward(RoutingContext ctx, UserInfo user, Gvr gvr, boolean streaming, List<PeerTarget> targets,
+                       java.util.function.Supplier<List<PeerTarget>> refresh) {
     if ("websocket".equalsIgnoreCase(ctx.request().getHeader("Upgrade"))) {
       // WebSocket watches are not tunnelled between peers: clients such as fabric8 fall back to an HTTP watch on 503
       fail(ctx, StatusException.unavailable("WebSocket upgrades are not proxied to peers; use an HTTP watch",
@@ -148,7 +161,7 @@ public final class PeerProxy {
       return;
     }
     long start = System.nanoTime();
-    new Attempts(ctx, user, gvr, streaming, targets, start, System.currentTimeMillis() + DEADLINE_MS,
+    new Attempts(ctx, user, gvr, streaming, targets, refresh, start, System.currentTimeMillis() + DEADLINE_MS,
         vertx.getOrCreateContext()).next(null);
   }
 
@@ -159,6 +172,8 @@ public final class PeerProxy {
     final Gvr gvr;
     final boolean streaming;
     final List<PeerTarget> targets;
+    final java.util.function.Supplier<List<PeerTarget>> refresh;
+    final Set<String> tried = new java.util.HashSet<>();
     final long start;
     final long deadline;
     final boolean idempotent;
@@ -166,14 +181,15 @@ public final class PeerProxy {
     int index;
     boolean retried;
 
-    Attempts(RoutingContext ctx, UserInfo user, Gvr gvr, boolean streaming, List<PeerTarget> targets, long start,
-             long deadline, Context context) {
+    Attempts(RoutingContext ctx, UserInfo user, Gvr gvr, boolean streaming, List<PeerTarget> targets,
+             java.util.function.Supplier<List<PeerTarget>> refresh, long start, long deadline, Context context) {
       this.context = context;
       this.ctx = ctx;
       this.user = user;
       this.gvr = gvr;
       this.streaming = streaming;
-      this.targets = targets;
+      this.targets = new java.util.ArrayList<>(targets);
+      this.refresh = refresh;
       this.start = start;
       this.deadline = deadline;
       this.idempotent = IDEMPOTENT.contains(ctx.request().method());
@@ -191,6 +207,7 @@ public final class PeerProxy {
         return;
       }
       PeerTarget t = targets.get(index++);
+      tried.add(t.serverId());
       HttpServerRequest in = ctx.request();
       RequestOptions opts = new RequestOptions().setHost(t.host()).setPort(t.port()).setMethod(in.method())
           .setURI(in.uri()).setSsl(true).setHeaders(headers(in, user, t))
@@ -222,7 +239,12 @@ public final class PeerProxy {
           vertx.cancelTimer(headTimer);
         }
         if (rr.succeeded()) {
-          relay(t, rr.result());
+          HttpClientResponse resp = rr.result();
+          if (resp.statusCode() == 503 && resp.getHeader(NOT_SERVED_HERE) != null) {
+            resp.body().onComplete(x -> notServed(t));
+          } else {
+            relay(t, resp);
+          }
           return;
         }
         if (gvr != null) {
@@ -243,6 +265,23 @@ public final class PeerProxy {
         fail(ctx, StatusException.unavailable("error proxying to peer " + t.serverId() + ": "
             + rr.cause().getMessage(), RETRY_AFTER_SECONDS));
       });
+    }
+
+    /**
+     * The peer answered that it does not serve the request (any more) and did nothing with it: the next capable peer
+     * is tried, whatever the method; once every target refused, the current fleet view is asked for capable peers
+     * not tried yet; none left: 503 (the caller retries after Retry-After, when the views have converged).
+     */
+    private void notServed(PeerTarget t) {
+      if (gvr != null) {
+        metrics.proxyError(ProxyErrorType.NOT_SERVED, gvr);
+      }
+      if (index >= targets.size()) {
+        refresh.get().stream().filter(p -> !tried.contains(p.serverId())).forEach(targets::add);
+      }
+      LOG.info("peer " + t.serverId() + " no longer serves " + ctx.request().method() + " " + ctx.request().path()
+          + (index < targets.size() ? ": trying peer " + targets.get(index).serverId() : ": no other peer serves it"));
+      next(new IllegalStateException("peer " + t.serverId() + " does not serve it any more"));
     }
 
     private void relay(PeerTarget t, HttpClientResponse resp) {

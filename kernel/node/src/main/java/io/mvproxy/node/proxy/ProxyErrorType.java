@@ -12,7 +12,12 @@ public enum ProxyErrorType {
   /** The request was sent but the peer's connection failed (reset, closed, idle timeout) before the head arrived. */
   CONNECTION_LOST("connection_lost"),
   /** The peer's connection failed after the head was relayed: a watch ended, another response was cut. */
-  STREAM_LOST("stream_lost");
+  STREAM_LOST("stream_lost"),
+  /**
+   * The peer answered 503 {@link PeerProxy#NOT_SERVED_HERE}: it no longer serves the resource (a plugin withdrawn
+   * after this node's view was built); the next capable peer was tried.
+   */
+  NOT_SERVED("not_served");
 
   private final String label;
 

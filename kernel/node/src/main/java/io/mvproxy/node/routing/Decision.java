@@ -25,7 +25,13 @@ public sealed interface Decision {
       /** Only departed (crashed, cut off) peers served it, within the stale window. */
       DEPARTED("departed"),
       /** The fleet's API set is not fully known yet (see {@link Awaited}). */
-      FLEET_UNKNOWN("fleet_unknown");
+      FLEET_UNKNOWN("fleet_unknown"),
+      /**
+       * A peer hop reached this node for something it does not serve (any more): the proxying node's view trailed a
+       * plugin change here. Answered 503 with {@link io.mvproxy.node.proxy.PeerProxy#NOT_SERVED_HERE}, never 404, so
+       * the proxying node tries the next capable peer (README "Routing rules").
+       */
+      NOT_SERVED_HERE("not_served_here");
 
       private final String label;
 

@@ -88,7 +88,8 @@ public record RoutingSnapshot(Map<Gvr, ApiSource> local, Capabilities localCaps,
   /**
    * Decides where a resource request goes (peer-proxy.md sections 1 and 3, README "Routing rules"), in order:
    * a local source serving the resource (and subresource); a local whole-group-version source; with the loop
-   * guard or peers off, local or 404; live peers serving it (shuffled); a local source lacking only the
+   * guard, local or 503 {@link Decision.Unavailable.Cause#NOT_SERVED_HERE} (the proxying node's view trailed a
+   * plugin change here: it retries another peer; upstream answers 404); with peers off, local or 404; live peers serving it (shuffled); a local source lacking only the
    * subresource, unless a departed peer served it or the fleet is not fully known; 503 when only departed peers
    * served it; 503 while anything is {@link #awaiting()}; else 404.
    *
@@ -108,7 +109,11 @@ public record RoutingSnapshot(Map<Gvr, ApiSource> local, Capabilities localCaps,
     if (whole != null) {
       return new Decision.Local(whole);
     }
-    if (peerProxied || !peersEnabled) {
+    if (peerProxied) {
+      return mine != null ? new Decision.Local(mine) : notServedHere(gvr.groupResource() + (sub.isEmpty() ? ""
+          : "/" + sub) + " in " + gvr.groupVersion());
+    }
+    if (!peersEnabled) {
       return mine != null ? new Decision.Local(mine) : new Decision.NotFound();
     }
     List<PeerTarget> targets = new ArrayList<>();
@@ -149,12 +154,16 @@ public record RoutingSnapshot(Map<Gvr, ApiSource> local, Capabilities localCaps,
    * peers serving it; 503 when only departed peers served it or the fleet is not fully known; else 404.
    *
    * @param gv           the group-version
-   * @param peerProxied  true on an authenticated peer hop: never proxied again (404)
+   * @param peerProxied  true on an authenticated peer hop: never proxied again (503
+   *                     {@link Decision.Unavailable.Cause#NOT_SERVED_HERE})
    * @param peersEnabled false when peers are off (404)
    * @return {@link Decision.Proxy}, {@link Decision.Unavailable} or {@link Decision.NotFound}
    */
   public Decision decideGroupVersion(GroupVersion gv, boolean peerProxied, boolean peersEnabled) {
-    if (peerProxied || !peersEnabled) {
+    if (peerProxied) {
+      return notServedHere(gv.toString());
+    }
+    if (!peersEnabled) {
       return new Decision.NotFound();
     }
     List<PeerTarget> targets = peersFor(gv);
@@ -175,6 +184,11 @@ public record RoutingSnapshot(Map<Gvr, ApiSource> local, Capabilities localCaps,
     return new Decision.Unavailable(Decision.Unavailable.Cause.FLEET_UNKNOWN,
         "the fleet's API set is not fully known yet (waiting for " + (what.isEmpty() ? "the discovery of every peer"
             : String.join(", ", what)) + "); no known server serves " + gv);
+  }
+
+  private static Decision notServedHere(String what) {
+    return new Decision.Unavailable(Decision.Unavailable.Cause.NOT_SERVED_HERE, "this server does not serve " + what
+        + " (any more); the proxying server's view of the fleet trailed a change here");
   }
 
   /**

@@ -100,6 +100,7 @@ class RoutingSnapshotTest {
     Decision notFound = new Decision.NotFound();
     Decision departed = new Decision.Unavailable(Decision.Unavailable.Cause.DEPARTED, null);
     Decision unknown = new Decision.Unavailable(Decision.Unavailable.Cause.FLEET_UNKNOWN, null);
+    Decision notHere = new Decision.Unavailable(Decision.Unavailable.Cause.NOT_SERVED_HERE, null);
     String v1 = "/apis/demo.mvproxy.io/v1/namespaces/default/widgets";
     String v2 = "/apis/demo.mvproxy.io/v2/namespaces/default/widgets";
     String things = "/apis/things.mvproxy.io/v1/thingamajigs";
@@ -117,8 +118,13 @@ class RoutingSnapshotTest {
             .departedC(WIDGETS_V1, "scale"), v1 + "/w1/scale", false, true, departed, "widgets.demo.mvproxy.io/scale"),
         row("a resource only a peer serves is proxied", new Fleet().peerB(Map.of(WIDGETS_V2, Set.of())), v2, false,
             true, toB, null),
-        row("already proxied, lacking it: 404, never proxied again", new Fleet().peerB(Map.of(WIDGETS_V2, Set.of())),
-            v2, true, true, notFound, null),
+        row("already proxied, lacking it: 503 not served here (never 404), never proxied again",
+            new Fleet().peerB(Map.of(WIDGETS_V2, Set.of())), v2, true, true, notHere, "does not serve"),
+        row("already proxied with peers off here, lacking it: 503 not served here", new Fleet(), v2, true, false,
+            notHere, "widgets.demo.mvproxy.io in demo.mvproxy.io/v2"),
+        row("already proxied, an aggregated group-version withdrawn here: 503 not served here", new Fleet(),
+            "/apis/wardle.example.com/v1alpha1/namespaces/default/flunders", true, true, notHere,
+            "flunders.wardle.example.com in wardle.example.com/v1alpha1"),
         row("already proxied, lacking the subresource: local", new Fleet()
             .peerB(Map.of(WIDGETS_V1, Set.of("status"))), v1 + "/w1/status", true, true, local, null),
         row("peers off: local only, 404", new Fleet().peerB(Map.of(WIDGETS_V2, Set.of())), v2, false, false,
@@ -173,8 +179,8 @@ class RoutingSnapshotTest {
     return Stream.of(
         Arguments.of("a peer serves the group-version: proxied", new Fleet().peerB(Map.of(WIDGETS_V2, Set.of()))
             .build(), v2, false, new Decision.Proxy(List.of(B))),
-        Arguments.of("already proxied: 404", new Fleet().peerB(Map.of(WIDGETS_V2, Set.of())).build(), v2, true,
-            notFound),
+        Arguments.of("already proxied, lacking it: 503 not served here", new Fleet().peerB(Map.of(WIDGETS_V2,
+            Set.of())).build(), v2, true, new Decision.Unavailable(Decision.Unavailable.Cause.NOT_SERVED_HERE, null)),
         Arguments.of("only a departed peer served it: 503", new Fleet().departedC(THINGS).build(), things, false,
             new Decision.Unavailable(Decision.Unavailable.Cause.DEPARTED, null)),
         Arguments.of("fleet not known yet: 503", new Fleet().awaiting(new Awaited(Awaited.Kind.MEMBER_JOIN,

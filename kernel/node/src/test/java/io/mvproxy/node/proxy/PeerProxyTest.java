@@ -1,0 +1,200 @@
+package io.mvproxy.node.proxy;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.mvproxy.api.Gvr;
+import io.mvproxy.api.RequestInfo;
+import io.mvproxy.api.UserInfo;
+import io.mvproxy.discovery.DiscoveryDocuments;
+import io.mvproxy.node.fleet.FleetView;
+import io.mvproxy.node.fleet.FleetViewRef;
+import io.mvproxy.node.metrics.NodeMetrics;
+import io.mvproxy.node.routing.Capabilities;
+import io.mvproxy.node.routing.PeerTarget;
+import io.mvproxy.node.routing.RoutingSnapshot;
+import io.mvproxy.openapi.OpenApiDocuments;
+import io.mvproxy.security.DevPki;
+import io.mvproxy.security.TlsOptions;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.core.net.PemKeyCertOptions;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.handler.BodyHandler;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * {@link PeerProxy} over real mutual TLS to two fake peers, table-driven: which peers a request reaches and what
+ * the client gets when a peer answers {@link PeerProxy#NOT_SERVED_HERE} (it withdrew the resource after this node's
+ * view was built: the next peer is tried whatever the method, then the current view's untried peers; never a 404),
+ * an ordinary 503 (relayed, not retried) or cannot be connected to (next peer).
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class PeerProxyTest {
+  static final Gvr GADGETS = new Gvr("demo.mvproxy.io", "v1", "gadgets");
+  static final String PATH = "/apis/demo.mvproxy.io/v1/gadgets";
+
+  /** How a fake peer answers. */
+  enum Answer {
+    OK, NOT_SERVED_HERE, UNAVAILABLE
+  }
+
+  Vertx vertx;
+  DevPki pki;
+  final Map<String, Answer> answers = new java.util.concurrent.ConcurrentHashMap<>();
+  final List<String> hits = new CopyOnWriteArrayList<>();
+  final Map<String, PeerTarget> peers = new java.util.HashMap<>();
+  /** The proxy of the current case, over a view built for it (only the discovery verticle swaps a live view). */
+  volatile PeerProxy proxy;
+  HttpServer front;
+  HttpClient client;
+  /** Targets handed to the proxy by the "decision" (the view's own peers are in {@link #view}). */
+  volatile List<String> decided = List.of();
+
+  @BeforeAll
+  void start() throws Exception {
+    vertx = Vertx.vertx();
+    Path dir = Files.createTempDirectory("mvproxy-peer-proxy-test");
+    pki = new DevPki(dir);
+    pki.generate(List.of("node-a", "node-b", "node-c"), List.of(), Map.of());
+    for (String peer : List.of("node-b", "node-c")) {
+      HttpServer s = vertx.createHttpServer(new HttpServerOptions().setSsl(true).setHost("127.0.0.1")
+          .setKeyCertOptions(new PemKeyCertOptions().setCertPath(pki.servingCert(peer).toString())
+              .setKeyPath(pki.servingKey(peer).toString())));
+      s.requestHandler(req -> req.body().onComplete(b -> {
+        hits.add(peer + " " + req.method() + " proxied=" + req.getHeader(PeerProxy.PEER_PROXIED));
+        Answer a = answers.getOrDefault(peer, Answer.OK);
+        switch (a) {
+          case OK -> req.response().setStatusCode(req.method() == HttpMethod.POST ? 201 : 200)
+              .end("{\"from\":\"" + peer + "\"}");
+          case NOT_SERVED_HERE -> req.response().setStatusCode(503).putHeader(PeerProxy.NOT_SERVED_HERE, "true")
+              .putHeader("Retry-After", "1").end("{\"kind\":\"Status\",\"code\":503}");
+          case UNAVAILABLE -> req.response().setStatusCode(503).putHeader("Retry-After", "1")
+              .end("{\"kind\":\"Status\",\"code\":503,\"message\":\"storage is unavailable\"}");
+        }
+      }));
+      s.listen(0).toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+      peers.put(peer, new PeerTarget(peer, "127.0.0.1", s.actualPort()));
+    }
+    // a peer that is listed but cannot be connected to
+    peers.put("node-d", new PeerTarget("node-d", "127.0.0.1", freePort()));
+    Router router = Router.router(vertx);
+    router.route().handler(BodyHandler.create());
+    router.route().handler(ctx -> {
+      RequestInfo info = RequestInfo.parse(ctx.request().method().name(), ctx.request().path(), null);
+      proxy.forwardResource(ctx, new UserInfo("alice", "", List.of("system:authenticated"), Map.of()), info,
+          decided.stream().map(peers::get).toList());
+    });
+    front = vertx.createHttpServer().requestHandler(router);
+    front.listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    client = vertx.createHttpClient();
+  }
+
+  @AfterAll
+  void stop() throws Exception {
+    vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+  }
+
+  static int freePort() throws Exception {
+    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+
+  /** A view whose live peers serving gadgets are {@code capable}. */
+  FleetView viewOf(List<String> capable) {
+    Map<String, RoutingSnapshot.PeerEntry> entries = new java.util.HashMap<>();
+    for (String id : capable) {
+      entries.put(id, new RoutingSnapshot.PeerEntry(peers.get(id), new Capabilities(Map.of(GADGETS, Set.of())),
+          true));
+    }
+    RoutingSnapshot rs = new RoutingSnapshot(Map.of(), Capabilities.NONE, entries, Map.of(), true, Map.of(),
+        List.of());
+    return new FleetView(rs, DiscoveryDocuments.empty("node-a", "127.0.0.1:6443"), OpenApiDocuments.empty(),
+        Map.of());
+  }
+
+  /**
+   * @param name     the case
+   * @param method   GET or POST
+   * @param decided  targets the decision handed over, in order
+   * @param inView   live capable peers of the view at the time the targets ran out
+   * @param behave   how node-b and node-c answer
+   * @param status   what the client gets
+   * @param reached  which peers saw the request, in order
+   */
+  record Case(String name, HttpMethod method, List<String> decided, List<String> inView,
+              Map<String, Answer> behave, int status, List<String> reached) {
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  static Stream<Arguments> cases() {
+    Function<Case, Arguments> a = Arguments::of;
+    Map<String, Answer> bGone = Map.of("node-b", Answer.NOT_SERVED_HERE, "node-c", Answer.OK);
+    return Stream.of(
+        new Case("served by the first peer", HttpMethod.GET, List.of("node-b", "node-c"), List.of(),
+            Map.of(), 200, List.of("node-b")),
+        new Case("GET refused by a peer that withdrew it: next peer", HttpMethod.GET, List.of("node-b", "node-c"),
+            List.of(), bGone, 200, List.of("node-b", "node-c")),
+        new Case("POST refused unprocessed: next peer too (nothing was done)", HttpMethod.POST,
+            List.of("node-b", "node-c"), List.of(), bGone, 201, List.of("node-b", "node-c")),
+        new Case("every target refused, the view knows another capable peer: it is tried", HttpMethod.GET,
+            List.of("node-b"), List.of("node-b", "node-c"), bGone, 200, List.of("node-b", "node-c")),
+        new Case("every peer refused: 503, never 404", HttpMethod.GET, List.of("node-b", "node-c"),
+            List.of("node-b", "node-c"), Map.of("node-b", Answer.NOT_SERVED_HERE, "node-c", Answer.NOT_SERVED_HERE),
+            503, List.of("node-b", "node-c")),
+        new Case("an ordinary 503 of the peer is its answer: relayed, not retried", HttpMethod.GET,
+            List.of("node-b", "node-c"), List.of(), Map.of("node-b", Answer.UNAVAILABLE), 503, List.of("node-b")),
+        new Case("a peer that cannot be connected to is skipped", HttpMethod.POST, List.of("node-d", "node-c"),
+            List.of(), Map.of(), 201, List.of("node-c"))
+    ).map(a);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("cases")
+  void routesAroundPeersThatNoLongerServe(Case c) throws Exception {
+    answers.clear();
+    answers.putAll(c.behave());
+    hits.clear();
+    decided = c.decided();
+    proxy = PeerProxy.create(vertx, TlsOptions.peerClient(pki.caCert().toString(),
+        pki.proxyClientCert("node-a").toString(), pki.proxyClientKey("node-a").toString()), new NodeMetrics(),
+        new FleetViewRef(viewOf(c.inView())));
+    HttpClientResponse resp = client.request(new RequestOptions().setHost("127.0.0.1").setPort(front.actualPort())
+            .setMethod(c.method()).setURI(PATH))
+        .compose(r -> r.send(c.method() == HttpMethod.POST ? "{\"kind\":\"Gadget\"}" : ""))
+        .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    String body = resp.body().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS).toString();
+    assertEquals(c.status(), resp.statusCode(), c.name() + ": " + body);
+    assertEquals(c.reached(), hits.stream().map(h -> h.split(" ")[0]).toList(), c.name());
+    assertTrue(hits.stream().allMatch(h -> h.endsWith("proxied=true")), hits.toString());
+    assertNull(resp.getHeader(PeerProxy.NOT_SERVED_HERE), "the marker is between peers only");
+    if (resp.statusCode() == 503) {
+      assertNotNull(resp.getHeader("Retry-After"), body);
+    }
+  }
+}
