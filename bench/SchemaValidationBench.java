@@ -1,7 +1,7 @@
-import io.mvproxy.crd.CrdManifests;
-import io.mvproxy.crd.model.CrdParser;
-import io.mvproxy.crd.schema.OpenApiValidator;
-import io.mvproxy.crd.schema.VersionSchema;
+import io.mvproxy.registry.CrdManifests;
+import io.mvproxy.registry.model.CrdParser;
+import io.mvproxy.registry.schema.OpenApiValidator;
+import io.mvproxy.registry.schema.VersionSchema;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -21,7 +21,7 @@ public final class SchemaValidationBench {
 
   public static void main(String[] args) throws Exception {
     Path shared = Path.of(args.length > 0 ? args[0] : "../shared/testdata");
-    Path data = Path.of("plugins/crd-source/src/test/resources/schema-crds");
+    Path data = Path.of("kernel/registry/src/test/resources/schema-crds");
     long t0 = System.nanoTime();
     VersionSchema am = CrdParser.parse(CrdManifests.read(shared.resolve("crds/prometheus-operator-alertmanagers.yaml"))
         .get(0)).served("v1").orElseThrow().validation();

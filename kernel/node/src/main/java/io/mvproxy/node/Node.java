@@ -257,8 +257,8 @@ public final class Node {
 
     /** Stores the CRDs of this node's ACTIVE plugins as apiextensions.k8s.io objects (merged fleet-wide). */
     private void publishCrds() {
-      builtin.crds().publish(plugins.sources().stream().filter(s -> s instanceof io.mvproxy.crd.CrdApiSource)
-          .map(s -> ((io.mvproxy.crd.CrdApiSource) s).manifest()).toList());
+      builtin.crds().publish(plugins.sources().stream().filter(s -> s instanceof io.mvproxy.registry.CrdApiSource)
+          .map(s -> ((io.mvproxy.registry.CrdApiSource) s).manifest()).toList());
     }
 
     private Future<String> deployIngress() {

@@ -3,9 +3,9 @@ package io.mvproxy.builtin;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.mvproxy.api.ApiSourceContext;
-import io.mvproxy.crd.CrdApiSource;
-import io.mvproxy.crd.CrdApiSourceFactory;
-import io.mvproxy.crd.rest.ObjectStrategy;
+import io.mvproxy.registry.CrdApiSource;
+import io.mvproxy.registry.Kinds;
+import io.mvproxy.registry.rest.ObjectStrategy;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.io.InputStream;
@@ -36,7 +36,6 @@ public final class BuiltinKinds {
    * @return group-resource to started source, in the file's order
    */
   public static Map<String, CrdApiSource> create(ApiSourceContext ctx, Map<String, ObjectStrategy> strategies) {
-    CrdApiSourceFactory factory = new CrdApiSourceFactory();
     Map<String, CrdApiSource> out = new LinkedHashMap<>();
     for (JsonObject m : MANIFESTS) {
       JsonObject spec = m.getJsonObject("spec");
@@ -52,7 +51,7 @@ public final class BuiltinKinds {
         default -> new int[] {1000, 100};
       };
       String storageName = "apiextensions.k8s.io".equals(group) ? group + "/" + plural : plural;
-      out.put(key, factory.createBuiltIn(m, ctx, storageName, prio[0], prio[1],
+      out.put(key, Kinds.createBuiltIn(m, ctx, storageName, prio[0], prio[1],
           strategies.getOrDefault(key, ObjectStrategy.NONE).then(new KindSemantics(plural))));
     }
     return out;

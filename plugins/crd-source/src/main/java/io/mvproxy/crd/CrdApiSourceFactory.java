@@ -2,12 +2,14 @@ package io.mvproxy.crd;
 
 import io.mvproxy.api.ApiSourceContext;
 import io.mvproxy.api.ApiSourceFactory;
-import io.mvproxy.crd.model.CrdDefinition;
-import io.mvproxy.crd.model.CrdParser;
-import io.mvproxy.crd.rest.CrdRuntime;
-import io.mvproxy.crd.rest.NamespaceAdmission;
-import io.mvproxy.crd.rest.ObjectStrategy;
-import io.mvproxy.api.storage.ResourceStorage;
+import io.mvproxy.registry.CrdApiSource;
+import io.mvproxy.registry.CrdDiscovery;
+import io.mvproxy.registry.CrdSourceOptions;
+import io.mvproxy.registry.Kinds;
+import io.mvproxy.registry.model.CrdDefinition;
+import io.mvproxy.registry.model.CrdParser;
+import io.mvproxy.registry.rest.NamespaceAdmission;
+import io.mvproxy.registry.rest.ObjectStrategy;
 import io.vertx.core.json.JsonObject;
 
 /**
@@ -50,40 +52,10 @@ public final class CrdApiSourceFactory implements ApiSourceFactory {
     CrdParser.parse(manifest);
   }
 
-  /** Validates and builds a source (422 when invalid). */
+  /** Validates and builds a source, not started (422 when invalid). */
   CrdApiSource build(JsonObject manifest, ApiSourceContext context) {
     CrdDefinition crd = CrdParser.parse(manifest);
     ObjectStrategy strategy = new NamespaceAdmission(context::namespaceLifecycle);
-    return build(crd, manifest, context, crd.storageKey(), CrdDiscovery.groupVersions(crd), strategy);
-  }
-
-  private CrdApiSource build(CrdDefinition crd, JsonObject manifest, ApiSourceContext context, String storageKey,
-                             java.util.List<io.mvproxy.api.discovery.ServedGroupVersion> discovery,
-                             ObjectStrategy strategy) {
-    ResourceStorage store = context.storage() == null ? null : context.storage().resource(storageKey);
-    return new CrdApiSource(crd, manifest.copy(), store, new CrdRuntime(context.vertx(), crd, store, options,
-        strategy), discovery);
-  }
-
-  /**
-   * Builds and starts the source of a built-in kind described as a CRD manifest (the built-in API source's way to
-   * share this REST surface): its own storage name, kube-apiserver's discovery priorities, and per-kind behaviour.
-   *
-   * @param manifest        a valid CRD manifest describing the kind (group {@code ""} allowed for core)
-   * @param context         the node's services
-   * @param storageName     the storage key prefix of its objects (kube-apiserver's resource prefix, e.g.
-   *                        {@code namespaces}: keys {@code /registry/namespaces/<name>})
-   * @param groupPriority   discovery {@code groupPriorityMinimum}
-   * @param versionPriority discovery {@code versionPriority}
-   * @param strategy        per-kind behaviour (the NamespaceLifecycle check is added for namespaced kinds)
-   * @return the started source
-   * @throws io.mvproxy.api.StatusException 422 when the manifest is invalid
-   */
-  public CrdApiSource createBuiltIn(JsonObject manifest, ApiSourceContext context, String storageName,
-                                    int groupPriority, int versionPriority, ObjectStrategy strategy) {
-    CrdDefinition crd = CrdParser.parseBuiltIn(manifest);
-    ObjectStrategy s = !crd.namespaced() ? strategy : new NamespaceAdmission(context::namespaceLifecycle).then(strategy);
-    return build(crd, manifest, context, storageName,
-        CrdDiscovery.groupVersions(crd, groupPriority, versionPriority, strategy::allowsVerb), s).start();
+    return Kinds.build(crd, manifest, context, crd.storageKey(), CrdDiscovery.groupVersions(crd), strategy, options);
   }
 }

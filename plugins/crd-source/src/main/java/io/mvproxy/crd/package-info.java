@@ -1,6 +1,6 @@
 /**
- * CRD source plugin: {@link io.mvproxy.crd.CrdApiSourceFactory} turns {@code apiextensions.k8s.io/v1}
- * CustomResourceDefinition manifests into {@link io.mvproxy.crd.CrdApiSource}s whose objects live in the
- * cluster-wide Hazelcast store; {@link io.mvproxy.crd.CrdManifests} reads multi-document YAML.
+ * The CRD source plugin: {@link io.mvproxy.crd.CrdApiSourceFactory} turns {@code apiextensions.k8s.io/v1}
+ * CustomResourceDefinition manifests found in plugin jars into sources of the kernel's generic registry
+ * ({@link io.mvproxy.registry.Kinds}), whose objects live in the fleet's storage.
  */
 package io.mvproxy.crd;

@@ -1,5 +1,8 @@
 package io.mvproxy.crd;
 
+import io.mvproxy.registry.CrdApiSource;
+import io.mvproxy.registry.CrdSourceOptions;
+import io.mvproxy.registry.CrdManifests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
@@ -18,7 +21,7 @@ import org.junit.jupiter.api.TestInstance;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SchemaHttpTest {
-  static final Path DATA = Path.of("src/test/resources/schema-crds");
+  static final Path DATA = Path.of("../../kernel/registry/src/test/resources/schema-crds");
   static final String GC = "/apis/gateway.networking.k8s.io/v1/gatewayclasses";
   @AutoClose
   TestNode node;

@@ -1,0 +1,53 @@
+package io.mvproxy.registry.rest;
+
+import io.mvproxy.api.GroupVersion;
+import io.mvproxy.registry.model.CrdDefinition;
+import io.mvproxy.registry.model.CrdVersion;
+import io.mvproxy.registry.schema.VersionSchema;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * Applies a version's {@code default}s as kube-apiserver does when it decodes a custom object
+ * ({@code customresource_handler.go unstructuredDefaulter}, {@code schemaCoercingDecoder}): request bodies with the
+ * request version's schema (after pruning); objects read from storage pruned and defaulted with the schema of the
+ * version they were stored in (their {@code apiVersion}, the storage version when they were written), so an object
+ * stored before a default existed is served, patched and validated with it.
+ */
+public final class SchemaDefaults {
+  private SchemaDefaults() {
+  }
+
+  /**
+   * Defaults a request body in place.
+   *
+   * @return {@code o}
+   */
+  public static JsonObject apply(CrdVersion version, JsonObject o) {
+    VersionSchema vs = version.validation();
+    if (vs != null) {
+      vs.applyDefaults(o);
+    }
+    return o;
+  }
+
+  /**
+   * @param crd      the definition
+   * @param fallback the version used when the stored {@code apiVersion} names no version of the CRD
+   * @param stored   an object from storage (not changed)
+   * @return a pruned, defaulted copy
+   */
+  public static JsonObject stored(CrdDefinition crd, CrdVersion fallback, JsonObject stored) {
+    JsonObject o = stored.copy();
+    CrdVersion v = fallback;
+    if (stored.getValue("apiVersion") instanceof String av) {
+      String name = GroupVersion.parse(av).version();
+      v = crd.versions().stream().filter(x -> x.name().equals(name)).findFirst().orElse(fallback);
+    }
+    VersionSchema vs = v.validation();
+    if (vs != null) {
+      vs.prune(o);
+      vs.applyDefaults(o);
+    }
+    return o;
+  }
+}
