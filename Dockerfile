@@ -7,7 +7,7 @@
 # (any image with a Java 17+ runtime on PATH and a POSIX shell works as BASE_IMAGE; scripts/compose-check builds
 # one with debootstrap when no registry is reachable.)
 #
-# The image holds the node (/opt/mvproxy/mvproxy-node.jar + lib/), the example manifests
+# The image holds the node (/opt/mvproxy/lib/: the kernel and the plugins it ships), the example manifests
 # (/opt/mvproxy/plugins/examples) and their plugin jars, packed at build time:
 #   /opt/mvproxy/plugins/widgets-old/widgets-old.jar   demo.mvproxy.io/v1 widgets
 #   /opt/mvproxy/plugins/widgets-new/widgets-new.jar   demo.mvproxy.io/v2+v1 widgets, v1 gadgets
@@ -38,15 +38,14 @@ RUN set -eu; \
     chmod 1777 /var/lib/mvproxy; \
     java -version
 
-COPY kernel/node/target/lib/ /opt/mvproxy/lib/
+COPY dist/target/lib/ /opt/mvproxy/lib/
 COPY plugins/examples/widgets-old/ /opt/mvproxy/plugins/examples/widgets-old/
 COPY plugins/examples/widgets-new/ /opt/mvproxy/plugins/examples/widgets-new/
-COPY kernel/node/target/mvproxy-node.jar /opt/mvproxy/mvproxy-node.jar
 
 # Plugin jars from the example manifests (the same packer as `bin/mvproxy plugin pack`).
 RUN set -eu; \
     for p in widgets-old widgets-new; do \
-      java -cp '/opt/mvproxy/mvproxy-node.jar:/opt/mvproxy/lib/*' io.mvproxy.node.cli.Main plugin pack \
+      java -cp '/opt/mvproxy/lib/*' io.mvproxy.node.cli.Main plugin pack \
         --out "/opt/mvproxy/plugins/$p/$p.jar" --name "$p" --version demo /opt/mvproxy/plugins/examples/$p/*.yaml; \
     done; \
     chmod -R a+rX /opt/mvproxy
@@ -66,5 +65,5 @@ ENTRYPOINT ["java", "--add-modules", "java.se", "--add-exports", "java.base/jdk.
   "--add-opens", "jdk.management/com.sun.management.internal=ALL-UNNAMED", \
   "-Dhazelcast.phone.home.enabled=false", "-Dhazelcast.logging.type=jdk", \
   "-XX:MaxRAMPercentage=75", "-XX:+ExitOnOutOfMemoryError", "-Dmvproxy.home=/opt/mvproxy", \
-  "-cp", "/opt/mvproxy/mvproxy-node.jar:/opt/mvproxy/lib/*", "io.mvproxy.node.cli.Main", "serve"]
+  "-cp", "/opt/mvproxy/lib/*", "io.mvproxy.node.cli.Main", "serve"]
 CMD ["--config", "/etc/mvproxy/node.json"]

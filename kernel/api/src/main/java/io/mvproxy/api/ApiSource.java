@@ -93,4 +93,14 @@ public interface ApiSource {
   default Future<Void> close() {
     return Future.succeededFuture();
   }
+
+  /**
+   * The capability of a source that serves a CustomResourceDefinition: the node publishes it as an
+   * {@code apiextensions.k8s.io/v1} object ({@link BuiltinApiSet#publishDefinitions}).
+   *
+   * @return the CRD manifest this source serves, or empty (the default) for any other source
+   */
+  default java.util.Optional<JsonObject> customResourceDefinition() {
+    return java.util.Optional.empty();
+  }
 }

@@ -66,4 +66,17 @@ public interface ApiSourceContext {
   default NamespaceLifecycle namespaceLifecycle() {
     return null;
   }
+
+  /**
+   * A typed node service, for the built-in API set and plugins that need more than this interface offers (the
+   * kernel's authorization, service account tokens, authenticator). Services are looked up by the exact type the
+   * node registered.
+   *
+   * @param type the service's type, e.g. {@code io.mvproxy.authorization.NodeAuthorization}
+   * @param <T>  the type
+   * @return the service, or empty when the node has none (tests, a node without that feature)
+   */
+  default <T> Optional<T> service(Class<T> type) {
+    return Optional.empty();
+  }
 }

@@ -2,7 +2,6 @@ package io.mvproxy.node;
 
 import io.mvproxy.api.ApiSource;
 import io.mvproxy.authorization.NodeAuthorization;
-import io.mvproxy.builtin.BuiltinApis;
 import io.mvproxy.discovery.DiscoveryDocuments;
 import io.mvproxy.node.cluster.ClusterJoin;
 import io.mvproxy.node.cluster.HazelcastConfigFactory;
@@ -201,7 +200,7 @@ public final class Node {
     final NodeAuthorization authorization;
     final FleetViewRef view;
     NodeSourceContext ctx;
-    BuiltinApis builtin;
+    io.mvproxy.api.BuiltinApiSet builtin;
     IngressVerticle ingress;
     NodeStorage storage;
 
@@ -235,8 +234,15 @@ public final class Node {
           : TlsOptions.keyCert(str(config.proxyClientCertFile()), "--proxy-client-cert-file",
               str(config.proxyClientKeyFile()), "--proxy-client-key-file"), authorization,
           authenticator::authenticateToken,
-          new java.util.concurrent.atomic.AtomicReference<>());
-      builtin = BuiltinApis.create(ctx, authorization, serviceAccountTokens, authenticator::review);
+          new java.util.concurrent.atomic.AtomicReference<>(), services());
+      try {
+        builtin = java.util.ServiceLoader.load(io.mvproxy.api.BuiltinApiProvider.class, Node.class.getClassLoader())
+            .findFirst().orElseThrow(() -> new IllegalStateException("no " + io.mvproxy.api.BuiltinApiProvider.class
+                .getName() + " on the class path (the builtin-apis module belongs beside the node's jar)"))
+            .create(ctx);
+      } catch (RuntimeException e) {
+        return Future.failedFuture(e);
+      }
       ctx.namespaces().set(builtin.namespaces());
       PluginVerticle pluginVerticle = new PluginVerticle(config.pluginDir(),
           new PluginLoader(privateDir, PluginLoader.discoverFactories()), ctx, plugins);
@@ -257,8 +263,19 @@ public final class Node {
 
     /** Stores the CRDs of this node's ACTIVE plugins as apiextensions.k8s.io objects (merged fleet-wide). */
     private void publishCrds() {
-      builtin.crds().publish(plugins.sources().stream().filter(s -> s instanceof io.mvproxy.registry.CrdApiSource)
-          .map(s -> ((io.mvproxy.registry.CrdApiSource) s).manifest()).toList());
+      builtin.publishDefinitions(plugins.sources().stream().map(ApiSource::customResourceDefinition)
+          .flatMap(java.util.Optional::stream).toList());
+    }
+
+    /** @return the typed node services API sources may look up ({@link io.mvproxy.api.ApiSourceContext#service}) */
+    private Map<Class<?>, Object> services() {
+      Map<Class<?>, Object> out = new java.util.HashMap<>();
+      out.put(NodeAuthorization.class, authorization);
+      out.put(Authenticator.class, authenticator);
+      if (serviceAccountTokens != null) {
+        out.put(io.mvproxy.security.serviceaccount.ServiceAccountTokens.class, serviceAccountTokens);
+      }
+      return out;
     }
 
     private Future<String> deployIngress() {
@@ -269,7 +286,7 @@ public final class Node {
       // restarts later must not take this node out of a load balancer (its GVRs get 503 per request meanwhile)
       ready.put("peer-discovery", HealthHandler.once(() -> view.get().routing().ready()));
       ready.put("shutdown", () -> !lifecycle.shuttingDown());
-      ready.put("builtin-apis", () -> builtin.started().succeeded() && builtin.crds().published().succeeded());
+      ready.put("builtin-apis", () -> builtin.started().succeeded() && builtin.definitionsPublished().succeeded());
       Map<String, BooleanSupplier> live = new LinkedHashMap<>();
       if (StorageConfig.ETCD3.equals(storage.backend())) {
         ready.put("etcd", storage::healthy); // kube-apiserver's /readyz lists both, /livez only etcd

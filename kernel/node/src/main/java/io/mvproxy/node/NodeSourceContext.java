@@ -18,13 +18,25 @@ import java.util.Optional;
  * @param accessControl     the node's authorization (access reviews, escalation checks)
  * @param tokens            the node's token authenticator (TokenReviews)
  * @param namespaces        the NamespaceLifecycle of the built-in namespaces (set once they exist)
+ * @param services          typed node services by their registered type ({@link #service(Class)})
  */
 record NodeSourceContext(Vertx vertx, Storage storage, String serverId,
                          Map<String, String> serviceResolution, PemKeyCertOptions proxyClientKeyCert,
                          io.mvproxy.api.authz.AccessControl accessControl,
                          java.util.function.Function<String, Optional<io.mvproxy.api.UserInfo>> tokens,
-                         java.util.concurrent.atomic.AtomicReference<io.mvproxy.api.NamespaceLifecycle> namespaces)
+                         java.util.concurrent.atomic.AtomicReference<io.mvproxy.api.NamespaceLifecycle> namespaces,
+                         Map<Class<?>, Object> services)
     implements ApiSourceContext {
+
+  /** Copies the map. */
+  NodeSourceContext {
+    services = Map.copyOf(services);
+  }
+
+  @Override
+  public <T> Optional<T> service(Class<T> type) {
+    return Optional.ofNullable(type.cast(services.get(type)));
+  }
 
   @Override
   public io.mvproxy.api.NamespaceLifecycle namespaceLifecycle() {

@@ -169,6 +169,12 @@ public final class CrdApiSource implements ApiSource {
     return this;
   }
 
+  /** @return the CRD manifest (a copy): this source serves a CustomResourceDefinition */
+  @Override
+  public java.util.Optional<JsonObject> customResourceDefinition() {
+    return java.util.Optional.of(manifest());
+  }
+
   /** @return the definition served */
   public CrdDefinition definition() {
     return crd;

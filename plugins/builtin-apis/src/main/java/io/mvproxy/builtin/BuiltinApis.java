@@ -28,7 +28,7 @@ import java.util.function.BiFunction;
  *                   node calls it on every change of its plugins)
  */
 public record BuiltinApis(List<ApiSource> sources, NamespaceLifecycle namespaces, Future<Void> started,
-                          CrdRegistry crds) {
+                          CrdRegistry crds) implements io.mvproxy.api.BuiltinApiSet {
   private static final String CRDS = "customresourcedefinitions.apiextensions.k8s.io";
 
   /** Copies the list. */
@@ -87,5 +87,16 @@ public record BuiltinApis(List<ApiSource> sources, NamespaceLifecycle namespaces
         && tokens.issuer() != null ? new TokenRequests(accounts, tokens) : k), k.definition().plural())));
     out.add(new ReviewsApiSource(new AccessReviews(authorization), new AuthenticationReviews(tokenReview)));
     return new BuiltinApis(out, namespaces, Future.all(ns, rbac).mapEmpty(), crds);
+  }
+
+  /** Stores the CRDs as {@code apiextensions.k8s.io/v1} objects through {@link #crds()}. */
+  @Override
+  public void publishDefinitions(List<io.vertx.core.json.JsonObject> manifests) {
+    crds.publish(manifests);
+  }
+
+  @Override
+  public Future<Void> definitionsPublished() {
+    return crds.published();
   }
 }

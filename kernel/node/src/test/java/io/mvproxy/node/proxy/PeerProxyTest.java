@@ -184,11 +184,14 @@ class PeerProxyTest {
     proxy = PeerProxy.create(vertx, TlsOptions.peerClient(pki.caCert().toString(),
         pki.proxyClientCert("node-a").toString(), pki.proxyClientKey("node-a").toString()), new NodeMetrics(),
         new FleetViewRef(viewOf(c.inView())));
-    HttpClientResponse resp = client.request(new RequestOptions().setHost("127.0.0.1").setPort(front.actualPort())
-            .setMethod(c.method()).setURI(PATH))
+    // the body is read in the same chain, on the response's context, before it can arrive unread
+    java.util.Map.Entry<HttpClientResponse, String> got = client.request(new RequestOptions().setHost("127.0.0.1")
+            .setPort(front.actualPort()).setMethod(c.method()).setURI(PATH))
         .compose(r -> r.send(c.method() == HttpMethod.POST ? "{\"kind\":\"Gadget\"}" : ""))
+        .compose(r -> r.body().map(b -> java.util.Map.entry(r, b.toString())))
         .toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
-    String body = resp.body().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS).toString();
+    HttpClientResponse resp = got.getKey();
+    String body = got.getValue();
     assertEquals(c.status(), resp.statusCode(), c.name() + ": " + body);
     assertEquals(c.reached(), hits.stream().map(h -> h.split(" ")[0]).toList(), c.name());
     assertTrue(hits.stream().allMatch(h -> h.endsWith("proxied=true")), hits.toString());

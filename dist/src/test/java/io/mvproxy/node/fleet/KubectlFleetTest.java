@@ -235,7 +235,7 @@ class KubectlFleetTest {
   }
 
   /** The gateway-api GatewayClass CRD (CEL transition rule, defaults on status), served by node-b only. */
-  static final Path GATEWAY_CLASSES = Path.of("../../kernel/registry/src/test/resources/schema-crds/"
+  static final Path GATEWAY_CLASSES = Path.of("../kernel/registry/src/test/resources/schema-crds/"
       + "gateway-api-gatewayclasses.yaml").toAbsolutePath().normalize();
 
   @Test
