@@ -20,6 +20,4 @@ public record UserInfo(String name, String uid, List<String> groups, Map<String,
     extra = Map.copyOf(extra);
   }
 
-  /** Key under which the authenticated {@link UserInfo} is stored in the Vert.x routing context. */
-  public static final String CONTEXT_KEY = "mvproxy.user";
 }

@@ -28,7 +28,7 @@ import javax.net.ssl.SSLSession;
  *   <li>front proxy / peer hop ({@code headerrequest/requestheader.go}): the client chain verifies against
  *   {@code --requestheader-client-ca-file}, its CN is in {@code --requestheader-allowed-names} (empty = any) and
  *   {@code X-Remote-User} is set: the identity comes from the {@code X-Remote-*} headers (which are then removed);
- *   the context gets {@value #PEER_HOP_KEY}{@code =true}, and {@value #PEER_PROXIED_KEY}{@code =true} when
+ *   its {@link io.mvproxy.api.RequestScope} gets {@code peerHop}, and {@code peerProxied} when
  *   {@code X-Kubernetes-Peer-Proxied: true} was sent;</li>
  *   <li>otherwise every {@code X-Remote-*} and {@code X-Kubernetes-Peer-Proxied} header is stripped, then: client
  *   chain verifies against {@code --client-ca-file} ({@code request/x509/x509.go}): user = CN, groups = O values;
@@ -38,16 +38,12 @@ import javax.net.ssl.SSLSession;
  *   meanwhile).</li>
  * </ol>
  * Authenticated users get {@code system:authenticated} (upstream {@code AuthenticatedGroupAdder}) and are stored under
- * {@link UserInfo#CONTEXT_KEY} before {@code ctx.next()}. Failures get 401 with a {@code Status} body, except on
+ * {@link io.mvproxy.api.RequestScope#user()} before {@code ctx.next()}. Failures get 401 with a {@code Status} body, except on
  * {@code /healthz}, {@code /livez}, {@code /readyz}, {@code /version} and their sub-paths, which continue as
  * {@code system:anonymous}. Client chains are verified once per TLS session (PKIX, no revocation, leaf EKU must allow
  * clientAuth) and the verdict is cached on the {@link SSLSession}. Thread-safe; holds only immutable configuration.
  */
 public final class Authenticator implements Handler<RoutingContext> {
-  /** Context key set to {@code true} when the request is an authenticated peer hop (front-proxy certificate). */
-  public static final String PEER_HOP_KEY = "mvproxy.peerHop";
-  /** Context key set to {@code true} when a peer hop carried {@code X-Kubernetes-Peer-Proxied: true}. */
-  public static final String PEER_PROXIED_KEY = "mvproxy.peerProxied";
   /** Group added to every authenticated user. */
   public static final String AUTHENTICATED_GROUP = "system:authenticated";
   /** Identity given to unauthenticated requests on the public health and version paths. */
@@ -145,10 +141,7 @@ public final class Authenticator implements Handler<RoutingContext> {
       if (remote != null) {
         boolean proxied = "true".equalsIgnoreCase(headers.get(FrontProxyHeaders.PEER_PROXIED));
         FrontProxyHeaders.removeIdentity(headers);
-        ctx.put(PEER_HOP_KEY, true);
-        if (proxied) {
-          ctx.put(PEER_PROXIED_KEY, true);
-        }
+        io.mvproxy.api.RequestScope.of(ctx).peerHop(true).peerProxied(proxied);
         accept(ctx, remote);
         return;
       }
@@ -202,7 +195,7 @@ public final class Authenticator implements Handler<RoutingContext> {
 
   private static void unauthenticated(RoutingContext ctx) {
     if (isPublicPath(ctx.normalizedPath())) {
-      ctx.put(UserInfo.CONTEXT_KEY, ANONYMOUS);
+      io.mvproxy.api.RequestScope.of(ctx).user(ANONYMOUS);
       ctx.next();
       return;
     }
@@ -286,7 +279,7 @@ public final class Authenticator implements Handler<RoutingContext> {
   }
 
   private static void accept(RoutingContext ctx, UserInfo user) {
-    ctx.put(UserInfo.CONTEXT_KEY, withAuthenticatedGroup(user));
+    io.mvproxy.api.RequestScope.of(ctx).user(withAuthenticatedGroup(user));
     ctx.next();
   }
 

@@ -85,7 +85,7 @@ class AuthenticatorTest {
     });
     router.route("/sa/*").handler(normal.withServiceAccounts(serviceAccounts))
         .handler(ctx -> io.vertx.ext.web.handler.BodyHandler.create(false).handle(ctx)) // as the ingress chain
-        .handler(ctx -> ctx.json(new JsonObject().put("name", ((UserInfo) ctx.get(UserInfo.CONTEXT_KEY)).name())
+        .handler(ctx -> ctx.json(new JsonObject().put("name", io.mvproxy.api.RequestScope.of(ctx).user().name())
             .put("bodyBytes", ctx.body().length())));
     router.route().handler(normal).handler(this::echo);
     server = vertx.createHttpServer(TlsOptions.server(pki.servingCert("node-a").toString(),
@@ -101,13 +101,13 @@ class AuthenticatorTest {
   }
 
   private void echo(RoutingContext ctx) {
-    UserInfo u = ctx.get(UserInfo.CONTEXT_KEY);
+    UserInfo u = io.mvproxy.api.RequestScope.of(ctx).user();
     JsonObject extra = new JsonObject();
     u.extra().forEach((k, v) -> extra.put(k, new JsonArray(v)));
     ctx.json(new JsonObject().put("name", u.name()).put("uid", u.uid()).put("groups", new JsonArray(u.groups()))
         .put("extra", extra)
-        .put("peerHop", Boolean.TRUE.equals(ctx.get(Authenticator.PEER_HOP_KEY)))
-        .put("peerProxied", Boolean.TRUE.equals(ctx.get(Authenticator.PEER_PROXIED_KEY)))
+        .put("peerHop", io.mvproxy.api.RequestScope.of(ctx).peerHop())
+        .put("peerProxied", io.mvproxy.api.RequestScope.of(ctx).peerProxied())
         .put("xRemoteUser", ctx.request().getHeader("X-Remote-User"))
         .put("xRemoteGroups", new JsonArray(ctx.request().headers().getAll("X-Remote-Group")))
         .put("peerProxiedHeader", ctx.request().getHeader("X-Kubernetes-Peer-Proxied"))

@@ -91,7 +91,7 @@ final class TestNode implements AutoCloseable {
       RequestInfo info = RequestInfo.parse(ctx.request().method().name(), ctx.request().path(),
           ctx.request().getParam("watch"));
       UserInfo user = new UserInfo("tester", "", List.of("system:masters"), Map.of());
-      ctx.put(UserInfo.CONTEXT_KEY, user);
+      io.mvproxy.api.RequestScope.of(ctx).user(user);
       for (ApiSource s : sources) {
         for (ServedGroupVersion gv : s.groupVersions()) {
           for (DiscoveryResource r : gv.resources()) {

@@ -16,15 +16,13 @@ import java.util.regex.Pattern;
 public final class AuditIds implements Handler<RoutingContext> {
   /** The response (and optional request) header carrying the ID. */
   public static final String HEADER = "Audit-Id";
-  /** Routing-context key of the ID (a String). */
-  public static final String KEY = "mvproxy.auditId";
   private static final Pattern PLAUSIBLE = Pattern.compile("[A-Za-z0-9-]{1,64}");
 
   @Override
   public void handle(RoutingContext ctx) {
     String sent = ctx.request().getHeader(HEADER);
     String id = sent != null && PLAUSIBLE.matcher(sent).matches() ? sent : UUID.randomUUID().toString();
-    ctx.put(KEY, id);
+    io.mvproxy.api.RequestScope.of(ctx).auditId(id);
     ctx.request().headers().set(HEADER, id);
     ctx.response().putHeader(HEADER, id);
     ctx.addHeadersEndHandler(v -> ctx.response().headers().set(HEADER, id));
@@ -34,7 +32,7 @@ public final class AuditIds implements Handler<RoutingContext> {
 
   /** @param ctx a request @return its ID, or {@code "-"} before {@link AuditIds} ran */
   public static String of(RoutingContext ctx) {
-    String id = ctx.get(KEY);
+    String id = io.mvproxy.api.RequestScope.of(ctx).auditId();
     return id == null ? "-" : id;
   }
 }

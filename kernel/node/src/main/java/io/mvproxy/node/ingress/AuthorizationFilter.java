@@ -26,8 +26,8 @@ public final class AuthorizationFilter implements Handler<RoutingContext> {
 
   @Override
   public void handle(RoutingContext ctx) {
-    RequestInfo info = ctx.get(ResourceHandler.INFO_KEY);
-    Attributes a = Attributes.of(info, ctx.get(UserInfo.CONTEXT_KEY), ctx.request().getParam("fieldSelector"));
+    RequestInfo info = io.mvproxy.api.RequestScope.of(ctx).info();
+    Attributes a = Attributes.of(info, io.mvproxy.api.RequestScope.of(ctx).user(), ctx.request().getParam("fieldSelector"));
     Decision d = authorizer.authorize(a);
     if (d.allowed()) {
       ctx.next();

@@ -10,7 +10,7 @@ import io.vertx.ext.web.RoutingContext;
 /**
  * Chain step after authentication ({@code filters/impersonation.go}): when {@code Impersonate-*} headers are
  * present, each is authorized with verb {@code impersonate} for the caller, the request continues as the new
- * identity (under {@link UserInfo#CONTEXT_KEY}) and the headers are removed, so a peer hop carries only the new
+ * identity (the {@link io.mvproxy.api.RequestScope#user()}) and the headers are removed, so a peer hop carries only the new
  * identity. Denied: 403 Status; groups/uid/extras without a user: 400.
  */
 public final class ImpersonationFilter implements Handler<RoutingContext> {
@@ -28,8 +28,8 @@ public final class ImpersonationFilter implements Handler<RoutingContext> {
       return;
     }
     try {
-      UserInfo as = Impersonation.impersonate(ctx.get(UserInfo.CONTEXT_KEY), ctx.request().headers(), authorizer);
-      ctx.put(UserInfo.CONTEXT_KEY, as);
+      UserInfo as = Impersonation.impersonate(io.mvproxy.api.RequestScope.of(ctx).user(), ctx.request().headers(), authorizer);
+      io.mvproxy.api.RequestScope.of(ctx).user(as);
     } catch (StatusException e) {
       StatusResponses.send(ctx, e);
       return;

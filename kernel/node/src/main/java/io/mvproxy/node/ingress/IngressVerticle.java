@@ -130,10 +130,10 @@ public final class IngressVerticle extends VerticleBase {
         (ctx, gv) -> toPeer(ctx, gv, proxy),
         v -> metrics.discoveryServed(v == io.mvproxy.discovery.DiscoveryDocuments.View.LOCAL));
     OpenApiHandler openApi = new OpenApiHandler(() -> view.get().openapi(),
-        ctx -> Boolean.TRUE.equals(ctx.get(ResourceHandler.PEER_PROXIED_KEY)), (ctx, gv) -> toPeer(ctx, gv, proxy));
+        ctx -> io.mvproxy.api.RequestScope.of(ctx).peerProxied(), (ctx, gv) -> toPeer(ctx, gv, proxy));
     ResourceHandler resources = new ResourceHandler(view, proxy, peersEnabled, metrics);
     router.route().handler(ctx -> {
-      RequestInfo info = ctx.get(ResourceHandler.INFO_KEY);
+      RequestInfo info = io.mvproxy.api.RequestScope.of(ctx).info();
       String path = ctx.request().path();
       if (info.resourceRequest() && !RequestInfo.routable(path)) {
         StatusResponses.send(ctx, StatusException.resourceNotFound());
@@ -159,9 +159,8 @@ public final class IngressVerticle extends VerticleBase {
       throw StatusException.badRequest("invalid URL query: " + e.getMessage());
     }
     RequestInfo info = RequestInfo.parse(ctx.request().method().name(), ctx.request().path(), watch);
-    ctx.put(ResourceHandler.INFO_KEY, info);
+    io.mvproxy.api.RequestScope.of(ctx).info(info);
     track(ctx, info);
-    ctx.put(ResourceHandler.PEER_PROXIED_KEY, Boolean.TRUE.equals(ctx.get(Authenticator.PEER_PROXIED_KEY)));
     ctx.next();
   }
 
@@ -176,7 +175,7 @@ public final class IngressVerticle extends VerticleBase {
       if (!watch) {
         lifecycle.requestEnded();
       }
-      metrics.requests().record(info, ctx.response().getStatusCode(), ctx.get(ResourceHandler.SERVED_KEY, "none"),
+      metrics.requests().record(info, ctx.response().getStatusCode(), io.mvproxy.api.RequestScope.of(ctx).served(),
           java.time.Duration.ofNanos(System.nanoTime() - start));
     });
   }
@@ -202,10 +201,10 @@ public final class IngressVerticle extends VerticleBase {
    */
   private void toPeer(RoutingContext ctx, GroupVersion gv, PeerProxy proxy) {
     io.mvproxy.node.routing.Decision d = view.get().routing().decideGroupVersion(gv,
-        Boolean.TRUE.equals(ctx.get(ResourceHandler.PEER_PROXIED_KEY)), proxy != null && peersEnabled);
+        io.mvproxy.api.RequestScope.of(ctx).peerProxied(), proxy != null && peersEnabled);
     if (d instanceof io.mvproxy.node.routing.Decision.Proxy p) {
-      ctx.put(ResourceHandler.SERVED_KEY, "proxied");
-      proxy.forwardGroupVersion(ctx, ctx.get(UserInfo.CONTEXT_KEY), gv, p.targets());
+      io.mvproxy.api.RequestScope.of(ctx).served("proxied");
+      proxy.forwardGroupVersion(ctx, io.mvproxy.api.RequestScope.of(ctx).user(), gv, p.targets());
     } else if (d instanceof io.mvproxy.node.routing.Decision.Unavailable u) {
       ResourceHandler.unavailable(ctx, u);
     } else {

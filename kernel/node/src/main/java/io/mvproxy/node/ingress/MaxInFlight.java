@@ -39,7 +39,7 @@ public final class MaxInFlight implements Handler<RoutingContext> {
 
   @Override
   public void handle(RoutingContext ctx) {
-    RequestInfo info = ctx.get(ResourceHandler.INFO_KEY);
+    RequestInfo info = io.mvproxy.api.RequestScope.of(ctx).info();
     if (info == null || LongRunning.is(ctx.request(), info)) {
       ctx.next();
       return;
@@ -67,7 +67,7 @@ public final class MaxInFlight implements Handler<RoutingContext> {
   }
 
   private static boolean privileged(RoutingContext ctx) {
-    UserInfo u = ctx.get(UserInfo.CONTEXT_KEY);
+    UserInfo u = io.mvproxy.api.RequestScope.of(ctx).user();
     return u != null && u.groups().contains(PRIVILEGED);
   }
 }

@@ -15,7 +15,8 @@ import java.time.Duration;
  * {@code WithTimeoutForNonLongRunningRequests} ({@code apiserver/pkg/server/filters/timeout.go}): a request still
  * unanswered after the deadline gets {@code 504 Timeout} Status {@code Timeout: request did not complete within the
  * allotted timeout}; when part of the answer was already sent the stream is reset instead. Long-running requests
- * ({@link LongRunning}: watches, upgrades) are exempt. Whatever the handler writes later is dropped.
+ * ({@link LongRunning}: watches, upgrades) are exempt. Whatever the handler writes later is dropped. The deadline is
+ * kept in the request's {@link io.mvproxy.api.RequestScope#deadlineMillis()}, so the peer hop works within it.
  *
  * <p>A {@code timeout} query parameter shortens the deadline as {@code WithRequestDeadline}
  * ({@code apiserver/pkg/endpoints/filters/request_deadline.go}) does: a Go duration ({@code 1ms}, {@code 30s});
@@ -37,7 +38,7 @@ public final class RequestDeadline implements Handler<RoutingContext> {
 
   @Override
   public void handle(RoutingContext ctx) {
-    RequestInfo info = ctx.get(ResourceHandler.INFO_KEY);
+    RequestInfo info = io.mvproxy.api.RequestScope.of(ctx).info();
     if (info != null && LongRunning.is(ctx.request(), info)) {
       ctx.next();
       return;
@@ -56,6 +57,7 @@ public final class RequestDeadline implements Handler<RoutingContext> {
         ms = Math.max(1, user.toMillis());
       }
     }
+    io.mvproxy.api.RequestScope.of(ctx).deadlineMillis(System.currentTimeMillis() + ms);
     long timer = ctx.vertx().setTimer(ms, t -> expire(ctx));
     ctx.addEndHandler(ar -> ctx.vertx().cancelTimer(timer));
     ctx.next();

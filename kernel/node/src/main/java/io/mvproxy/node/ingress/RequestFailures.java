@@ -69,8 +69,8 @@ public final class RequestFailures {
   private static void answer(RoutingContext ctx, Throwable t) {
     StatusException se = t instanceof StatusException s ? s : null;
     if (se == null || se.code() >= 500) {
-      if (ctx.get(LOGGED_KEY) == null) {
-        ctx.put(LOGGED_KEY, Boolean.TRUE);
+      if (!io.mvproxy.api.RequestScope.of(ctx).failureLogged()) {
+        io.mvproxy.api.RequestScope.of(ctx).failureLogged(true);
         LOG.log(Level.SEVERE, "request " + ctx.request().method() + " " + ctx.request().path() + " (Audit-Id "
             + AuditIds.of(ctx) + ") failed", t);
       }
@@ -78,5 +78,4 @@ public final class RequestFailures {
     StatusResponses.send(ctx, se != null ? se : StatusException.internal(t));
   }
 
-  private static final String LOGGED_KEY = "mvproxy.failureLogged";
 }

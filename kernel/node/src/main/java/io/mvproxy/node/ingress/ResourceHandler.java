@@ -15,14 +15,6 @@ import io.vertx.ext.web.RoutingContext;
  * locally, proxies to a capable peer, or answers 503 / 404 Status (peer-proxy.md section 4).
  */
 public final class ResourceHandler implements Handler<RoutingContext> {
-  /** Routing-context key of the parsed {@link RequestInfo}. */
-  public static final String INFO_KEY = "mvproxy.requestInfo";
-  /** Routing-context key set by the authenticator when an authenticated peer hop marked the request proxied. */
-  public static final String PEER_PROXIED_KEY = "mvproxy.peerProxied";
-
-  /** Routing-context key: where the request was served ({@code local}, {@code proxied}), for metrics. */
-  public static final String SERVED_KEY = "mvproxy.served";
-
   private final FleetViewRef view;
   private final PeerProxy proxy;
   private final boolean peersEnabled;
@@ -44,13 +36,13 @@ public final class ResourceHandler implements Handler<RoutingContext> {
 
   @Override
   public void handle(RoutingContext ctx) {
-    RequestInfo info = ctx.get(INFO_KEY);
-    UserInfo user = ctx.get(UserInfo.CONTEXT_KEY);
-    boolean proxied = Boolean.TRUE.equals(ctx.get(PEER_PROXIED_KEY));
+    RequestInfo info = io.mvproxy.api.RequestScope.of(ctx).info();
+    UserInfo user = io.mvproxy.api.RequestScope.of(ctx).user();
+    boolean proxied = io.mvproxy.api.RequestScope.of(ctx).peerProxied();
     io.mvproxy.node.routing.RoutingSnapshot routing = view.get().routing();
     Decision d = routing.decide(info, proxied, peersEnabled);
     if (d instanceof Decision.Local l) {
-      ctx.put(SERVED_KEY, "local");
+      io.mvproxy.api.RequestScope.of(ctx).served("local");
       try {
         l.source().handle(ctx, info, user);
       } catch (StatusException e) {
@@ -59,7 +51,7 @@ public final class ResourceHandler implements Handler<RoutingContext> {
         ctx.fail(e);
       }
     } else if (d instanceof Decision.Proxy p) {
-      ctx.put(SERVED_KEY, "proxied");
+      io.mvproxy.api.RequestScope.of(ctx).served("proxied");
       proxy.forwardResource(ctx, user, info, p.targets());
     } else if (d instanceof Decision.Unavailable u) {
       metrics.routingUnavailable(u.cause().label(), u.cause() != Decision.Unavailable.Cause.FLEET_UNKNOWN

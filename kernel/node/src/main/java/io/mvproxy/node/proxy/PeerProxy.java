@@ -70,7 +70,11 @@ public final class PeerProxy {
   public static final long IDLE_TIMEOUT_MS = 15_000;
   /** A long-running request's peer must send its response head within this many ms. */
   public static final long HEAD_TIMEOUT_MS = 15_000;
-  /** Overall budget of a proxied request's attempts, ms (kube-apiserver's default --request-timeout, 60 s). */
+  /**
+   * Overall budget of a proxied request's attempts, ms, when the request has no deadline of its own
+   * ({@link io.mvproxy.api.RequestScope#deadlineMillis()}: {@code --request-timeout}, shortened by {@code ?timeout}):
+   * long-running requests, whose head must still come within this (kube-apiserver's default --request-timeout).
+   */
   public static final long DEADLINE_MS = 60_000;
   /** Connections per peer of the long-running pool (watches): well above the 2,000 watches of issue 7. */
   public static final int LONG_RUNNING_POOL_SIZE = 10_000;
@@ -161,8 +165,9 @@ public final class PeerProxy {
       return;
     }
     long start = System.nanoTime();
-    new Attempts(ctx, user, gvr, streaming, targets, refresh, start, System.currentTimeMillis() + DEADLINE_MS,
-        vertx.getOrCreateContext()).next(null);
+    long deadline = io.mvproxy.api.RequestScope.of(ctx).deadlineMillis();
+    new Attempts(ctx, user, gvr, streaming, targets, refresh, start, deadline > 0 ? deadline
+        : System.currentTimeMillis() + DEADLINE_MS, vertx.getOrCreateContext()).next(null);
   }
 
   /** The attempts of one proxied request, tried in order. */

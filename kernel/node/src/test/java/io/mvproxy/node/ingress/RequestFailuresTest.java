@@ -57,7 +57,7 @@ class RequestFailuresTest {
     Router longRouter = Router.router(vertx);
     longRouter.route().failureHandler(StatusResponses::onFailure);
     longRouter.route().handler(ctx -> {
-      ctx.put(ResourceHandler.INFO_KEY, io.mvproxy.api.RequestInfo.parse(ctx.request().method().name(),
+      io.mvproxy.api.RequestScope.of(ctx).info(io.mvproxy.api.RequestInfo.parse(ctx.request().method().name(),
           ctx.request().path(), ctx.request().getParam("watch")));
       ctx.next();
     });

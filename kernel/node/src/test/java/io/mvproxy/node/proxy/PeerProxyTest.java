@@ -57,8 +57,11 @@ class PeerProxyTest {
 
   /** How a fake peer answers. */
   enum Answer {
-    OK, NOT_SERVED_HERE, UNAVAILABLE
+    OK, NOT_SERVED_HERE, UNAVAILABLE, SLOW
   }
+
+  /** How long a SLOW peer takes to answer, ms. */
+  static final long SLOW_MS = 3_000;
 
   Vertx vertx;
   DevPki pki;
@@ -71,6 +74,8 @@ class PeerProxyTest {
   HttpClient client;
   /** Targets handed to the proxy by the "decision" (the view's own peers are in {@link #view}). */
   volatile List<String> decided = List.of();
+  /** The request's own deadline from now, ms ({@code --request-timeout}); 0: none. */
+  volatile long deadlineMs;
 
   @BeforeAll
   void start() throws Exception {
@@ -85,11 +90,16 @@ class PeerProxyTest {
       s.requestHandler(req -> req.body().onComplete(b -> {
         hits.add(peer + " " + req.method() + " proxied=" + req.getHeader(PeerProxy.PEER_PROXIED));
         Answer a = answers.getOrDefault(peer, Answer.OK);
+        if (a == Answer.SLOW) {
+          vertx.setTimer(SLOW_MS, t -> req.response().end("{\"from\":\"" + peer + "\"}"));
+          return;
+        }
         switch (a) {
           case OK -> req.response().setStatusCode(req.method() == HttpMethod.POST ? 201 : 200)
               .end("{\"from\":\"" + peer + "\"}");
           case NOT_SERVED_HERE -> req.response().setStatusCode(503).putHeader(PeerProxy.NOT_SERVED_HERE, "true")
               .putHeader("Retry-After", "1").end("{\"kind\":\"Status\",\"code\":503}");
+          case SLOW -> throw new IllegalStateException("answered by the timer");
           case UNAVAILABLE -> req.response().setStatusCode(503).putHeader("Retry-After", "1")
               .end("{\"kind\":\"Status\",\"code\":503,\"message\":\"storage is unavailable\"}");
         }
@@ -103,6 +113,9 @@ class PeerProxyTest {
     router.route().handler(BodyHandler.create());
     router.route().handler(ctx -> {
       RequestInfo info = RequestInfo.parse(ctx.request().method().name(), ctx.request().path(), null);
+      if (deadlineMs > 0) {
+        io.mvproxy.api.RequestScope.of(ctx).deadlineMillis(System.currentTimeMillis() + deadlineMs);
+      }
       proxy.forwardResource(ctx, new UserInfo("alice", "", List.of("system:authenticated"), Map.of()), info,
           decided.stream().map(peers::get).toList());
     });
@@ -143,9 +156,15 @@ class PeerProxyTest {
    * @param behave   how node-b and node-c answer
    * @param status   what the client gets
    * @param reached  which peers saw the request, in order
+   * @param deadlineMs the request's deadline from now (its --request-timeout), 0 for none
    */
   record Case(String name, HttpMethod method, List<String> decided, List<String> inView,
-              Map<String, Answer> behave, int status, List<String> reached) {
+              Map<String, Answer> behave, int status, List<String> reached, long deadlineMs) {
+    Case(String name, HttpMethod method, List<String> decided, List<String> inView, Map<String, Answer> behave,
+         int status, List<String> reached) {
+      this(name, method, decided, inView, behave, status, reached, 0);
+    }
+
     @Override
     public String toString() {
       return name;
@@ -170,7 +189,11 @@ class PeerProxyTest {
         new Case("an ordinary 503 of the peer is its answer: relayed, not retried", HttpMethod.GET,
             List.of("node-b", "node-c"), List.of(), Map.of("node-b", Answer.UNAVAILABLE), 503, List.of("node-b")),
         new Case("a peer that cannot be connected to is skipped", HttpMethod.POST, List.of("node-d", "node-c"),
-            List.of(), Map.of(), 201, List.of("node-c"))
+            List.of(), Map.of(), 201, List.of("node-c")),
+        new Case("a slow peer within the request's deadline: answered", HttpMethod.GET, List.of("node-b"), List.of(),
+            Map.of("node-b", Answer.SLOW), 200, List.of("node-b"), 10_000),
+        new Case("the hop keeps the request's own deadline (--request-timeout), not a fixed 60 s", HttpMethod.GET,
+            List.of("node-b"), List.of(), Map.of("node-b", Answer.SLOW), 503, List.of("node-b"), 1_000)
     ).map(a);
   }
 
@@ -181,6 +204,7 @@ class PeerProxyTest {
     answers.putAll(c.behave());
     hits.clear();
     decided = c.decided();
+    deadlineMs = c.deadlineMs();
     proxy = PeerProxy.create(vertx, TlsOptions.peerClient(pki.caCert().toString(),
         pki.proxyClientCert("node-a").toString(), pki.proxyClientKey("node-a").toString()), new NodeMetrics(),
         new FleetViewRef(viewOf(c.inView())));
