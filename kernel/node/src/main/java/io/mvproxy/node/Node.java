@@ -222,6 +222,7 @@ public final class Node {
     }
 
     Future<Node> run() {
+      io.mvproxy.node.bus.LocalCodec.register(vertx.eventBus(), io.mvproxy.node.membership.MembershipSnapshot.class);
       Path privateDir = Path.of(System.getProperty("java.io.tmpdir"), "mvproxy-" + config.serverId() + "-"
           + ProcessHandle.current().pid(), "plugins");
       try {
@@ -335,8 +336,8 @@ public final class Node {
           : config.bindAddress();
       java.util.concurrent.atomic.AtomicReference<List<io.mvproxy.node.membership.PeerInfo>> members =
           new java.util.concurrent.atomic.AtomicReference<>(List.of());
-      vertx.eventBus().<io.vertx.core.json.JsonObject>localConsumer(io.mvproxy.api.Addresses.MEMBERSHIP_CHANGED,
-          m -> members.set(io.mvproxy.node.membership.MembershipSnapshot.fromJson(m.body()).peers()));
+      vertx.eventBus().<io.mvproxy.node.membership.MembershipSnapshot>localConsumer(
+          io.mvproxy.api.Addresses.MEMBERSHIP_CHANGED, m -> members.set(m.body().peers()));
       ControllerVerticle controllers = new ControllerVerticle(config.serverId(), str(config.tlsCertFile()), host, port,
           CONTROLLERS, metrics.registry(), config.peerProxyEnabled(), config.controllers(), balancerOptions, members::get);
       return vertx.deployVerticle(discovery).compose(d -> sourcesReady(sources.get()))

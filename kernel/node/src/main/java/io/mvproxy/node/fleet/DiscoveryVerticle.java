@@ -135,8 +135,9 @@ public final class DiscoveryVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
-    vertx.eventBus().<JsonObject>localConsumer(Addresses.MEMBERSHIP_CHANGED, m -> onMembership(m.body()));
-    vertx.eventBus().<JsonObject>consumer(Addresses.DISCOVERY_CHANGED, m -> onAnnounce(m.body()));
+    vertx.eventBus().<MembershipSnapshot>localConsumer(Addresses.MEMBERSHIP_CHANGED, m -> onMembership(m.body()));
+    vertx.eventBus().<JsonObject>consumer(Addresses.DISCOVERY_CHANGED,
+        m -> onAnnounce(io.mvproxy.node.bus.Announcements.DiscoveryChanged.fromJson(m.body())));
     vertx.eventBus().localConsumer(Addresses.LOCAL_APIS_CHANGED, m -> {
       openapiBuiltKey = null;
       rebuild();
@@ -147,10 +148,10 @@ public final class DiscoveryVerticle extends VerticleBase {
       caughtUp();
     });
     vertx.eventBus().<JsonObject>consumer(Addresses.discoveryApplied(serverId), m -> {
-      String peer = m.body().getString("serverId", "");
-      Long gen = etagGeneration.get(m.body().getString("etag", ""));
+      var applied = io.mvproxy.node.bus.Announcements.DiscoveryApplied.fromJson(m.body());
+      Long gen = etagGeneration.get(applied.etag());
       if (gen != null) {
-        appliedByPeer.merge(peer, gen, Math::max);
+        appliedByPeer.merge(applied.serverId(), gen, Math::max);
         caughtUp();
       }
     });
@@ -171,7 +172,7 @@ public final class DiscoveryVerticle extends VerticleBase {
     return Future.succeededFuture();
   }
 
-  private void onMembership(JsonObject body) {
+  private void onMembership(MembershipSnapshot snap) {
     if (!peersEnabled) {
       return;
     }
@@ -179,7 +180,6 @@ public final class DiscoveryVerticle extends VerticleBase {
       shared.remove(serverId); // this node is back: what it served before is no longer "departed"
     }
     membershipKnown = true;
-    MembershipSnapshot snap = MembershipSnapshot.fromJson(body);
     members = snap.members();
     long now = System.currentTimeMillis();
     Set<String> ids = new HashSet<>();
@@ -254,11 +254,11 @@ public final class DiscoveryVerticle extends VerticleBase {
     }
   }
 
-  private void onAnnounce(JsonObject body) {
-    PeerState s = peers.get(body.getString("serverId", ""));
-    if (s != null && !Objects.equals(body.getString("etag"), s.fetchedEtag)) {
+  private void onAnnounce(io.mvproxy.node.bus.Announcements.DiscoveryChanged a) {
+    PeerState s = peers.get(a.serverId());
+    if (s != null && !Objects.equals(a.etag(), s.fetchedEtag)) {
       s.info = new PeerInfo(s.info.serverId(), s.info.host(), s.info.port(), s.info.nodeId(),
-          body.getString("etag"), s.info.version(), s.info.plugins());
+          a.etag(), s.info.version(), s.info.plugins());
       fetch(s);
     }
   }
@@ -309,7 +309,7 @@ public final class DiscoveryVerticle extends VerticleBase {
       if (applied != null) {
         // the new view is published: tell the peer, so it may stop serving what it withdrew (make before break)
         vertx.eventBus().send(Addresses.discoveryApplied(s.info.serverId()),
-            new JsonObject().put("serverId", serverId).put("etag", applied));
+            new io.mvproxy.node.bus.Announcements.DiscoveryApplied(serverId, applied).toJson());
       }
     });
   }

@@ -186,7 +186,8 @@ public final class MembershipVerticle extends VerticleBase {
     if (record.getRegistration() != null) {
       discovery.update(record).onFailure(e -> LOG.warning("record update failed: " + e));
     }
-    vertx.eventBus().publish(Addresses.DISCOVERY_CHANGED, new JsonObject().put("serverId", serverId).put("etag", etag));
+    vertx.eventBus().publish(Addresses.DISCOVERY_CHANGED,
+        new io.mvproxy.node.bus.Announcements.DiscoveryChanged(serverId, etag).toJson());
   }
 
   private void updatePlugins() {
@@ -261,7 +262,7 @@ public final class MembershipVerticle extends VerticleBase {
       MembershipSnapshot snap = new MembershipSnapshot(next, all);
       if (!snap.equals(last)) {
         last = snap;
-        vertx.eventBus().publish(Addresses.MEMBERSHIP_CHANGED, snap.toJson());
+        vertx.eventBus().publish(Addresses.MEMBERSHIP_CHANGED, snap);
       }
     });
   }

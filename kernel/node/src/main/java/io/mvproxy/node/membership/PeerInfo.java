@@ -1,7 +1,5 @@
 package io.mvproxy.node.membership;
 
-import io.vertx.core.json.JsonObject;
-
 /**
  * A live member of the fleet as published in its service-discovery record.
  *
@@ -24,18 +22,6 @@ public record PeerInfo(String serverId, String host, int port, String nodeId, St
   /** @return {@code https://host:port} */
   public String baseUrl() {
     return "https://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + port;
-  }
-
-  /** @return JSON form used on the event bus */
-  public JsonObject toJson() {
-    return new JsonObject().put("serverId", serverId).put("host", host).put("port", port).put("nodeId", nodeId)
-        .put("etag", etag).put("version", version).put("plugins", new io.vertx.core.json.JsonArray(plugins));
-  }
-
-  /** @param j JSON from {@link #toJson()} @return the peer */
-  public static PeerInfo fromJson(JsonObject j) {
-    return new PeerInfo(j.getString("serverId"), j.getString("host"), j.getInteger("port"), j.getString("nodeId"),
-        j.getString("etag", ""), j.getString("version", ""), strings(j.getJsonArray("plugins")));
   }
 
   /** @param a a JSON array or null @return its elements as strings */
