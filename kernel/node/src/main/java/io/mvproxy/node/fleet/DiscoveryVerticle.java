@@ -58,18 +58,7 @@ public final class DiscoveryVerticle extends VerticleBase {
   private final String serverAddress;
   private final java.util.function.Supplier<List<ApiSource>> sources;
   private final java.util.function.Supplier<List<ApiSource>> serving;
-  /** Generation of each recent local ETag (increases with every change of it), for {@link #caughtUp}. */
-  private final Map<String, Long> etagGeneration = new java.util.LinkedHashMap<>(16, 0.75f, false) {
-    @Override
-    protected boolean removeEldestEntry(Map.Entry<String, Long> eldest) {
-      return size() > 256;
-    }
-  };
-  private long generation;
-  /** Per live peer: the generation of this node's local discovery it last confirmed applying. */
-  private final Map<String, Long> appliedByPeer = new HashMap<>();
-  /** Requests waiting until every live peer applied a generation: the generation and the message to answer. */
-  private final List<Map.Entry<Long, io.vertx.core.eventbus.Message<Object>>> catchUps = new ArrayList<>();
+  private final PeerCatchUp catchUp = new PeerCatchUp();
   private final boolean peersEnabled;
   private final PeerDiscoveryClient client;
   private final FleetViewRef view;
@@ -87,18 +76,7 @@ public final class DiscoveryVerticle extends VerticleBase {
   private List<Awaited> lastAwaiting = List.of();
   private boolean membershipKnown;
   private io.vertx.core.shareddata.AsyncMap<String, JsonObject> shared;
-  /** Retry delay after a failed peer OpenAPI fetch, ms. */
-  static final long OPENAPI_RETRY_MS = 5_000;
-  private final PeerOpenApi peerOpenApi;
-  private OpenApiDocuments openapi = OpenApiDocuments.empty();
-  /** What the current documents were built for (fleet group-versions, plan, peers' discovery ETags); null: rebuild. */
-  private Object openapiBuiltKey;
-  /** The peer-document plan the current documents were built with. */
-  private Map<String, Map<GroupVersion, Set<String>>> openapiBuiltPlan = Map.of();
-  private boolean openapiRunning;
-  private boolean openapiAgain;
-  private boolean openapiRevalidate;
-  private long openapiRetryTimer = -1;
+  private final FleetOpenApi openApi;
   private String lastEtag;
 
   /**
@@ -119,7 +97,8 @@ public final class DiscoveryVerticle extends VerticleBase {
                            java.util.function.Supplier<List<ApiSource>> serving, PeerDiscoveryClient client, PeerOpenApiClient openApiClient, FleetViewRef view,
                            NodeMetrics metrics, List<String> configuredMembers, String selfClusterAddress,
                            java.time.Duration memberWait) {
-    this.peerOpenApi = openApiClient == null ? null : new PeerOpenApi(openApiClient);
+    this.openApi = new FleetOpenApi(openApiClient == null ? null : new PeerOpenApi(openApiClient), view, sources,
+        () -> peers.values().stream().filter(p -> p.loaded).toList(), LOG);
     this.configuredMembers = List.copyOf(configuredMembers);
     this.selfClusterAddress = selfClusterAddress;
     this.memberWaitMs = memberWait.toMillis();
@@ -135,30 +114,26 @@ public final class DiscoveryVerticle extends VerticleBase {
 
   @Override
   public Future<?> start() {
+    openApi.bind(vertx);
     vertx.eventBus().<MembershipSnapshot>localConsumer(Addresses.MEMBERSHIP_CHANGED, m -> onMembership(m.body()));
     vertx.eventBus().<JsonObject>consumer(Addresses.DISCOVERY_CHANGED,
         m -> onAnnounce(io.mvproxy.node.bus.Announcements.DiscoveryChanged.fromJson(m.body())));
     vertx.eventBus().localConsumer(Addresses.LOCAL_APIS_CHANGED, m -> {
-      openapiBuiltKey = null;
+      openApi.invalidate();
       rebuild();
     });
     vertx.eventBus().localConsumer(Addresses.LOCAL_PEERS_CAUGHT_UP, m -> {
       rebuild();
-      catchUps.add(Map.entry(generation, m));
-      caughtUp();
+      catchUp.await(m, peers.keySet());
     });
     vertx.eventBus().<JsonObject>consumer(Addresses.discoveryApplied(serverId), m -> {
       var applied = io.mvproxy.node.bus.Announcements.DiscoveryApplied.fromJson(m.body());
-      Long gen = etagGeneration.get(applied.etag());
-      if (gen != null) {
-        appliedByPeer.merge(applied.serverId(), gen, Math::max);
-        caughtUp();
-      }
+      catchUp.applied(applied.serverId(), applied.etag(), peers.keySet());
     });
     vertx.setPeriodic(REVALIDATE_MS, t -> {
       peers.values().forEach(this::fetch);
       loadShared();
-      refreshOpenApi(true);
+      openApi.refresh(true);
     });
     if (peersEnabled) {
       vertx.sharedData().<String, JsonObject>getAsyncMap(DEPARTED_MAP).onSuccess(m -> {
@@ -188,7 +163,6 @@ public final class DiscoveryVerticle extends VerticleBase {
       memberSeenAt.putIfAbsent(m.nodeId(), now);
     }
     memberSeenAt.keySet().retainAll(ids);
-    appliedByPeer.keySet().retainAll(snap.peers().stream().map(PeerInfo::serverId).toList());
     Map<String, PeerInfo> live = new HashMap<>();
     snap.peers().forEach(p -> live.put(p.serverId(), p));
     for (String gone : new ArrayList<>(peers.keySet())) {
@@ -232,26 +206,7 @@ public final class DiscoveryVerticle extends VerticleBase {
       }
     }
     rebuild();
-    caughtUp();
-  }
-
-  /**
-   * Answers the {@link Addresses#LOCAL_PEERS_CAUGHT_UP} requests whose generation every live peer has confirmed
-   * applying (requests whose sender stopped waiting are answered into the void).
-   */
-  private void caughtUp() {
-    catchUps.removeIf(e -> {
-      for (String peer : peers.keySet()) {
-        if (appliedByPeer.getOrDefault(peer, -1L) < e.getKey()) {
-          return false;
-        }
-      }
-      e.getValue().reply(null);
-      return true;
-    });
-    while (catchUps.size() > 64) {
-      catchUps.remove(0).getValue().fail(503, "dropped: too many waiting");
-    }
+    catchUp.livePeers(peers.keySet());
   }
 
   private void onAnnounce(io.mvproxy.node.bus.Announcements.DiscoveryChanged a) {
@@ -323,52 +278,27 @@ public final class DiscoveryVerticle extends VerticleBase {
       }
       return expired;
     });
-    TreeMap<String, List<DiscoveryGroup>> docs = new TreeMap<>();
-    Map<String, RoutingSnapshot.PeerEntry> entries = new HashMap<>();
-    for (PeerState s : peers.values()) {
-      if (s.loaded) {
-        docs.put(s.info.serverId(), s.stale ? stale(s.groups) : s.groups);
-      }
-      entries.put(s.info.serverId(), new RoutingSnapshot.PeerEntry(
-          new PeerTarget(s.info.serverId(), s.info.host(), s.info.port()),
-          s.loaded ? Capabilities.of(s.groups) : Capabilities.NONE, s.loaded));
-    }
-    Map<String, Capabilities> gone = new HashMap<>();
-    departed.forEach((id, groups) -> {
-      PeerState back = peers.get(id);
-      if (back == null || !back.loaded) {
-        docs.put(id, stale(groups));
-        gone.put(id, Capabilities.of(groups));
-      }
-    });
     List<Awaited> awaiting = awaiting(now);
-    boolean ready = awaiting.stream().noneMatch(a -> a.kind() != Awaited.Kind.MEMBER_JOIN);
-    List<ApiSource> local = sources.get();
-    List<ApiSource> routed = serving.get();
-    List<ServedGroupVersion> served = new ArrayList<>();
-    local.forEach(s -> served.addAll(s.groupVersions()));
+    Map<String, FleetAssembly.Peer> known = new HashMap<>();
+    peers.forEach((id, p) -> known.put(id, new FleetAssembly.Peer(p.info, p.groups, p.loaded, p.stale)));
     DiscoveryDocuments current = view.get().discovery();
-    DiscoveryDocuments dd = current.updated(served, docs, serverId, serverAddress);
+    FleetAssembly.Assembled a = FleetAssembly.assemble(serverId, serverAddress, current, sources.get(),
+        serving.get(), known, departed, awaiting);
+    DiscoveryDocuments dd = a.discovery();
     if (dd != current) {
       metrics.discoveryMerged();
     }
-    RoutingSnapshot rs = new RoutingSnapshot(RoutingSnapshot.index(routed), localCaps(dd, routed), entries, gone,
-        ready, RoutingSnapshot.wholeGroupVersions(routed), awaiting);
     if (!awaiting.equals(lastAwaiting)) {
       LOG.info(awaiting.isEmpty() ? "the fleet's API set is known: unknown resources now get 404"
           : "404 answers held back (503) while waiting for "
           + String.join(", ", awaiting.stream().map(Awaited::describe).toList()));
       lastAwaiting = awaiting;
     }
-    Map<String, PeerInfo> members = new TreeMap<>();
-    peers.values().forEach(p -> members.put(p.info.serverId(), p.info));
-    trimOpenApi(openApiPlan(dd));
-    view.set(new FleetView(rs, dd, openapi, members));
-    refreshOpenApi(false);
+    view.set(new FleetView(a.routing(), dd, openApi.trimmed(dd), a.members()));
+    openApi.refresh(false);
     if (!dd.localEtag().equals(lastEtag)) {
       lastEtag = dd.localEtag();
-      etagGeneration.remove(lastEtag);
-      etagGeneration.put(lastEtag, ++generation);
+      catchUp.localEtag(lastEtag);
       vertx.eventBus().send(Addresses.LOCAL_ETAG_CHANGED, lastEtag);
     }
   }
@@ -455,130 +385,6 @@ public final class DiscoveryVerticle extends VerticleBase {
         expiryTimer = -1;
         rebuild();
       });
-    }
-    return out;
-  }
-
-  /**
-   * Rebuilds the OpenAPI documents (off the event loop) when what they are built from changed: the fleet's
-   * group-versions, the plan of peer documents ({@link PeerOpenApi#plan}) or the planned peers' discovery; with
-   * {@code revalidate}, also re-asks the planned peers (If-None-Match) and rebuilds when a document changed. One
-   * refresh runs at a time; a request arriving meanwhile runs after it. A failed peer fetch is retried after
-   * {@link #OPENAPI_RETRY_MS} (the last good copy is used meanwhile).
-   */
-  private void refreshOpenApi(boolean revalidate) {
-    openapiRevalidate |= revalidate;
-    if (openapiRunning) {
-      openapiAgain = true;
-      return;
-    }
-    DiscoveryDocuments dd = view.get().discovery();
-    List<ApiSource> local = sources.get();
-    Set<GroupVersion> fleet = new java.util.TreeSet<>();
-    for (DiscoveryGroup g : dd.mergedGroups()) {
-      for (DiscoveryVersion v : g.versions()) {
-        // Stale ones too: their documents are then asked of the routing decision, which answers 503, not 404
-        fleet.add(new GroupVersion(g.name(), v.version()));
-      }
-    }
-    Map<String, PeerInfo> infos = new HashMap<>();
-    peers.values().stream().filter(p -> p.loaded).forEach(p -> infos.put(p.info.serverId(), p.info));
-    Map<String, Map<GroupVersion, Set<String>>> plan = openApiPlan(dd);
-    Map<String, String> etags = new TreeMap<>();
-    plan.keySet().forEach(id -> etags.put(id, String.valueOf(peers.get(id).fetchedEtag)));
-    List<Object> key = List.of(fleet, plan, etags);
-    boolean again = openapiRevalidate && !plan.isEmpty();
-    openapiRevalidate = false;
-    if (key.equals(openapiBuiltKey) && !again) {
-      return;
-    }
-    openapiRunning = true;
-    Future<PeerOpenApi.Collected> collected = plan.isEmpty() ? Future.succeededFuture(null)
-        : peerOpenApi.collect(plan, infos);
-    collected.compose(c -> {
-      if (c != null && c.failed()) {
-        retryOpenApi();
-      }
-      if (key.equals(openapiBuiltKey) && (c == null || !c.changed())) {
-        return Future.<OpenApiDocuments>succeededFuture(null);
-      }
-      return vertx.executeBlocking(() -> OpenApiDocuments.build(local, fleet,
-          c == null ? io.mvproxy.openapi.PeerFragments.none() : c.fragments()), false);
-    }).onComplete(ar -> {
-      openapiRunning = false;
-      if (ar.failed()) {
-        openapiBuiltKey = null;
-        LOG.warning("OpenAPI documents could not be built: " + ar.cause());
-      } else if (ar.result() != null) {
-        openapiBuiltKey = key;
-        openapiBuiltPlan = plan;
-        openapi = ar.result();
-        trimOpenApi(openApiPlan(view.get().discovery()));
-        FleetView cur = view.get();
-        view.set(new FleetView(cur.routing(), cur.discovery(), openapi, cur.members()));
-      }
-      if (openapiAgain) {
-        openapiAgain = false;
-        refreshOpenApi(false);
-      }
-    });
-  }
-
-  /** @return which peers' documents cover the resources this node lacks ({@link PeerOpenApi#plan}) */
-  private Map<String, Map<GroupVersion, Set<String>>> openApiPlan(DiscoveryDocuments dd) {
-    if (peerOpenApi == null) {
-      return Map.of();
-    }
-    Map<String, List<DiscoveryGroup>> loaded = new TreeMap<>();
-    peers.values().stream().filter(p -> p.loaded).forEach(p -> loaded.put(p.info.serverId(), p.groups));
-    return PeerOpenApi.plan(dd.localGroups(), loaded);
-  }
-
-  /**
-   * Takes the peers' part out of the documents of group-versions no longer in the plan (their peers left), at once,
-   * before the full rebuild; the caller publishes {@link #openapi}.
-   */
-  private void trimOpenApi(Map<String, Map<GroupVersion, Set<String>>> plan) {
-    Set<GroupVersion> gone = new java.util.TreeSet<>();
-    openapiBuiltPlan.values().forEach(m -> gone.addAll(m.keySet()));
-    plan.values().forEach(m -> gone.removeAll(m.keySet()));
-    if (!gone.isEmpty()) {
-      openapi = openapi.withoutPeers(gone);
-    }
-  }
-
-  private void retryOpenApi() {
-    if (openapiRetryTimer < 0) {
-      openapiRetryTimer = vertx.setTimer(OPENAPI_RETRY_MS, t -> {
-        openapiRetryTimer = -1;
-        refreshOpenApi(true);
-      });
-    }
-  }
-
-  /**
-   * @return what this node routes to itself: its published discovery plus what withdrawn sources still draining
-   *         serve (make before break)
-   */
-  private static Capabilities localCaps(DiscoveryDocuments dd, List<ApiSource> routed) {
-    List<DiscoveryGroup> groups = new ArrayList<>(dd.localGroups());
-    for (ApiSource s : routed) {
-      for (ServedGroupVersion gv : s.groupVersions()) {
-        groups.add(new DiscoveryGroup(gv.groupVersion().group(), List.of(new DiscoveryVersion(
-            gv.groupVersion().version(), gv.resources(), Freshness.Current))));
-      }
-    }
-    return Capabilities.of(groups);
-  }
-
-  private static List<DiscoveryGroup> stale(List<DiscoveryGroup> groups) {
-    List<DiscoveryGroup> out = new ArrayList<>();
-    for (DiscoveryGroup g : groups) {
-      List<DiscoveryVersion> vs = new ArrayList<>();
-      for (DiscoveryVersion v : g.versions()) {
-        vs.add(new DiscoveryVersion(v.version(), v.resources(), Freshness.Stale));
-      }
-      out.add(new DiscoveryGroup(g.name(), vs));
     }
     return out;
   }
