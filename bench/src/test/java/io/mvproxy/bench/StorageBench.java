@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.Test;
  * on one node (backend watches opened, heap per watch, fan-out latency of one change to all of them). Prints FIGURE
  * lines; asserts nothing. Run: {@code mvn -pl bench -am install -DskipTests && mvn -pl bench test -Dtest=StorageBench}.
  */
+@Tag("unit")
 class StorageBench {
   static final int OBJECTS = 2000;
   static final int IN_FLIGHT = 32;

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.TestInstance;
  * itself; discovery stays open to her; impersonation is authorized by the impersonate verb.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("fleet")
 class AuthorizationFleetTest {
   static final String WIDGETS_V1 = "/apis/demo.mvproxy.io/v1/namespaces/default/widgets";
   static final String WIDGETS_V2 = "/apis/demo.mvproxy.io/v2/namespaces/default/widgets";

@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Test;
  * absent, and a member that joins late. Every test probes the "old" node-a (widgets v1) for a resource only the
  * other nodes serve, from before it listens, and counts 404 answers.
  */
+@Tag("fleet")
 class FleetFormationTest {
   /** Start-up race runs (three processes each); raise with {@code -Dmvproxy.startupRuns=20} for the full proof. */
   static final int RUNS = Integer.getInteger("mvproxy.startupRuns", 3);

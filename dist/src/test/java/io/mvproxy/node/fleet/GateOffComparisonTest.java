@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.Test;
  * its final list landed on node-a, the namespace is finalized with the sprocket still stored (upstream #49027's
  * orphan; up to 10 namespaces are tried, each with even odds or better).
  */
+@Tag("fleet")
 class GateOffComparisonTest {
   /** One run's outcome. */
   record Outcome(int wronglyCollected, int leftInDeletedNamespace, long namespaceMs, int namespacesTried) {

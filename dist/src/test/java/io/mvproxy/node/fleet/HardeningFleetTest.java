@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.TestInstance;
  * server-side apply conflict, both through node-b.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("fleet")
 class HardeningFleetTest {
   static final String PROBES = "/apis/hardening.mvproxy.io/v1/namespaces/default/probes";
   static final int DEEP = 512;

@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.TestInstance;
  * not being restarted. No request that had a capable node may fail.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("fleet")
 class RollingRestartTest {
   FleetHarness fleet;
   HttpsClient admin;

@@ -13,6 +13,7 @@ import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * returns) are FAILED with the reason, and a valid jar dropped right after them becomes ACTIVE: the loader is never
  * wedged.
  */
+@Tag("fleet")
 class PluginLimitsTest {
   static final Duration BUDGET = Duration.ofSeconds(3);
   @TempDir

@@ -11,10 +11,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.zip.ZipFile;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code mvproxy plugin pack}: real jars in the documented layout; invalid manifests refused as Kubernetes would. */
+@Tag("fleet")
 class PluginPackerTest {
   @TempDir
   Path tmp;

@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  * A code plugin in its own class loader, hot-loaded from a real jar, served, then removed: its class loader must be
  * garbage-collected (nothing pins it: no caches, no listeners). Also: a provider whose constructor throws is FAILED.
  */
+@Tag("fleet")
 class PluginUnloadTest {
   @TempDir
   Path tmp;

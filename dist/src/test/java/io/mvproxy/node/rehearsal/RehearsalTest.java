@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.mvproxy.node.fleet.TestData;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.Test;
  * right after each upgrade every node in rotation, old ones included, is asked for each new API
  * ({@link Traffic#probe}); the garbage collector's and the namespace controller's harm is printed beside it.
  */
+@Tag("fleet")
 class RehearsalTest {
   @Test
   void gateOnUpgradeHasNoFalse404AndLosesNothing() throws Exception {

@@ -5,9 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The Status objects of api-surface.md "Errors", field by field. */
+@Tag("unit")
 class StatusExceptionTest {
   static final Gvr WIDGETS = new Gvr("demo.mvproxy.io", "v1", "widgets");
 

@@ -15,12 +15,14 @@ import io.vertx.core.json.JsonObject;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** Table-driven checks of RBAC as rbac.go / rule.go / evaluation_helpers.go / policy_comparator.go evaluate it. */
+@Tag("unit")
 class RbacAuthorizerTest {
   static final UserInfo ALICE = new UserInfo("alice", "", List.of("dev", "system:authenticated"), Map.of());
   static final UserInfo BOB = new UserInfo("bob", "", List.of("system:authenticated"), Map.of());

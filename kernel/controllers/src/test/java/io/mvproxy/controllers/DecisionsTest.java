@@ -8,12 +8,14 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.api.Test;
 
 /** The decisions as data: what an owner read means, what discovery yields. */
+@Tag("unit")
 class DecisionsTest {
   private static final OwnerReference REF = new OwnerReference("demo.mvproxy.io/v2", "Gadget", "g1", "uid-1", true);
 

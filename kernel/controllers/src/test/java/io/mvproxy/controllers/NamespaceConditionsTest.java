@@ -6,8 +6,10 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.time.Instant;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("unit")
 class NamespaceConditionsTest {
   private static JsonObject byType(JsonArray a, String type) {
     for (Object o : a) {

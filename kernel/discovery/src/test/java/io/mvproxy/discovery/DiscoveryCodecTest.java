@@ -12,8 +12,10 @@ import io.mvproxy.api.discovery.Freshness;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("unit")
 class DiscoveryCodecTest {
   /** The example of discovery.md section 1, as this codec writes it. */
   private static final String SPEC_EXAMPLE = "{\"kind\":\"APIGroupDiscoveryList\",\"apiVersion\":"

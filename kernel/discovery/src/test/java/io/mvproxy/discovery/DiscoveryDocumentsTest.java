@@ -20,8 +20,10 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("unit")
 class DiscoveryDocumentsTest {
   /** What node B's nopeer documents look like after travelling as JSON. */
   static List<DiscoveryGroup> overTheWire(List<ServedGroupVersion> served) {

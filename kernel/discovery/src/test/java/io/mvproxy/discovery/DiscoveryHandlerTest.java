@@ -24,11 +24,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /** Two real HTTP servers (node A and node B) on 127.0.0.1 serving discovery through the handler. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("unit")
 class DiscoveryHandlerTest {
   private static final String V133 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"
       + "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json";

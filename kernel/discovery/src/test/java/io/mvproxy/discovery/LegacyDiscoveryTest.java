@@ -10,8 +10,10 @@ import io.mvproxy.api.discovery.Freshness;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("unit")
 class LegacyDiscoveryTest {
   @Test
   void apiVersions() {

@@ -11,8 +11,10 @@ import io.mvproxy.api.discovery.ServedGroupVersion;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("unit")
 class LocalDiscoveryTest {
   private static List<String> names(List<DiscoveryGroup> gs) {
     return gs.stream().map(DiscoveryGroup::name).toList();

@@ -13,8 +13,10 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("unit")
 class PeerMergeTest {
   private static DiscoveryGroup group(String name, DiscoveryVersion... vs) {
     return new DiscoveryGroup(name, List.of(vs));

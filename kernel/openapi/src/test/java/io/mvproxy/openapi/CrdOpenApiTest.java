@@ -16,10 +16,12 @@ import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
+@Tag("unit")
 class CrdOpenApiTest {
 
   static Stream<Path> crdFiles() throws Exception {

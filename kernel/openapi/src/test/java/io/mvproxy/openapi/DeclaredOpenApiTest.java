@@ -17,9 +17,11 @@ import io.mvproxy.api.discovery.ServedGroupVersion;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** F17: a code plugin's group-version (clocks: get and list, cluster-scoped) gets a document from its declaration. */
+@Tag("unit")
 class DeclaredOpenApiTest {
   static final GroupVersion TIME = new GroupVersion("time.example.com", "v1");
 

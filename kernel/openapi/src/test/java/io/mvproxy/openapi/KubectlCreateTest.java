@@ -27,6 +27,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -39,6 +40,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * The second scenario hides /openapi/v3 so kubectl must decode the protobuf /openapi/v2 and find the
  * {@code fieldValidation} parameter there.
  */
+@Tag("fleet")
 class KubectlCreateTest {
   private static Vertx vertx;
   private static HttpServer server;

@@ -13,8 +13,10 @@ import io.mvproxy.api.GroupVersion;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("unit")
 class OpenApiDocumentsTest {
   private static final GroupVersion STABLE_V1 = new GroupVersion("stable.example.com", "v1");
   private static final GroupVersion REMOTE = new GroupVersion("remote.example.com", "v1");

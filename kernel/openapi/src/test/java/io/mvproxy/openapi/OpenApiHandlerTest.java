@@ -21,10 +21,12 @@ import io.vertx.junit5.VertxTestContext;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 @ExtendWith(VertxExtension.class)
+@Tag("unit")
 class OpenApiHandlerTest {
   private static final GroupVersion REMOTE = new GroupVersion("remote.example.com", "v1");
 

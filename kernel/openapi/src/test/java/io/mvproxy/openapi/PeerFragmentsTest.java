@@ -14,6 +14,7 @@ import io.vertx.core.json.JsonObject;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.Test;
  * schema) and gadgets in the same group-version, plus sprockets in a group-version A lacks. A's documents, merged
  * with B's reduced ones, cover gadgets and sprockets while A's own widget schema stays authoritative.
  */
+@Tag("unit")
 class PeerFragmentsTest {
   private static final GroupVersion DEMO = new GroupVersion("demo.example.com", "v1");
   private static final GroupVersion EXTRA = new GroupVersion("extra.example.com", "v1");

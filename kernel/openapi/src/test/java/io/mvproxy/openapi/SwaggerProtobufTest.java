@@ -11,11 +11,13 @@ import io.vertx.junit5.VertxTestContext;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The gnostic {@code openapi.v2.Document} encoding, read back with a wire-format reader (kubectl: KubectlCreateTest). */
 @ExtendWith(VertxExtension.class)
+@Tag("unit")
 class SwaggerProtobufTest {
 
   @Test

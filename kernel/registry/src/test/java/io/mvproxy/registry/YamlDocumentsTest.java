@@ -7,9 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** YAML as Kubernetes reads it: aliases resolved, alias bombs and duplicate keys refused, timestamps as strings. */
+@Tag("unit")
 class YamlDocumentsTest {
   @Test
   void aliasesAreResolved() {

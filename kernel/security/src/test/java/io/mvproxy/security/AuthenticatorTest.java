@@ -33,12 +33,14 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /** End-to-end: a real HTTPS Vert.x server ({@link TlsOptions#server}, {@link Authenticator}), real TLS clients. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("unit")
 class AuthenticatorTest {
   @TempDir
   static Path tmp;

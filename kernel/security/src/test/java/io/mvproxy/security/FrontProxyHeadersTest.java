@@ -8,8 +8,10 @@ import io.mvproxy.api.UserInfo;
 import io.vertx.core.MultiMap;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("unit")
 class FrontProxyHeadersTest {
   @Test
   void escapesLikeClientGo() {

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * with a serving cert of another CA (same names and SANs) and one presenting the fleet's own proxy-client cert never
  * see a request.
  */
+@Tag("unit")
 class PeerHopTrustTest {
   @Test
   void onlyServersWithACertificateOfThePeerCaGetProxiedRequests(@TempDir Path dir) throws Exception {

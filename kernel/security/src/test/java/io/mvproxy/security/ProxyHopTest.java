@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.Test;
  * relaying hop's headers of the same name instead of being appended to them, keep all their values, and leave the
  * relaying hop's other headers alone; hop-by-hop headers are not copied.
  */
+@Tag("unit")
 class ProxyHopTest {
   Vertx vertx;
   HttpServer next;

@@ -13,9 +13,11 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+@Tag("unit")
 class TlsOptionsTest {
   @Test
   void serverAndClientOptions(@TempDir Path dir) throws Exception {

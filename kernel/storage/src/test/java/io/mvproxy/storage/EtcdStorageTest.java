@@ -15,9 +15,11 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The conformance suite on etcd3 against a real etcd process, plus compaction and an unreachable etcd. */
+@Tag("fleet")
 class EtcdStorageTest extends StorageConformance {
   private EtcdRunner etcd;
 

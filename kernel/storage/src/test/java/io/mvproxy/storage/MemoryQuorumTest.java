@@ -11,6 +11,7 @@ import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.Test;
  * and writes with a 503 Status within the request timeout (never hangs), and serves again once a second member is
  * back. The merge side (a healed split keeps deletes) is proven with node processes in kernel/node's PartitionTest.
  */
+@Tag("fleet")
 class MemoryQuorumTest {
   private final Vertx vertx = Vertx.vertx();
   private final java.util.List<HazelcastInstance> members = new java.util.ArrayList<>();

@@ -7,9 +7,11 @@ import com.hazelcast.core.HazelcastInstance;
 import io.mvproxy.api.storage.StorageException;
 import io.mvproxy.api.storage.StoredObject;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The conformance suite on the memory backend (one Hazelcast member on loopback). */
+@Tag("fleet")
 class MemoryStorageTest extends StorageConformance {
   private HazelcastInstance hz;
 

@@ -27,12 +27,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The APIService source against a scriptable HTTPS backend (real servers on 127.0.0.1). */
 @ExtendWith(VertxExtension.class)
+@Tag("unit")
 class ApiServiceSourceTest {
   /** Generous deadlines: CI machines can be very loaded (the first TLS handshake of a JVM takes seconds there). */
   private static final AggregatedOptions OPTIONS = new AggregatedOptions(15_000, 60_000, 15_000, 8, 64, 1);

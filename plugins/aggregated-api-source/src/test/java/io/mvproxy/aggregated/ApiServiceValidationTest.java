@@ -20,12 +20,14 @@ import java.util.List;
 import java.util.ServiceLoader;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** APIService validation as {@code kube-aggregator/pkg/apis/apiregistration/validation/validation.go}. */
+@Tag("unit")
 class ApiServiceValidationTest {
 
   @Test

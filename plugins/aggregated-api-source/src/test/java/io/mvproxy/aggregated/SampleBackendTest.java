@@ -26,6 +26,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -35,6 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
  * in-process over HTTPS, trusting the node's front-proxy client certificate.
  */
 @ExtendWith(VertxExtension.class)
+@Tag("unit")
 class SampleBackendTest {
   private static final AggregatedOptions FAST = new AggregatedOptions(15_000, 60_000, 15_000, 8, 64, 1);
   private static final String FLUNDERS = "/apis/wardle.example.com/v1alpha1/namespaces/demo/flunders";

@@ -8,9 +8,11 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The fleet's stored CRD as the union of what each node loaded (mixed versions), and withdrawal. */
+@Tag("unit")
 class CrdObjectsTest {
   static JsonObject crd(String... versions) {
     JsonArray vs = new JsonArray();

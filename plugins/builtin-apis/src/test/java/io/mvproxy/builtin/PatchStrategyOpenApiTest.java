@@ -7,9 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import io.mvproxy.openapi.CrdOpenApi;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The built-ins' OpenAPI advertises strategic merge patch as kube-apiserver's does. */
+@Tag("unit")
 class PatchStrategyOpenApiTest {
   static JsonObject fragment(String key, boolean v2) {
     CrdOpenApi oa = new CrdOpenApi(BuiltinKinds.manifest(key));

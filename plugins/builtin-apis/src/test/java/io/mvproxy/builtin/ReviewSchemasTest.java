@@ -5,9 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.json.JsonObject;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The review APIs' OpenAPI describes their fields and only their create operation. */
+@Tag("unit")
 class ReviewSchemasTest {
   final ReviewsApiSource reviews = new ReviewsApiSource(null, null);
 

@@ -14,8 +14,10 @@ import java.io.ByteArrayOutputStream;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("unit")
 class ReviewsTest {
   static final UserInfo ALICE = new UserInfo("alice", "u1", List.of("dev", "system:authenticated"), Map.of());
   final AccessReviews access = new AccessReviews(new NodeAuthorization(List.of("RBAC")));

@@ -13,9 +13,11 @@ import io.mvproxy.registry.rest.ObjectStrategy;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** The per-kind rules of the built-in kinds, on their own (the fleet test covers them through HTTP). */
+@Tag("unit")
 class StrategiesTest {
   static CrdRequest request(String plural, String method, String path, ObjectStrategy s) {
     CrdDefinition crd = CrdParser.parseBuiltIn(BuiltinKinds.manifest(plural));

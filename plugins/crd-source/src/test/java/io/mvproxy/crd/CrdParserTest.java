@@ -17,9 +17,11 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
 import java.util.function.Consumer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** CRD validation, defaults and discovery entries (discovery.md section 7). */
+@Tag("unit")
 class CrdParserTest {
 
   static JsonObject widgets() throws Exception {

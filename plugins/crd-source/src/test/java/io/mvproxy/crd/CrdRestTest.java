@@ -14,11 +14,13 @@ import java.io.InputStream;
 import java.util.List;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /** Every verb of the REST surface against one node with a real Hazelcast member and a real HTTP client. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("unit")
 class CrdRestTest {
   static final String W = "/apis/example.com/v1/namespaces/ns1/widgets";
   @AutoClose

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.Base64;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.TestInstance;
  * misses nothing and repeats nothing, resourceVersionMatch and continue tokens validated as kube-apiserver.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("fleet")
 class EtcdCrdTest {
   EtcdRunner etcd;
   TestNode a;

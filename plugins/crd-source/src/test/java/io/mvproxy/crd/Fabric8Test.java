@@ -27,12 +27,14 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 
 /** The fabric8 Kubernetes client (generic resources, JDK HTTP client) against a node: CRUD, edit, SSA, informer. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("unit")
 class Fabric8Test {
   TestNode node;
   KubernetesClient client;

@@ -10,6 +10,7 @@ import io.vertx.core.json.JsonObject;
 import java.util.List;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.TestInstance;
  * and text, and nothing is stored; the deepest object the bounds allow is read back in every format.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("unit")
 class InputBoundsTest {
   static final String W = "/apis/example.com/v1/namespaces/nsb/widgets";
   @AutoClose

@@ -17,6 +17,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -28,6 +29,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * scale, label, JSON patch, server-side apply, watch, delete.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("fleet")
 class KubectlTest {
   @AutoClose
   TestNode node;

@@ -11,6 +11,7 @@ import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.TestInstance;
  * complete 422 Status bodies; defaults of a CRD version loaded after the object was stored, visible on read.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("unit")
 class SchemaHttpTest {
   static final Path DATA = Path.of("../../kernel/registry/src/test/resources/schema-crds");
   static final String GC = "/apis/gateway.networking.k8s.io/v1/gatewayclasses";

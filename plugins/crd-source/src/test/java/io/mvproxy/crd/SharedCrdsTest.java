@@ -13,11 +13,13 @@ import io.vertx.core.json.JsonObject;
 import java.util.List;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /** The real-world CRDs of shared/testdata served end to end: Table columns, scale, example objects. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("unit")
 class SharedCrdsTest {
   @AutoClose
   TestNode node;

@@ -14,9 +14,11 @@ import io.mvproxy.registry.rest.PatchApplier;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Small pure pieces: ages, selectors, Accept negotiation, merge patch, multi-document YAML. */
+@Tag("unit")
 class UnitsTest {
   @Test
   void agesAsKubectlPrintsThem() {

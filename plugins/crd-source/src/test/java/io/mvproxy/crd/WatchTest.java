@@ -10,11 +10,13 @@ import io.vertx.core.json.JsonObject;
 import java.util.Set;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /** Watch semantics on one node: initial state, resume, 410, bookmarks, timeout, selectors, Table events. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("unit")
 class WatchTest {
   static final String TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;"
       + "g=meta.k8s.io,application/json";

@@ -18,10 +18,12 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** A node starting while the cluster is FROZEN (as during a split-brain merge) joins once it thaws, not exits. */
+@Tag("fleet")
 class ClusterJoinTest {
   @TempDir
   Path dir;

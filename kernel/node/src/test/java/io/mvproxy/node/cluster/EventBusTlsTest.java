@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.Test;
  * certificate (clientAuth only); one with a plain event bus. node-b's request reaches node-a's consumer; none of
  * the intruders' requests does.
  */
+@Tag("fleet")
 class EventBusTlsTest {
   private final List<Vertx> started = new ArrayList<>();
 

@@ -13,12 +13,14 @@ import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * {@link ResponsiveMembersDiscovery} and {@link MemberProbe} against a real Hazelcast member, a closed port, and a
  * listener that accepts connections in the kernel but never reads or answers (what a frozen member's port does).
  */
+@Tag("fleet")
 class ResponsiveMembersDiscoveryTest {
 
   @Test

@@ -5,9 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.time.Duration;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** {@link GoDuration#parseStrict} against Go's {@code time.ParseDuration}: values, and errors with Go's texts. */
+@Tag("unit")
 class GoDurationTest {
   @Test
   void valuesAsGo() {

@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -31,6 +32,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * peers, what it awaits) to the merged documents and the routing snapshot. Each row names the inputs and checks
  * what routes where, what discovery lists (and how fresh), and readiness.
  */
+@Tag("unit")
 class FleetAssemblyTest {
   static final Gvr WIDGETS_V1 = new Gvr("demo.mvproxy.io", "v1", "widgets");
   static final Gvr GADGETS = new Gvr("demo.mvproxy.io", "v1", "gadgets");

@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
  * first request of a connection and on a later one; a kept-alive connection is closed after the idle timeout and
  * not before; a response that stays silent much longer than the idle timeout (a watch without events) is not cut.
  */
+@Tag("fleet")
 class ConnectionTimeoutsTest {
   static final long HEADER_MS = 400;
   static final long IDLE_MS = 2500;

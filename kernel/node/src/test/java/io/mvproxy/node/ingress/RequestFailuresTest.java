@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.TestInstance;
  * answers are all answered with a Status (500 InternalError, 504 Timeout) carrying the request's {@code Audit-Id}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("unit")
 class RequestFailuresTest {
   Vertx vertx;
   HttpServer server;

@@ -39,6 +39,7 @@ import java.util.function.Function;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -51,6 +52,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * an ordinary 503 (relayed, not retried) or cannot be connected to (next peer).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("unit")
 class PeerProxyTest {
   static final Gvr GADGETS = new Gvr("demo.mvproxy.io", "v1", "gadgets");
   static final String PATH = "/apis/demo.mvproxy.io/v1/gadgets";

@@ -10,9 +10,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** {@link PeerStreams}: streams of peers that left the view are ended on their own context, others kept. */
+@Tag("unit")
 class PeerStreamsTest {
   final Vertx vertx = Vertx.vertx();
 

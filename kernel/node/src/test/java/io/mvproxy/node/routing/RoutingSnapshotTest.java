@@ -14,11 +14,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** Table-driven test of {@link RoutingSnapshot#decide}: every row is a fleet state, a request and the decision. */
+@Tag("unit")
 class RoutingSnapshotTest {
   static final Gvr WIDGETS_V1 = new Gvr("demo.mvproxy.io", "v1", "widgets");
   static final Gvr WIDGETS_V2 = new Gvr("demo.mvproxy.io", "v2", "widgets");

@@ -7,9 +7,11 @@ import io.mvproxy.api.StatusException;
 import io.vertx.core.MultiMap;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** {@link DeleteOptionsReader}: query decoding, body precedence and ValidateDeleteOptions, as a table. */
+@Tag("unit")
 class DeleteOptionsReaderTest {
   private static final String INVALID = "DeleteOptions.meta.k8s.io \"\" is invalid: ";
   private static final String SIDEWAYS = "propagationPolicy: Unsupported value: \"Sideways\": supported values: "

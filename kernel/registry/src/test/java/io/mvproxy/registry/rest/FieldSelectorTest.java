@@ -8,8 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.mvproxy.api.StatusException;
 import io.vertx.core.json.JsonObject;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+@Tag("unit")
 class FieldSelectorTest {
   static final JsonObject EVENT = new JsonObject("{\"metadata\":{\"name\":\"e1\",\"namespace\":\"default\"},"
       + "\"involvedObject\":{\"kind\":\"ConfigMap\",\"name\":\"c1\",\"uid\":\"u-1\"},\"source\":{\"component\":"

@@ -5,9 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.mvproxy.api.StatusException;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** {@link GoParseInt} and {@link ListQuery} against Go's {@code strconv.ParseInt(s, 10, 64)} and the parameter codec. */
+@Tag("unit")
 class GoParseIntTest {
   @Test
   void valuesAndErrorsAsStrconv() {

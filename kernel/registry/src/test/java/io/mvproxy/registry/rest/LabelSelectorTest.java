@@ -7,12 +7,14 @@ import io.mvproxy.api.StatusException;
 import io.mvproxy.api.StatusReason;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * {@link LabelSelector} against apimachinery's {@code labels.Parse}: each bad selector's error text, traced through
  * upstream's lexer and parser ({@code pkg/labels/selector.go}, 1.33), and the matching of every operator.
  */
+@Tag("unit")
 class LabelSelectorTest {
   static final String NAME_RULE = "name part must consist of alphanumeric characters, '-', '_' or '.', and must "
       + "start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "

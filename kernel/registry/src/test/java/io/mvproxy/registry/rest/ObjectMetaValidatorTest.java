@@ -6,6 +6,7 @@ import io.mvproxy.registry.schema.FieldError;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
 import java.util.stream.Collectors;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -13,6 +14,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * {@link ObjectMetaValidator} against the cases and message texts of apimachinery v0.33.0
  * {@code pkg/api/validation/objectmeta_test.go} and {@code pkg/util/validation/validation_test.go}.
  */
+@Tag("unit")
 class ObjectMetaValidatorTest {
   static final String NAME_PART = "name part must consist of alphanumeric characters, '-', '_' or '.', and must start "
       + "and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "

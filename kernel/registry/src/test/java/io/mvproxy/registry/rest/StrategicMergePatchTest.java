@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -25,6 +26,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * apimachinery v0.33.0 {@code patch_test.go}, run against the same {@code MergeItem} struct tags), plus the tags of
  * the built-in kinds (ObjectMeta, RBAC, ConfigMap) as kubectl's patches exercise them.
  */
+@Tag("unit")
 class StrategicMergePatchTest {
   /** The tags of upstream's test types {@code MergeItem} and {@code RetainKeysMergeItem} (recursive). */
   static final PatchMeta MERGE_ITEM;

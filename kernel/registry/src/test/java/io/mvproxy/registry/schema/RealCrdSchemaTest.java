@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
  * Expected causes are worked out from the Kubernetes 1.33 code (apiextensions-apiserver v0.33.0, kube-openapi
  * c8a335a9a2ff, apimachinery v0.33.0 {@code field/errors.go}); each case names the code producing its text.
  */
+@Tag("unit")
 class RealCrdSchemaTest {
   static final Path DATA = Path.of("src/test/resources/schema-crds");
 

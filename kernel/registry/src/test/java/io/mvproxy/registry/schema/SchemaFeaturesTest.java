@@ -13,6 +13,7 @@ import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Test;
  * Kubernetes 1.33 sources named beside each case (kube-openapi {@code errors/schema.go}, apimachinery
  * {@code field/errors.go}, apiextensions-apiserver {@code schema/...}).
  */
+@Tag("unit")
 class SchemaFeaturesTest {
   static final JsonObject MANIFEST = CrdManifests.read(RealCrdSchemaTest.DATA.resolve("features-crd.yaml")).get(0);
   static final VersionSchema V1 = CrdParser.parse(MANIFEST).served("v1").orElseThrow().validation();

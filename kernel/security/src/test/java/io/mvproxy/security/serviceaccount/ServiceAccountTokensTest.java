@@ -17,9 +17,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /** Service account tokens signed and checked as kube-apiserver's {@code pkg/serviceaccount}, with the dev PKI's keys. */
+@Tag("unit")
 class ServiceAccountTokensTest {
   static final String ISS = "https://kubernetes.default.svc.cluster.local";
 
