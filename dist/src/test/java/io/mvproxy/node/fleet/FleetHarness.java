@@ -329,6 +329,40 @@ public final class FleetHarness implements AutoCloseable {
     return nodes.get(name).log().contains("ready on https://");
   }
 
+  /** Frames of calls that block a thread: a blocked-thread report whose stack holds one is a blocking call. */
+  static final java.util.regex.Pattern BLOCKING_FRAME = java.util.regex.Pattern.compile(
+      "java\\.lang\\.Thread\\.sleep|java\\.lang\\.Object\\.wait|LockSupport\\.park"
+          + "|java\\.io\\.(FileInputStream|FileOutputStream|RandomAccessFile)|java\\.nio\\.file\\.Files\\.|sun\\.nio\\.fs\\."
+          + "|java\\.net\\.(InetAddress\\.get|Socket\\.|URL\\.open)|CompletableFuture\\.(get|join)"
+          + "|CountDownLatch\\.await|Process\\.waitFor");
+
+  /**
+   * @return every report of Vert.x's blocked-thread checker in the nodes' logs whose stack shows an event loop inside
+   *         a blocking call (sleep, wait, park, file or socket I/O, a future's get), prefixed by the node with the
+   *         offending frame; reports without such a frame (a starved machine: class loading, GC, CPU contention on
+   *         a loaded 2-core box) are not blocking calls and are left out
+   */
+  public List<String> blockedEventLoops() {
+    List<String> out = new java.util.ArrayList<>();
+    for (NodeProc n : nodes.values()) {
+      String[] lines = n.log().split("\n");
+      for (int i = 0; i < lines.length; i++) {
+        if (!lines[i].contains("vert.x-eventloop-thread") || !lines[i].contains("has been blocked for")) {
+          continue;
+        }
+        for (int k = i + 1; k < lines.length && (lines[k].startsWith("\t") || lines[k].startsWith("io.vertx.core"
+            + ".VertxException")); k++) {
+          java.util.regex.Matcher m = BLOCKING_FRAME.matcher(lines[k]);
+          if (m.find() && lines[k].trim().startsWith("at ")) {
+            out.add(n.name + ": " + lines[i] + " in " + lines[k].trim());
+            break;
+          }
+        }
+      }
+    }
+    return out;
+  }
+
   /** Closes the {@link #admin()} and {@link #anonymous()} clients, then stops every node (SIGTERM, then SIGKILL). */
   @Override
   public void close() {

@@ -352,6 +352,13 @@ class FleetTest {
     return out;
   }
 
+  @Test
+  @Order(99)
+  void noEventLoopWasBlocked() {
+    // Vert.x's blocked-thread checker: an event loop held past its limit inside a blocking call (issue 16: none may be)
+    assertEquals(List.of(), fleet.blockedEventLoops());
+  }
+
   interface Check {
     boolean ok() throws Exception;
   }

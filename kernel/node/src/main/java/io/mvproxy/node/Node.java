@@ -79,7 +79,7 @@ public final class Node {
   private final PluginRegistry plugins;
   private final FleetViewRef view;
   private final NodeLifecycle lifecycle;
-  private final IngressVerticle ingress;
+  private final io.mvproxy.node.ingress.IngressGroup ingress;
   private final Deployments deployments;
   private final int port;
   private final NodeStorage storage;
@@ -166,7 +166,11 @@ public final class Node {
       LOG.warning("neither " + ConfigKey.CLIENT_CA_FILE.flag() + " nor " + ConfigKey.TOKEN_AUTH_FILE.flag()
           + " is set: every request except health checks will get 401");
     }
-    VertxOptions vo = new VertxOptions().setEventBusOptions(busOptions);
+    // every blocked-thread report carries its stack (Vert.x: only past 5 s), so a blocking call on an event loop
+    // can be told from a starved machine (the fleet tests fail on the former)
+    VertxOptions vo = new VertxOptions().setEventBusOptions(busOptions)
+        .setWarningExceptionTime(VertxOptions.DEFAULT_MAX_EVENT_LOOP_EXECUTE_TIME)
+        .setWarningExceptionTimeUnit(VertxOptions.DEFAULT_MAX_EVENT_LOOP_EXECUTE_TIME_UNIT);
     HttpClientOptions peerClientOptions = peerOptions;
     HttpClientOptions controllerClientOptions = balancerOptions;
     ServiceAccountTokens serviceAccountTokens = saTokens;
@@ -201,7 +205,7 @@ public final class Node {
     final FleetViewRef view;
     NodeSourceContext ctx;
     io.mvproxy.api.BuiltinApiSet builtin;
-    IngressVerticle ingress;
+    io.mvproxy.node.ingress.IngressGroup ingress;
     NodeStorage storage;
 
     Boot(NodeConfig config, Vertx vertx, HazelcastClusterManager mgr, HttpServerOptions serverOptions,
@@ -295,11 +299,16 @@ public final class Node {
         live.put("etcd", storage::healthy);
       }
       HealthHandler health = new HealthHandler(MvproxyVersion.VERSION, live, ready);
-      ingress = new IngressVerticle(serverOptions, authenticator, health, view, metrics,
-          peerOptions == null ? null
-              : v -> PeerProxy.create(v, peerOptions, metrics, view),
-          config.peersEnabled(), lifecycle, authorization, config.serving());
-      return vertx.deployVerticle(ingress);
+      io.mvproxy.node.ingress.MaxInFlight inFlight = new io.mvproxy.node.ingress.MaxInFlight(
+          config.serving().maxRequestsInflight(), config.serving().maxMutatingInflight());
+      return io.mvproxy.node.ingress.IngressGroup.deploy(vertx, config.serving().ingressInstances(), serverOptions,
+          options -> new IngressVerticle(options, authenticator, health, view, metrics,
+              peerOptions == null ? null : v -> PeerProxy.create(v, peerOptions, metrics, view),
+              config.peersEnabled(), lifecycle, authorization, config.serving(), inFlight))
+          .map(g -> {
+            ingress = g;
+            return "ingress x" + g.size();
+          });
     }
 
     private Future<Node> deployFleet(String pluginDeployment) {

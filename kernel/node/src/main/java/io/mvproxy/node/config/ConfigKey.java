@@ -38,6 +38,7 @@ public enum ConfigKey {
   REQUEST_TIMEOUT("requestTimeout", Type.DURATION, "1m0s", "Longest time a non-long-running request may take before it is answered 504 Timeout (watches exempt), as kube-apiserver's --request-timeout; also the deadline of every storage call; a Go duration (60s, 1m0s) or seconds."),
   MAX_REQUESTS_INFLIGHT("maxRequestsInflight", Type.INT, "400", "Most non-mutating requests (get, list) in flight at once; beyond it 429 with Retry-After (watches not counted, system:masters exempt); 0 = no limit. As kube-apiserver's --max-requests-inflight."),
   MAX_MUTATING_REQUESTS_INFLIGHT("maxMutatingRequestsInflight", Type.INT, "200", "Most mutating requests in flight at once; beyond it 429 with Retry-After; 0 = no limit. As kube-apiserver's --max-mutating-requests-inflight."),
+  INGRESS_INSTANCES("ingressInstances", Type.INT, "0", "HTTPS ingress instances, one per event loop, each with its own peer clients (0 = one per CPU core, as Vert.x event loops)."),
   STORAGE_BACKEND("storageBackend", Type.STRING, "memory", "Where objects live: etcd3 (a real etcd cluster, durable) or memory (the fleet's Hazelcast memory, volatile; the embedded default)."),
   ETCD_SERVERS("etcdServers", Type.LIST, "", "Comma-separated etcd client URLs (scheme://host:port); required with storage-backend=etcd3."),
   ETCD_PREFIX("etcdPrefix", Type.STRING, "/registry", "Prefix of every etcd key (objects at <prefix>/<group>/<plural>/<namespace>/<name>)."),

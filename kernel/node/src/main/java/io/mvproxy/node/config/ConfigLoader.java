@@ -147,9 +147,18 @@ public final class ConfigLoader {
         v.map(ConfigKey.SERVICE_RESOLUTION), v.oneOf(ConfigKey.LOGGING_FORMAT, "text", "json"),
         authorizationModes(v.list(ConfigKey.AUTHORIZATION_MODE)),
         new NodeConfig.ServingLimits(v.duration(ConfigKey.REQUEST_TIMEOUT), v.integer(ConfigKey.MAX_REQUESTS_INFLIGHT),
-            v.integer(ConfigKey.MAX_MUTATING_REQUESTS_INFLIGHT)), storage(v),
+            v.integer(ConfigKey.MAX_MUTATING_REQUESTS_INFLIGHT), ingressInstances(v)), storage(v),
         Duration.ofSeconds(v.integer(ConfigKey.MEMBER_WAIT_SECONDS)), controllers(v, gate, proxyCert),
         serviceAccounts(v));
+  }
+
+  /** @return {@code --ingress-instances}, 0 meaning one per CPU core; negative or above 256 fails naming the key */
+  private static int ingressInstances(Values v) {
+    int n = v.integer(ConfigKey.INGRESS_INSTANCES);
+    if (n < 0 || n > 256) {
+      throw new ConfigException(ConfigKey.INGRESS_INSTANCES, "must be between 0 (one per CPU core) and 256, got " + n);
+    }
+    return n == 0 ? NodeConfig.ServingLimits.defaultIngressInstances() : n;
   }
 
   /**

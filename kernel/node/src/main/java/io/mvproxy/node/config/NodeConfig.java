@@ -99,10 +99,18 @@ public record NodeConfig(String serverId, String bindAddress, int securePort, St
    * @param requestTimeout        deadline of non-long-running requests (504 Timeout after it)
    * @param maxRequestsInflight   non-mutating requests in flight before 429 (0 = no limit)
    * @param maxMutatingInflight   mutating requests in flight before 429 (0 = no limit)
+   * @param ingressInstances      HTTPS ingress verticle instances, each on its own event loop (at least 1)
    */
-  public record ServingLimits(Duration requestTimeout, int maxRequestsInflight, int maxMutatingInflight) {
-    /** kube-apiserver's defaults: 1m0s, 400, 200. */
-    public static final ServingLimits DEFAULTS = new ServingLimits(Duration.ofMinutes(1), 400, 200);
+  public record ServingLimits(Duration requestTimeout, int maxRequestsInflight, int maxMutatingInflight,
+                              int ingressInstances) {
+    /** kube-apiserver's defaults: 1m0s, 400, 200; one ingress per CPU core. */
+    public static final ServingLimits DEFAULTS = new ServingLimits(Duration.ofMinutes(1), 400, 200,
+        defaultIngressInstances());
+
+    /** @return the CPU cores this JVM may use (Vert.x's default event-loop count is twice that) */
+    public static int defaultIngressInstances() {
+      return Math.max(1, Runtime.getRuntime().availableProcessors());
+    }
   }
 
   /** Copies the map. */

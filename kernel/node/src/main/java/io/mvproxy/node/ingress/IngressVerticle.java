@@ -49,7 +49,7 @@ public final class IngressVerticle extends VerticleBase {
   private final io.mvproxy.node.NodeLifecycle lifecycle;
   private final NodeConfig.ServingLimits limits;
   private final Authorizer authorizer;
-  private MaxInFlight inFlight;
+  private final MaxInFlight inFlight;
   private HttpServer server;
 
   /**
@@ -63,11 +63,13 @@ public final class IngressVerticle extends VerticleBase {
    * @param lifecycle     shutdown state and in-flight counter
    * @param authorizer    the {@code --authorization-mode} chain (impersonation and authorization steps)
    * @param limits        request time-out and max-in-flight limits
+   * @param inFlight      the node's max-in-flight counters, shared by every ingress instance
    */
   public IngressVerticle(HttpServerOptions options, Authenticator authenticator, HealthHandler health,
                          FleetViewRef view, NodeMetrics metrics, Function<io.vertx.core.Vertx, PeerProxy> proxyFactory,
                          boolean peersEnabled, io.mvproxy.node.NodeLifecycle lifecycle, Authorizer authorizer,
-                         NodeConfig.ServingLimits limits) {
+                         NodeConfig.ServingLimits limits, MaxInFlight inFlight) {
+    this.inFlight = inFlight;
     this.lifecycle = lifecycle;
     this.authorizer = authorizer;
     this.limits = limits;
@@ -113,7 +115,6 @@ public final class IngressVerticle extends VerticleBase {
     router.route().handler(this::requestInfo);
     router.route().handler(new RequestDeadline(limits.requestTimeout()));
     router.route().handler(new ImpersonationFilter(authorizer));
-    inFlight = new MaxInFlight(limits.maxRequestsInflight(), limits.maxMutatingInflight());
     router.route().handler(inFlight);
     router.route().handler(new AuthorizationFilter(authorizer));
     router.get("/metrics").handler(ctx -> ctx.response()
