@@ -238,13 +238,21 @@ public final class FleetHarness implements AutoCloseable {
     cmd.add("-Xmx" + System.getProperty("mvproxy.nodeHeap", "384m"));
     cmd.add("-XX:TieredStopAtLevel=1");
     cmd.add("-cp");
-    cmd.add(System.getProperty("java.class.path"));
+    cmd.add(nodeClassPath());
     cmd.add(Main.class.getName());
     cmd.add("serve");
     cmd.add("--config");
     cmd.add(n.config.toString());
     n.process = new ProcessBuilder(cmd).redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(n.log.toFile())).start();
+  }
+
+  /**
+   * @return the class path node processes run with: {@code mvproxy.nodeClassPath} (dist's build sets it to
+   *         {@code target/lib/*}, the node as shipped, so a dependency missing there fails here), else this JVM's
+   */
+  public static String nodeClassPath() {
+    return System.getProperty("mvproxy.nodeClassPath", System.getProperty("java.class.path"));
   }
 
   /**
