@@ -21,7 +21,7 @@ public final class AuditIds implements Handler<RoutingContext> {
   @Override
   public void handle(RoutingContext ctx) {
     String sent = ctx.request().getHeader(HEADER);
-    String id = sent != null && PLAUSIBLE.matcher(sent).matches() ? sent : UUID.randomUUID().toString();
+    String id = sent != null && PLAUSIBLE.matcher(sent).matches() ? sent : randomId();
     io.mvproxy.api.RequestScope.of(ctx).auditId(id);
     ctx.request().headers().set(HEADER, id);
     ctx.response().putHeader(HEADER, id);
@@ -34,5 +34,17 @@ public final class AuditIds implements Handler<RoutingContext> {
   public static String of(RoutingContext ctx) {
     String id = io.mvproxy.api.RequestScope.of(ctx).auditId();
     return id == null ? "-" : id;
+  }
+
+  /**
+   * @return a random (version 4) UUID from the event loop's {@link java.util.concurrent.ThreadLocalRandom}: unique
+   *         enough for a request ID, and unlike {@link UUID#randomUUID()} it never reads {@code /dev/urandom} on the
+   *         event loop (seen blocking 41 ms in a profile)
+   */
+  static String randomId() {
+    java.util.concurrent.ThreadLocalRandom r = java.util.concurrent.ThreadLocalRandom.current();
+    long msb = (r.nextLong() & 0xffffffffffff0fffL) | 0x0000000000004000L;
+    long lsb = (r.nextLong() & 0x3fffffffffffffffL) | 0x8000000000000000L;
+    return new UUID(msb, lsb).toString();
   }
 }

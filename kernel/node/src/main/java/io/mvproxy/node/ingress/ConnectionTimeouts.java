@@ -109,7 +109,11 @@ public final class ConnectionTimeouts {
     int active;
     /** True while the connection waits for a request's first byte (the idle phase). */
     boolean idle;
+    /** When the connection is closed unless re-armed or cancelled, {@link System#nanoTime()}; 0: not armed. */
+    long deadline;
+    /** The scheduled check, at {@link #timerAt}; kept across re-arming (no schedule/cancel per request). */
     ScheduledFuture<?> timer;
+    long timerAt;
 
     final ChannelInboundHandlerAdapter bytes = new ChannelInboundHandlerAdapter() {
       @Override
@@ -123,7 +127,7 @@ public final class ConnectionTimeouts {
 
       @Override
       public void channelInactive(ChannelHandlerContext ctx) {
-        cancel();
+        close();
         ctx.fireChannelInactive();
       }
     };
@@ -154,20 +158,54 @@ public final class ConnectionTimeouts {
       this.ch = ch;
     }
 
+    /**
+     * Sets the deadline {@code ms} from now (0: none). The event-loop task is scheduled only when none is pending
+     * at or before the new deadline: re-arming on every request and response costs no timer operation; a pending
+     * check that finds a later deadline reschedules itself for the rest.
+     */
     void arm(long ms) {
-      cancel();
-      if (ms > 0) {
-        timer = ch.eventLoop().schedule(() -> {
-          timer = null;
-          ch.close();
-        }, ms, TimeUnit.MILLISECONDS);
+      if (ms <= 0) {
+        deadline = 0;
+        return;
+      }
+      deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
+      if (timer == null || timerAt - deadline > 0) {
+        schedule(deadline);
       }
     }
 
+    /** Disarms (the pending check, if any, then finds nothing to do and stops). */
     void cancel() {
+      deadline = 0;
+    }
+
+    /** Disarms and drops the pending check: the connection is gone. */
+    void close() {
+      deadline = 0;
       if (timer != null) {
         timer.cancel(false);
         timer = null;
+      }
+    }
+
+    private void schedule(long at) {
+      if (timer != null) {
+        timer.cancel(false);
+      }
+      timerAt = at;
+      timer = ch.eventLoop().schedule(this::check, Math.max(0, at - System.nanoTime()), TimeUnit.NANOSECONDS);
+    }
+
+    private void check() {
+      timer = null;
+      if (deadline == 0) {
+        return;
+      }
+      if (deadline - System.nanoTime() <= 0) {
+        deadline = 0;
+        ch.close();
+      } else {
+        schedule(deadline);
       }
     }
   }

@@ -105,50 +105,85 @@ public final class IngressVerticle extends VerticleBase {
     return s.listen().onSuccess(x -> server = x);
   }
 
-  /** The handler chain, in order; each step is a named class (authorization slots in after max-in-flight). */
+  /**
+   * The handler chain, in order, one named step per line (kube-apiserver's {@code DefaultBuildHandlerChain}); the
+   * steps run on every request except where a step answers itself.
+   */
   private void chain(Router router, PeerProxy proxy) {
     router.route().failureHandler(StatusResponses::onFailure);
     router.route().handler(new AuditIds());
     router.route().handler(authenticator);
-    router.getWithRegex("/(healthz|livez|readyz)(/.*)?").handler(health);
-    router.get("/version").handler(health);
+    router.route().handler(this::publicEndpoints);
     router.route().handler(this::requestInfo);
     router.route().handler(new RequestDeadline(limits.requestTimeout()));
     router.route().handler(new ImpersonationFilter(authorizer));
     router.route().handler(inFlight);
     router.route().handler(new AuthorizationFilter(authorizer));
-    router.get("/metrics").handler(ctx -> ctx.response()
-        .putHeader("Content-Type", "text/plain; version=0.0.4; charset=utf-8").end(metrics.scrape()));
+    router.route().handler(this::metricsEndpoint);
     BodyHandler body = BodyHandler.create(false).setBodyLimit(MAX_BODY_BYTES);
-    router.route().handler(ctx -> {
-      if (WITH_BODY.contains(ctx.request().method())) {
-        body.handle(ctx);
-      } else {
-        ctx.next();
-      }
-    });
-    DiscoveryHandler discovery = new DiscoveryHandler(() -> view.get().discovery(),
-        (ctx, gv) -> toPeer(ctx, gv, proxy),
+    router.route().handler(ctx -> readBody(ctx, body));
+    ResourceHandler resources = new ResourceHandler(view, proxy, peersEnabled, metrics);
+    DiscoveryHandler discovery = new DiscoveryHandler(() -> view.get().discovery(), resources::handleGroupVersion,
         v -> metrics.discoveryServed(v == io.mvproxy.discovery.DiscoveryDocuments.View.LOCAL));
     OpenApiHandler openApi = new OpenApiHandler(() -> view.get().openapi(),
-        ctx -> io.mvproxy.api.RequestScope.of(ctx).peerProxied(), (ctx, gv) -> toPeer(ctx, gv, proxy));
-    ResourceHandler resources = new ResourceHandler(view, proxy, peersEnabled, metrics);
-    router.route().handler(ctx -> {
-      RequestInfo info = io.mvproxy.api.RequestScope.of(ctx).info();
-      String path = ctx.request().path();
-      if (info.resourceRequest() && !RequestInfo.routable(path)) {
-        StatusResponses.send(ctx, StatusException.resourceNotFound());
-      } else if (info.resourceRequest()) {
-        resources.handle(ctx);
-      } else if ((path.equals("/openapi/v2") || path.startsWith("/openapi/v3"))) {
-        openApi.handle(ctx);
-      } else if (isDiscovery(info) && ctx.request().method() == HttpMethod.GET) {
-        discovery.handle(ctx);
-      } else {
-        StatusResponses.send(ctx, StatusException.resourceNotFound());
-      }
-    });
+        ctx -> io.mvproxy.api.RequestScope.of(ctx).peerProxied(), resources::handleGroupVersion);
+    router.route().handler(ctx -> dispatch(ctx, resources, openApi, discovery));
     router.route().handler(ctx -> StatusResponses.send(ctx, StatusException.resourceNotFound()));
+  }
+
+  /** Health checks and {@code /version} (GET): answered before request info, authorization and limits. */
+  private void publicEndpoints(RoutingContext ctx) {
+    String path = ctx.request().path();
+    if (ctx.request().method() == HttpMethod.GET && (path.equals("/version") || isHealth(path, "/healthz")
+        || isHealth(path, "/livez") || isHealth(path, "/readyz"))) {
+      health.handle(ctx);
+    } else {
+      ctx.next();
+    }
+  }
+
+  /** @return true for {@code prefix} itself or one of its checks ({@code prefix/...}) */
+  private static boolean isHealth(String path, String prefix) {
+    return path.startsWith(prefix) && (path.length() == prefix.length() || path.charAt(prefix.length()) == '/');
+  }
+
+  /** {@code GET /metrics}: the node's Prometheus metrics (after authorization, as kube-apiserver's). */
+  private void metricsEndpoint(RoutingContext ctx) {
+    if (ctx.request().method() == HttpMethod.GET && "/metrics".equals(ctx.request().path())) {
+      ctx.response().putHeader("Content-Type", "text/plain; version=0.0.4; charset=utf-8").end(metrics.scrape());
+    } else {
+      ctx.next();
+    }
+  }
+
+  /** Reads the body of methods that carry one (at most {@link #MAX_BODY_BYTES}); others go on at once. */
+  private static void readBody(RoutingContext ctx, BodyHandler body) {
+    if (WITH_BODY.contains(ctx.request().method())) {
+      body.handle(ctx);
+    } else {
+      ctx.next();
+    }
+  }
+
+  /**
+   * The last step: resource requests to the decide-then-act {@link ResourceHandler}; OpenAPI and discovery paths to
+   * their handlers (which hand group-versions this node lacks back to it); anything else 404.
+   */
+  private static void dispatch(RoutingContext ctx, ResourceHandler resources, OpenApiHandler openApi,
+                               DiscoveryHandler discovery) {
+    RequestInfo info = io.mvproxy.api.RequestScope.of(ctx).info();
+    String path = ctx.request().path();
+    if (info.resourceRequest() && !RequestInfo.routable(path)) {
+      StatusResponses.send(ctx, StatusException.resourceNotFound());
+    } else if (info.resourceRequest()) {
+      resources.handle(ctx);
+    } else if (path.equals("/openapi/v2") || path.startsWith("/openapi/v3")) {
+      openApi.handle(ctx);
+    } else if (isDiscovery(info) && ctx.request().method() == HttpMethod.GET) {
+      discovery.handle(ctx);
+    } else {
+      StatusResponses.send(ctx, StatusException.resourceNotFound());
+    }
   }
 
   /** Parses the request info (400 for a malformed path or query escape) and counts the request for shutdown and metrics. */
@@ -194,23 +229,6 @@ public final class IngressVerticle extends VerticleBase {
 
   private static boolean isDiscovery(RequestInfo info) {
     return !info.apiPrefix().isEmpty();
-  }
-
-  /**
-   * Hands a non-resource request for a group-version this node lacks (legacy discovery, OpenAPI) to a peer, or
-   * answers 503 / 404 as {@link io.mvproxy.node.routing.RoutingSnapshot#decideGroupVersion} decides.
-   */
-  private void toPeer(RoutingContext ctx, GroupVersion gv, PeerProxy proxy) {
-    io.mvproxy.node.routing.Decision d = view.get().routing().decideGroupVersion(gv,
-        io.mvproxy.api.RequestScope.of(ctx).peerProxied(), proxy != null && peersEnabled);
-    if (d instanceof io.mvproxy.node.routing.Decision.Proxy p) {
-      io.mvproxy.api.RequestScope.of(ctx).served("proxied");
-      proxy.forwardGroupVersion(ctx, io.mvproxy.api.RequestScope.of(ctx).user(), gv, p.targets());
-    } else if (d instanceof io.mvproxy.node.routing.Decision.Unavailable u) {
-      ResourceHandler.unavailable(ctx, u);
-    } else {
-      StatusResponses.send(ctx, StatusException.resourceNotFound());
-    }
   }
 
   @Override

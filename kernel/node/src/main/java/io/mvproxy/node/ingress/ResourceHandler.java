@@ -10,9 +10,11 @@ import io.vertx.core.Handler;
 import io.vertx.ext.web.RoutingContext;
 
 /**
- * The peer-proxy decision and local routing for resource requests ({@code /api/<v>/...},
- * {@code /apis/<g>/<v>/...} with a resource): decides on the current in-memory routing snapshot, then serves
- * locally, proxies to a capable peer, or answers 503 / 404 Status (peer-proxy.md section 4).
+ * Decide, then act: the peer-proxy decision on the current in-memory routing snapshot and what follows from it, for
+ * resource requests ({@code /api/<v>/...}, {@code /apis/<g>/<v>/...} with a resource: {@link #handle}) and for
+ * non-resource requests about a group-version this node lacks (legacy discovery, OpenAPI:
+ * {@link #handleGroupVersion}): serve locally, proxy to a capable peer, or answer 503 / 404 Status (peer-proxy.md
+ * section 4).
  */
 public final class ResourceHandler implements Handler<RoutingContext> {
   private final FleetViewRef view;
@@ -34,6 +36,7 @@ public final class ResourceHandler implements Handler<RoutingContext> {
     this.peersEnabled = peersEnabled && proxy != null;
   }
 
+  /** Serves a resource request: local source, a peer, or a 503 / 404 Status. */
   @Override
   public void handle(RoutingContext ctx) {
     RequestInfo info = io.mvproxy.api.RequestScope.of(ctx).info();
@@ -56,6 +59,26 @@ public final class ResourceHandler implements Handler<RoutingContext> {
     } else if (d instanceof Decision.Unavailable u) {
       metrics.routingUnavailable(u.cause().label(), u.cause() != Decision.Unavailable.Cause.FLEET_UNKNOWN
           || routing.awaiting().isEmpty() ? "none" : routing.awaiting().get(0).kind().label());
+      unavailable(ctx, u);
+    } else {
+      StatusResponses.send(ctx, StatusException.resourceNotFound());
+    }
+  }
+
+  /**
+   * Hands a non-resource request for a group-version this node lacks (legacy discovery, OpenAPI) to a peer, or
+   * answers 503 / 404 as {@link io.mvproxy.node.routing.RoutingSnapshot#decideGroupVersion} decides.
+   *
+   * @param ctx the request
+   * @param gv  the group-version it is about
+   */
+  public void handleGroupVersion(RoutingContext ctx, io.mvproxy.api.GroupVersion gv) {
+    io.mvproxy.api.RequestScope scope = io.mvproxy.api.RequestScope.of(ctx);
+    Decision d = view.get().routing().decideGroupVersion(gv, scope.peerProxied(), peersEnabled);
+    if (d instanceof Decision.Proxy p) {
+      scope.served("proxied");
+      proxy.forwardGroupVersion(ctx, scope.user(), gv, p.targets());
+    } else if (d instanceof Decision.Unavailable u) {
       unavailable(ctx, u);
     } else {
       StatusResponses.send(ctx, StatusException.resourceNotFound());

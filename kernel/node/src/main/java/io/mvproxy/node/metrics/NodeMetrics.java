@@ -13,6 +13,11 @@ import java.time.Duration;
  * histogram. One registry per node (no static state).
  */
 public final class NodeMetrics {
+  /** Cached per-label-set meters of the per-request proxy metrics (built once, as {@link RequestMetrics}). */
+  private final java.util.concurrent.ConcurrentHashMap<Rerouted, Counter> rerouted =
+      new java.util.concurrent.ConcurrentHashMap<>();
+  private final java.util.concurrent.ConcurrentHashMap<Gvr, Timer> hopTimers =
+      new java.util.concurrent.ConcurrentHashMap<>();
   private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final RequestMetrics requests = new RequestMetrics(registry);
 
@@ -58,14 +63,32 @@ public final class NodeMetrics {
    *                {@code mvproxy_peer_proxy_request_duration_seconds}
    */
   public void rerouted(Gvr gvr, int code, Duration elapsed) {
-    Counter.builder("apiserver_rerouted_request")
-        .description("Total number of requests that were proxied to a peer kube apiserver because the local apiserver was not capable of serving it")
-        .tag("code", String.valueOf(code)).tag("group", gvr.group()).tag("version", gvr.version())
-        .tag("resource", gvr.resource()).register(registry).increment();
-    Timer.builder("mvproxy_peer_proxy_request_duration")
-        .description("Time from routing decision to the peer's response head, seconds")
-        .tag("group", gvr.group()).tag("version", gvr.version()).tag("resource", gvr.resource())
-        .publishPercentileHistogram().register(registry).record(elapsed);
+    Counter c = rerouted.get(new Rerouted(gvr, code));
+    if (c == null) {
+      c = Counter.builder("apiserver_rerouted_request")
+          .description("Total number of requests that were proxied to a peer kube apiserver because the local apiserver was not capable of serving it")
+          .tag("code", String.valueOf(code)).tag("group", gvr.group()).tag("version", gvr.version())
+          .tag("resource", gvr.resource()).register(registry);
+      if (rerouted.size() < RequestMetrics.MAX_CACHED) {
+        rerouted.put(new Rerouted(gvr, code), c);
+      }
+    }
+    c.increment();
+    Timer t = hopTimers.get(gvr);
+    if (t == null) {
+      t = Timer.builder("mvproxy_peer_proxy_request_duration")
+          .description("Time from routing decision to the peer's response head, seconds")
+          .tag("group", gvr.group()).tag("version", gvr.version()).tag("resource", gvr.resource())
+          .publishPercentileHistogram().register(registry);
+      if (hopTimers.size() < RequestMetrics.MAX_CACHED) {
+        hopTimers.put(gvr, t);
+      }
+    }
+    t.record(elapsed);
+  }
+
+  /** Label set of {@code apiserver_rerouted_request_total}. */
+  private record Rerouted(Gvr gvr, int code) {
   }
 
   /**

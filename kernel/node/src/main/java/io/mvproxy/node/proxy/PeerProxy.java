@@ -66,7 +66,11 @@ public final class PeerProxy {
   public static final int RETRY_AFTER_SECONDS = 1;
   /** Per-request connect (TCP + TLS handshake) timeout, ms: a half-open or stalled peer is skipped after it. */
   public static final long CONNECT_TIMEOUT_MS = 5_000;
-  /** Idle timeout of a short proxied request, ms: no byte from the peer for this long fails the attempt. */
+  /**
+   * Idle timeout of a short proxied request, ms: no byte from the peer for this long fails the attempt. It is the
+   * short client's connection idle timeout (so also how long a pooled connection may sit unused), shortened per
+   * request only when the request's deadline is nearer.
+   */
   public static final long IDLE_TIMEOUT_MS = 15_000;
   /** A long-running request's peer must send its response head within this many ms. */
   public static final long HEAD_TIMEOUT_MS = 15_000;
@@ -121,8 +125,11 @@ public final class PeerProxy {
    */
   public static PeerProxy create(Vertx vertx, HttpClientOptions peerOptions, NodeMetrics metrics,
                                  FleetViewRef view) {
+    // the idle timeout of short requests is the connection's own (no timer set and cancelled per request); a request
+    // whose deadline is nearer gets its own, shorter one
     HttpClient shortClient = vertx.createHttpClient(new HttpClientOptions(peerOptions)
-        .setConnectTimeout((int) CONNECT_TIMEOUT_MS), TlsOptions.peerPool());
+        .setConnectTimeout((int) CONNECT_TIMEOUT_MS).setIdleTimeout((int) IDLE_TIMEOUT_MS)
+        .setIdleTimeoutUnit(java.util.concurrent.TimeUnit.MILLISECONDS), TlsOptions.peerPool());
     HttpClient longClient = vertx.createHttpClient(new HttpClientOptions(peerOptions)
         .setConnectTimeout((int) CONNECT_TIMEOUT_MS).setTcpKeepAlive(true),
         new PoolOptions().setHttp1MaxSize(LONG_RUNNING_POOL_SIZE).setMaxWaitQueueSize(TlsOptions.PEER_WAIT_QUEUE));
@@ -215,10 +222,13 @@ public final class PeerProxy {
       tried.add(t.serverId());
       HttpServerRequest in = ctx.request();
       RequestOptions opts = new RequestOptions().setHost(t.host()).setPort(t.port()).setMethod(in.method())
-          .setURI(in.uri()).setSsl(true).setHeaders(headers(in, user, t))
-          .setConnectTimeout(Math.min(CONNECT_TIMEOUT_MS, left));
-      if (!streaming) {
-        opts.setIdleTimeout(Math.min(IDLE_TIMEOUT_MS, left));
+          .setURI(in.uri()).setSsl(true).setHeaders(headers(in, user, t));
+      if (left < CONNECT_TIMEOUT_MS) {
+        // per-request timeouts only when the deadline is nearer than the clients' own (each costs a timer)
+        opts.setConnectTimeout(left);
+      }
+      if (!streaming && left < IDLE_TIMEOUT_MS) {
+        opts.setIdleTimeout(left);
       }
       (streaming ? longRunning : client).request(opts).onComplete(ar -> {
         if (ar.failed()) {
