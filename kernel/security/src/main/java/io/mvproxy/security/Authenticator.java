@@ -37,7 +37,8 @@ import javax.net.ssl.SSLSession;
  *   {@code --service-account-issuer}, checked against its ServiceAccount without blocking; the request is paused
  *   meanwhile).</li>
  * </ol>
- * Authenticated users get {@code system:authenticated} (upstream {@code AuthenticatedGroupAdder}) and are stored under
+ * Authenticated users get {@code system:authenticated} (upstream {@code AuthenticatedGroupAdder}; token-file users
+ * once when the authenticator is built, client-certificate users once per TLS session) and are stored under
  * {@link io.mvproxy.api.RequestScope#user()} before {@code ctx.next()}. Failures get 401 with a {@code Status} body, except on
  * {@code /healthz}, {@code /livez}, {@code /readyz}, {@code /version} and their sub-paths, which continue as
  * {@code system:anonymous}. Client chains are verified once per TLS session (PKIX, no revocation, leaf EKU must allow
@@ -56,6 +57,7 @@ public final class Authenticator implements Handler<RoutingContext> {
   private final ChainVerifier clientCa;
   private final ChainVerifier requestHeaderCa;
   private final Set<String> allowedNames;
+  /** Token to user, each user already with {@value #AUTHENTICATED_GROUP} (built once, when the file is loaded). */
   private final Map<String, UserInfo> tokens;
   private final ServiceAccountTokens serviceAccounts;
   private final String sessionKey = "io.mvproxy.security.Authenticator." + UUID.randomUUID();
@@ -71,7 +73,7 @@ public final class Authenticator implements Handler<RoutingContext> {
     this.clientCa = clientCas.isEmpty() ? null : new ChainVerifier(clientCas);
     this.requestHeaderCa = requestHeaderCas.isEmpty() ? null : new ChainVerifier(requestHeaderCas);
     this.allowedNames = Set.copyOf(requestHeaderAllowedNames);
-    this.tokens = Map.copyOf(tokens);
+    this.tokens = withAuthenticatedGroup(tokens);
     this.serviceAccounts = null;
   }
 
@@ -79,7 +81,7 @@ public final class Authenticator implements Handler<RoutingContext> {
     this.clientCa = base.clientCa;
     this.requestHeaderCa = base.requestHeaderCa;
     this.allowedNames = base.allowedNames;
-    this.tokens = Map.copyOf(tokens);
+    this.tokens = withAuthenticatedGroup(tokens);
     this.serviceAccounts = serviceAccounts;
   }
 
@@ -137,16 +139,17 @@ public final class Authenticator implements Handler<RoutingContext> {
     MultiMap headers = req.headers();
     Verdict verdict = verdict(req);
     if (verdict.frontProxy()) {
-      UserInfo remote = FrontProxyHeaders.read(headers);
+      // one pass: the identity read and every X-Remote-* header removed, whether or not a user was sent
+      UserInfo remote = FrontProxyHeaders.take(headers);
       if (remote != null) {
         boolean proxied = "true".equalsIgnoreCase(headers.get(FrontProxyHeaders.PEER_PROXIED));
-        FrontProxyHeaders.removeIdentity(headers);
         io.mvproxy.api.RequestScope.of(ctx).peerHop(true).peerProxied(proxied);
-        accept(ctx, remote);
+        accept(ctx, withAuthenticatedGroup(remote));
         return;
       }
+    } else {
+      FrontProxyHeaders.removeIdentity(headers);
     }
-    FrontProxyHeaders.removeIdentity(headers);
     headers.remove(FrontProxyHeaders.PEER_PROXIED);
     if (verdict.certUser() != null) {
       accept(ctx, verdict.certUser());
@@ -186,7 +189,7 @@ public final class Authenticator implements Handler<RoutingContext> {
   private void serviceAccountDone(RoutingContext ctx, Future<ServiceAccountTokens.Authenticated> sa) {
     if (sa.succeeded()) {
       ctx.request().headers().remove(HttpHeaders.AUTHORIZATION);
-      accept(ctx, sa.result().user());
+      accept(ctx, withAuthenticatedGroup(sa.result().user()));
     } else {
       LOG.fine(() -> "service account token rejected: " + sa.cause().getMessage());
       unauthenticated(ctx);
@@ -210,7 +213,7 @@ public final class Authenticator implements Handler<RoutingContext> {
    */
   public java.util.Optional<UserInfo> authenticateToken(String token) {
     UserInfo u = token == null ? null : tokens.get(token);
-    return u == null ? java.util.Optional.empty() : java.util.Optional.of(withAuthenticatedGroup(u));
+    return java.util.Optional.ofNullable(u);
   }
 
   /**
@@ -278,23 +281,53 @@ public final class Authenticator implements Handler<RoutingContext> {
     return new UserInfo(user.name(), user.uid(), groups, user.extra());
   }
 
+  /** The token users with {@value #AUTHENTICATED_GROUP}, as an immutable map. */
+  private static Map<String, UserInfo> withAuthenticatedGroup(Map<String, UserInfo> tokens) {
+    Map<String, UserInfo> out = new java.util.HashMap<>();
+    tokens.forEach((t, u) -> out.put(t, withAuthenticatedGroup(u)));
+    return Map.copyOf(out);
+  }
+
+  /** Stores {@code user}, which already has {@value #AUTHENTICATED_GROUP}, and continues. */
   private static void accept(RoutingContext ctx, UserInfo user) {
-    io.mvproxy.api.RequestScope.of(ctx).user(withAuthenticatedGroup(user));
+    io.mvproxy.api.RequestScope.of(ctx).user(user);
     ctx.next();
   }
 
-  private static String bearer(String auth) {
+  /**
+   * The token of an {@code Authorization: Bearer <token>} value, as upstream {@code bearertoken.go}: the value
+   * stripped of surrounding white space, split at single spaces into at most three parts; the first must be
+   * {@code bearer} (any case) and the second, the token, not empty (a third part is ignored).
+   *
+   * @param auth the {@code Authorization} value, or null
+   * @return the token, or null
+   */
+  static String bearer(String auth) {
     if (auth == null) {
       return null;
     }
-    String[] parts = auth.strip().split(" ", 3);
-    if (parts.length < 2 || !parts[0].equalsIgnoreCase("bearer") || parts[1].isEmpty()) {
+    int start = 0;
+    int end = auth.length();
+    while (start < end && Character.isWhitespace(auth.charAt(start))) {
+      start++;
+    }
+    while (end > start && Character.isWhitespace(auth.charAt(end - 1))) {
+      end--;
+    }
+    int scheme = "bearer".length();
+    if (end - start < scheme + 2 || auth.charAt(start + scheme) != ' '
+        || !auth.regionMatches(true, start, "bearer", 0, scheme)) {
       return null;
     }
-    return parts[1];
+    int from = start + scheme + 1;
+    int to = auth.indexOf(' ', from);
+    if (to < 0 || to > end) {
+      to = end;
+    }
+    return to == from ? null : auth.substring(from, to);
   }
 
-  /** Result of verifying one TLS session's client chain. */
+  /** Result of verifying one TLS session's client chain; the certificate user already has the group. */
   private record Verdict(boolean frontProxy, UserInfo certUser) {
     static final Verdict NONE = new Verdict(false, null);
   }
@@ -334,7 +367,7 @@ public final class Authenticator implements Handler<RoutingContext> {
     if (clientCa != null && clientCa.verifies(chain)) {
       String cn = Pem.commonName(leaf);
       if (!cn.isEmpty()) {
-        certUser = new UserInfo(cn, "", Pem.organizations(leaf), Map.of());
+        certUser = withAuthenticatedGroup(new UserInfo(cn, "", Pem.organizations(leaf), Map.of()));
       }
     }
     return new Verdict(frontProxy, certUser);

@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.BiConsumer;
 
 /**
  * Front-proxy identity headers ({@code X-Remote-User}, {@code X-Remote-Uid}, {@code X-Remote-Group},
@@ -43,9 +44,17 @@ public final class FrontProxyHeaders {
    */
   public static void write(UserInfo user, MultiMap headers) {
     removeIdentity(headers);
-    headers.set(USER, user.name());
+    add(user, headers);
+  }
+
+  /**
+   * Adds the identity headers of {@code user} to headers that hold no {@code X-Remote-*} header (for a hop that
+   * copied the caller's headers without them, {@link #isIdentityHeader}).
+   */
+  static void add(UserInfo user, MultiMap headers) {
+    headers.add(USER, user.name());
     if (!user.uid().isEmpty()) {
-      headers.set(UID, user.uid());
+      headers.add(UID, user.uid());
     }
     for (String g : user.groups()) {
       headers.add(GROUP, g);
@@ -59,7 +68,8 @@ public final class FrontProxyHeaders {
   }
 
   /**
-   * Reads the identity from front-proxy headers. Extra keys are lower-cased, then percent-decoded, as upstream.
+   * Reads the identity from front-proxy headers, in one pass over the entries. Extra keys are lower-cased, then
+   * percent-decoded, as upstream.
    *
    * @param headers the request headers
    * @return the identity, or {@code null} when {@code X-Remote-User} is absent or empty
@@ -69,32 +79,145 @@ public final class FrontProxyHeaders {
     if (user == null || user.isEmpty()) {
       return null;
     }
-    String uid = headers.get(UID);
-    List<String> groups = new ArrayList<>(headers.getAll(GROUP));
-    Map<String, List<String>> extra = new LinkedHashMap<>();
-    for (String name : headers.names()) {
-      if (name.length() > EXTRA_PREFIX.length() && name.regionMatches(true, 0, EXTRA_PREFIX, 0,
-          EXTRA_PREFIX.length())) {
-        String key = unescapeExtraKey(name.substring(EXTRA_PREFIX.length()).toLowerCase(Locale.ROOT));
-        extra.computeIfAbsent(key, k -> new ArrayList<>()).addAll(headers.getAll(name));
-      }
-    }
-    return new UserInfo(user, uid == null ? "" : uid, groups, extra);
+    Scan scan = new Scan(true, false);
+    headers.forEach(scan);
+    return scan.identity();
   }
 
   /**
-   * Removes every {@code X-Remote-*} header (any case).
+   * Reads the identity as {@link #read} and removes every {@code X-Remote-*} header as {@link #removeIdentity}, with
+   * one pass over the entries (the serving side of a peer hop).
+   *
+   * @param headers the request headers (mutated)
+   * @return the identity, or {@code null} when {@code X-Remote-User} is absent or empty
+   */
+  static UserInfo take(MultiMap headers) {
+    Scan scan = new Scan(true, true);
+    headers.forEach(scan);
+    scan.removeFrom(headers);
+    return scan.identity();
+  }
+
+  /**
+   * Removes every {@code X-Remote-*} header (any case). One pass over the entries; the headers are changed only when
+   * one is present.
    *
    * @param headers the headers (mutated)
    */
   public static void removeIdentity(MultiMap headers) {
-    List<String> drop = new ArrayList<>();
-    for (String name : headers.names()) {
-      if (name.regionMatches(true, 0, REMOTE_PREFIX, 0, REMOTE_PREFIX.length())) {
-        drop.add(name);
+    Scan scan = new Scan(false, true);
+    headers.forEach(scan);
+    scan.removeFrom(headers);
+  }
+
+  /**
+   * Tells whether a header name is a front-proxy identity header, i.e. starts with {@code X-Remote-} (any case).
+   *
+   * @param name a header name
+   * @return true for the headers {@link #removeIdentity} removes
+   */
+  static boolean isIdentityHeader(String name) {
+    return name.regionMatches(true, 0, REMOTE_PREFIX, 0, REMOTE_PREFIX.length());
+  }
+
+  /**
+   * One pass over header entries: the identity headers' values (user and uid: the first; groups and extras: all, in
+   * order) and the names to remove. Allocates nothing for a header that is not {@code X-Remote-*}.
+   */
+  private static final class Scan implements BiConsumer<String, String> {
+    private final boolean readIdentity;
+    private final boolean collectNames;
+    private String user;
+    private String uid;
+    private List<String> groups;
+    private Map<String, List<String>> extra;
+    private List<String> names;
+
+    Scan(boolean readIdentity, boolean collectNames) {
+      this.readIdentity = readIdentity;
+      this.collectNames = collectNames;
+    }
+
+    @Override
+    public void accept(String name, String value) {
+      if (!isIdentityHeader(name)) {
+        return;
+      }
+      if (collectNames) {
+        if (names == null) {
+          names = new ArrayList<>(4);
+        }
+        names.add(name);
+      }
+      if (!readIdentity) {
+        return;
+      }
+      // exact names compare ASCII case-insensitively, as MultiMap.get/getAll do
+      if (asciiEqualsIgnoreCase(name, USER)) {
+        if (user == null) {
+          user = value;
+        }
+      } else if (asciiEqualsIgnoreCase(name, UID)) {
+        if (uid == null) {
+          uid = value;
+        }
+      } else if (asciiEqualsIgnoreCase(name, GROUP)) {
+        if (groups == null) {
+          groups = new ArrayList<>(4);
+        }
+        groups.add(value);
+      } else if (name.length() > EXTRA_PREFIX.length() && name.regionMatches(true, 0, EXTRA_PREFIX, 0,
+          EXTRA_PREFIX.length())) {
+        String key = unescapeExtraKey(name.substring(EXTRA_PREFIX.length()).toLowerCase(Locale.ROOT));
+        if (extra == null) {
+          extra = new LinkedHashMap<>();
+        }
+        extra.computeIfAbsent(key, k -> new ArrayList<>(2)).add(value);
       }
     }
-    drop.forEach(headers::remove);
+
+    /** @return the identity read, or null when there is no non-empty user */
+    UserInfo identity() {
+      if (user == null || user.isEmpty()) {
+        return null;
+      }
+      return new UserInfo(user, uid == null ? "" : uid, groups == null ? List.of() : groups,
+          extra == null ? Map.of() : extra);
+    }
+
+    /** Removes the collected names (a name seen more than once is removed once). */
+    void removeFrom(MultiMap headers) {
+      if (names == null) {
+        return;
+      }
+      String last = null;
+      for (String n : names) {
+        if (!n.equals(last)) {
+          headers.remove(n);
+          last = n;
+        }
+      }
+    }
+  }
+
+  /** ASCII case-insensitive equality, as the header maps compare names; {@code b} is given in ASCII. */
+  static boolean asciiEqualsIgnoreCase(String a, String b) {
+    int n = a.length();
+    if (n != b.length()) {
+      return false;
+    }
+    for (int i = 0; i < n; i++) {
+      char x = a.charAt(i);
+      char y = b.charAt(i);
+      if (x != y && lower(x) != lower(y)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static char lower(char c) {
+    return c >= 'A' && c <= 'Z' ? (char) (c + ('a' - 'A')) : c;
   }
 
   /**

@@ -17,16 +17,46 @@ public final class ProxyHop {
   /**
    * Headers never forwarded in either direction: hop-by-hop headers (RFC 9110 section 7.6.1), the caller's
    * credentials (the hop authenticates with its own client certificate), lengths (recomputed) and the peer-proxy
-   * marker (set by the peer proxy itself, never copied).
+   * marker (set by the peer proxy itself, never copied). Matched ignoring case ({@link #isHopByHop}). Headers merely
+   * named in a {@code Connection} value are not in it, nor are {@code Impersonate-*} ones (the ingress's
+   * impersonation step consumes those before any proxy).
    */
   public static final Set<String> HOP_BY_HOP = Set.of("connection", "keep-alive", "proxy-authenticate",
       "proxy-authorization", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade", "host",
-      "authorization", "content-length", FrontProxyHeaders.PEER_PROXIED.toLowerCase());
+      "authorization", "content-length", FrontProxyHeaders.PEER_PROXIED.toLowerCase(java.util.Locale.ROOT));
+
+  /** {@link #HOP_BY_HOP} by name length: a header name is compared with the few names of its length only. */
+  private static final String[][] HOP_BY_HOP_BY_LENGTH = byLength(HOP_BY_HOP);
 
   private ProxyHop() {
   }
 
   /**
+   * Tells whether a header is never forwarded ({@link #HOP_BY_HOP}), ignoring case, without allocating.
+   *
+   * @param name a header name
+   * @return true when the name is in {@link #HOP_BY_HOP}
+   */
+  public static boolean isHopByHop(String name) {
+    int n = name.length();
+    if (n >= HOP_BY_HOP_BY_LENGTH.length) {
+      return false;
+    }
+    for (String h : HOP_BY_HOP_BY_LENGTH[n]) {
+      if (h.equalsIgnoreCase(name)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Builds the headers of the outgoing request in one pass over the caller's headers: all of them except
+   * {@link #HOP_BY_HOP} ones and {@code X-Remote-*} ones, each value in order; then the caller's identity as
+   * front-proxy headers ({@link FrontProxyHeaders#write}), {@code Host} and {@code X-Forwarded-For} (appended to
+   * the caller's first one), {@code X-Forwarded-Host}, {@code X-Forwarded-Proto}, {@code X-Forwarded-Uri} (replacing
+   * the caller's).
+   *
    * @param in        the caller's request
    * @param user      the authenticated caller
    * @param authority {@code host:port} of the next hop, for the {@code Host} header
@@ -35,11 +65,11 @@ public final class ProxyHop {
   public static MultiMap requestHeaders(HttpServerRequest in, UserInfo user, String authority) {
     MultiMap h = MultiMap.caseInsensitiveMultiMap();
     in.headers().forEach((k, v) -> {
-      if (!HOP_BY_HOP.contains(k.toLowerCase())) {
+      if (!isHopByHop(k) && !FrontProxyHeaders.isIdentityHeader(k)) {
         h.add(k, v);
       }
     });
-    FrontProxyHeaders.write(user, h);
+    FrontProxyHeaders.add(user, h);
     h.set("Host", authority);
     String remote = in.remoteAddress() == null ? "" : in.remoteAddress().hostAddress();
     String prior = in.getHeader("X-Forwarded-For");
@@ -53,18 +83,58 @@ public final class ProxyHop {
   /**
    * Copies a next hop's response headers onto the caller's response: every header the next hop sent (minus
    * hop-by-hop ones) REPLACES a header of the same name already set on this hop (e.g. {@code Audit-Id},
-   * {@code Content-Type}), keeping all of the next hop's values of it ({@code Warning} lines); other headers set on
-   * this hop stay.
+   * {@code Content-Type}), keeping all of the next hop's values of it in order ({@code Warning} lines) under the
+   * spelling of its first occurrence; other headers set on this hop stay. One pass over the entries of {@code from}.
    *
    * @param from the next hop's response headers
    * @param to   the caller's response headers (changed)
    */
   public static void copyHeaders(MultiMap from, MultiMap to) {
-    for (String name : from.names()) {
-      if (!HOP_BY_HOP.contains(name.toLowerCase())) {
-        to.set(name, from.getAll(name));
-      }
+    from.forEach(new Copy(to));
+  }
+
+  /** The pass of {@link #copyHeaders}: the names copied so far (few), to replace a name once and then append. */
+  private static final class Copy implements java.util.function.BiConsumer<String, String> {
+    private final MultiMap to;
+    private String[] seen = new String[8];
+    private int count;
+
+    Copy(MultiMap to) {
+      this.to = to;
     }
+
+    @Override
+    public void accept(String name, String value) {
+      if (isHopByHop(name)) {
+        return;
+      }
+      for (int i = 0; i < count; i++) {
+        if (seen[i].equalsIgnoreCase(name)) {
+          to.add(seen[i], value);
+          return;
+        }
+      }
+      if (count == seen.length) {
+        seen = java.util.Arrays.copyOf(seen, count * 2);
+      }
+      seen[count++] = name;
+      to.remove(name);
+      to.add(name, value);
+    }
+  }
+
+  private static String[][] byLength(Set<String> names) {
+    int max = 0;
+    for (String s : names) {
+      max = Math.max(max, s.length());
+    }
+    String[][] out = new String[max + 1][0];
+    for (String s : names) {
+      String[] b = out[s.length()];
+      out[s.length()] = java.util.Arrays.copyOf(b, b.length + 1);
+      out[s.length()][b.length] = s;
+    }
+    return out;
   }
 
   /**

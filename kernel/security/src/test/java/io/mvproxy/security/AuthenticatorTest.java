@@ -315,6 +315,44 @@ class AuthenticatorTest {
   }
 
   @Test
+  void bearerTokenParsedAsUpstream() {
+    // value -> token (null: not a bearer token), as bearertoken.go: TrimSpace, SplitN(" ", 3), parts[1] non-empty
+    String[][] table = {
+        {"Bearer abc", "abc"}, {"bearer abc", "abc"}, {"BEARER abc", "abc"}, {"  Bearer abc \t", "abc"},
+        {"Bearer abc def", "abc"}, {"Bearer a", "a"}, {"Bearer  abc", null}, {"Bearer", null}, {"Bearer ", null},
+        {"Bearer\tabc", null}, {"Bearerabc", null}, {"Basic abc", null}, {"x Bearer abc", null}, {"", null},
+        {"   ", null}, {"Bear abc", null}, {"Bearer abc ", "abc"}, {"Bearer abc  def", "abc"}, {null, null}};
+    for (String[] row : table) {
+      assertEquals(row[1], Authenticator.bearer(row[0]), "[" + row[0] + "]");
+      assertEquals(splitBearer(row[0]), Authenticator.bearer(row[0]), "as String.split: [" + row[0] + "]");
+    }
+  }
+
+  /** The former parsing, kept as the reference. */
+  private static String splitBearer(String auth) {
+    if (auth == null) {
+      return null;
+    }
+    String[] parts = auth.strip().split(" ", 3);
+    return parts.length < 2 || !parts[0].equalsIgnoreCase("bearer") || parts[1].isEmpty() ? null : parts[1];
+  }
+
+  @Test
+  void tokenUsersGetTheAuthenticatedGroupOnceWhenLoaded() {
+    UserInfo plain = new UserInfo("tina", "1", List.of("dev"), Map.of());
+    UserInfo already = new UserInfo("al", "2", List.of("system:authenticated", "dev"), Map.of());
+    Authenticator a = new Authenticator(List.of(), List.of(), List.of(), Map.of("t1", plain, "t2", already))
+        .withTokens(Map.of("t3", new UserInfo("ctl", "", List.of(), Map.of()), "t1", already));
+    UserInfo u1 = a.authenticateToken("t1").orElseThrow();
+    assertEquals(List.of("dev", "system:authenticated"), u1.groups(), "a file token keeps its file user");
+    assertTrue(u1 == a.authenticateToken("t1").orElseThrow(), "built once, not per request");
+    assertEquals(already, a.authenticateToken("t2").orElseThrow());
+    assertEquals(List.of("system:authenticated"), a.authenticateToken("t3").orElseThrow().groups());
+    assertTrue(a.authenticateToken("nope").isEmpty());
+    assertTrue(a.authenticateToken(null).isEmpty());
+  }
+
+  @Test
   void tlsVersions() throws Exception {
     for (String v : List.of("TLSv1.2", "TLSv1.3")) {
       Resp r = get(admin().setEnabledSecureTransportProtocols(Set.of(v)), "/api");
