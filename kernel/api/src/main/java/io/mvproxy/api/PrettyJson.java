@@ -38,7 +38,12 @@ public final class PrettyJson {
     }
   }
 
-  private static Object plain(Object v) {
+  /**
+   * @param v a Vert.x JSON value ({@link JsonObject}, {@link io.vertx.core.json.JsonArray}, or a scalar)
+   * @return the same value as plain, ordered {@code Map}s and {@code List}s (scalars as they are), for libraries that
+   *         read those (Jackson writers, JsonPath)
+   */
+  public static Object plain(Object v) {
     if (v instanceof JsonObject o) {
       java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
       o.forEach(e -> m.put(e.getKey(), plain(e.getValue())));

@@ -51,17 +51,7 @@ public final class JsonPaths {
    *     limit applies; json-smart refuses documents nested over 400 levels)
    */
   static Object plain(Object v) {
-    if (v instanceof JsonObject o) {
-      java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
-      o.forEach(e -> m.put(e.getKey(), plain(e.getValue())));
-      return m;
-    }
-    if (v instanceof io.vertx.core.json.JsonArray a) {
-      java.util.List<Object> l = new java.util.ArrayList<>(a.size());
-      a.forEach(e -> l.add(plain(e)));
-      return l;
-    }
-    return v;
+    return io.mvproxy.api.PrettyJson.plain(v);
   }
 
   /**
