@@ -9,18 +9,26 @@ import com.hazelcast.ringbuffer.StaleSequenceException;
 import com.hazelcast.splitbrainprotection.SplitBrainProtection;
 import com.hazelcast.splitbrainprotection.SplitBrainProtectionException;
 import io.mvproxy.api.storage.StorageException;
-import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
+import io.vertx.core.internal.ContextInternal;
+import io.vertx.core.internal.PromiseInternal;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import java.util.logging.Logger;
 
 /**
@@ -42,8 +50,10 @@ import java.util.logging.Logger;
  *   the resource has not changed since (else 410), which is what etcd answers after a compaction.</li>
  * </ul>
  * Splits: {@link MemoryClusterConfig} (split-brain protection, merge policy, backups); on a side without quorum every
- * call fails at once with 503. Blocking Hazelcast calls run on worker threads, each bounded by the request timeout
- * (504 after it).
+ * call fails at once with 503. Every call is bounded by the request timeout (504 after it) and completes on the
+ * caller's context: reads without the lock ({@link #get}, {@link #currentRevision}) use Hazelcast's async API from the
+ * caller's thread; calls that hold the lock or have no async form (writes, {@link #range}, {@link #count}) run on
+ * worker threads.
  */
 public final class MemoryBackend implements Backend {
   /** Map of the objects. */
@@ -71,7 +81,8 @@ public final class MemoryBackend implements Backend {
   private final IMap<String, Long> meta;
   private final SplitBrainProtection protection;
   private final int quorum;
-  private long localMax;
+  /** Highest revision this member committed: the counter never goes below it, even when its entry is lost. */
+  private final AtomicLong localMax = new AtomicLong();
 
   /**
    * @param vertx the node's Vert.x
@@ -122,31 +133,94 @@ public final class MemoryBackend implements Backend {
     return StorageConfig.MEMORY;
   }
 
+  /** @return the caller's context (a new event-loop context off Vert.x threads): every answer completes on it */
+  private ContextInternal context() {
+    return (ContextInternal) vertx.getOrCreateContext();
+  }
+
+  /**
+   * Runs a blocking Hazelcast call (one that holds the fleet-wide lock, or has no async form) on a worker thread,
+   * bounded by the request timeout.
+   *
+   * @return completes on the caller's context: the call's result, or the error mapped to a Status
+   */
   private <T> Future<T> blocking(String what, Callable<T> c) {
-    Context ctx = vertx.getOrCreateContext();
-    Promise<T> p = Promise.promise();
-    long timer = vertx.setTimer(timeoutMs, t -> p.tryFail(StorageException.timeout(what, timeoutMs)));
-    vertx.executeBlocking(c, false).onComplete(ar -> {
-      vertx.cancelTimer(timer);
-      if (ar.succeeded()) {
-        p.tryComplete(ar.result());
+    ContextInternal ctx = context();
+    CompletableFuture<T> cf = new CompletableFuture<>();
+    ctx.executeBlocking(c, false).onComplete((v, t) -> {
+      if (t != null) {
+        cf.completeExceptionally(t);
       } else {
-        Throwable t = ar.cause();
-        p.tryFail(t instanceof StorageException ? t : t instanceof SplitBrainProtectionException ? noQuorum()
-            : StorageException.unavailable("the fleet's memory", String.valueOf(t.getMessage())));
+        cf.complete(v);
       }
     });
-    return p.future().transform(ar -> {
-      Promise<T> out = Promise.promise();
-      ctx.runOnContext(v -> {
-        if (ar.succeeded()) {
-          out.complete(ar.result());
-        } else {
-          out.fail(ar.cause());
-        }
-      });
-      return out.future();
+    return bounded(ctx, what, cf, Function.identity());
+  }
+
+  /**
+   * Bounds an async Hazelcast call by the request timeout (no Vert.x timer: {@link CompletableFuture#orTimeout}, the
+   * JDK's one shared delay scheduler) and hops back to the caller's context, where {@code then} (decoding) and the
+   * error mapping run: Hazelcast completes its stages on its own partition or response threads, which never run
+   * mvproxy code.
+   *
+   * @param ctx  the caller's context
+   * @param what the operation, for the 504 message
+   * @param op   the Hazelcast call, already started
+   * @param then applied to the result on {@code ctx}
+   * @return completes on {@code ctx}
+   */
+  private <R, T> Future<T> async(ContextInternal ctx, String what, CompletionStage<R> op, Function<R, T> then) {
+    CompletableFuture<R> cf = new CompletableFuture<>(); // ours: the timeout never completes Hazelcast's future
+    op.whenComplete((v, t) -> {
+      if (t != null) {
+        cf.completeExceptionally(t);
+      } else {
+        cf.complete(v);
+      }
     });
+    return bounded(ctx, what, cf, then);
+  }
+
+  private <R, T> Future<T> bounded(ContextInternal ctx, String what, CompletableFuture<R> cf, Function<R, T> then) {
+    PromiseInternal<T> p = ctx.promise();
+    cf.orTimeout(timeoutMs, TimeUnit.MILLISECONDS).whenComplete((v, t) -> {
+      if (ctx.isRunningOnContext()) {
+        finish(p, what, v, t, then);
+      } else {
+        ctx.runOnContext(x -> finish(p, what, v, t, then));
+      }
+    });
+    return p.future();
+  }
+
+  private <R, T> void finish(Promise<T> p, String what, R v, Throwable t, Function<R, T> then) {
+    if (t != null) {
+      p.fail(failure(what, t));
+      return;
+    }
+    T out;
+    try {
+      out = then.apply(v);
+    } catch (RuntimeException e) {
+      p.fail(failure(what, e));
+      return;
+    }
+    p.complete(out);
+  }
+
+  /** @return {@code t} as a Status: 504 after the deadline, 503 without quorum or for any other Hazelcast error */
+  private StorageException failure(String what, Throwable t) {
+    while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+      t = t.getCause();
+    }
+    if (t instanceof StorageException se) {
+      return se;
+    }
+    if (t instanceof TimeoutException) {
+      return StorageException.timeout(what, timeoutMs);
+    }
+    return t instanceof SplitBrainProtectionException ? noQuorum()
+        : StorageException.unavailable("the fleet's memory", String.valueOf(t.getMessage()));
   }
 
   /**
@@ -187,20 +261,18 @@ public final class MemoryBackend implements Backend {
   private long committed() {
     Long cur = meta.get(REVISION);
     if (cur == null) {
-      long seed = Math.max(System.currentTimeMillis() * 1000, localMax);
+      long seed = Math.max(System.currentTimeMillis() * 1000, localMax.get());
       meta.set(EPOCH, seed);
       meta.set(REVISION, seed);
       LOG.info("memory storage: revision counter (re)started at " + seed);
       cur = seed;
     }
-    return Math.max(cur, localMax);
+    return Math.max(cur, localMax.get());
   }
 
   private void commit(long rev) {
     meta.set(REVISION, rev);
-    synchronized (this) {
-      localMax = Math.max(localMax, rev);
-    }
+    localMax.accumulateAndGet(rev, Math::max);
   }
 
   private static String enc(long mod, long create, String value) {
@@ -238,12 +310,22 @@ public final class MemoryBackend implements Backend {
         prev, m);
   }
 
+  /**
+   * A read without the lock, from the caller's thread: the quorum check inline (a volatile read), then
+   * {@link IMap#getAsync}; 503 without quorum, 504 after the request timeout.
+   */
   @Override
   public Future<Kv> get(String resource, String key) {
-    return blocking("get " + key, () -> {
+    ContextInternal ctx = context();
+    String what = "get " + key;
+    CompletionStage<String> raw;
+    try {
       ensureQuorum();
-      return dec(key, data.get(key));
-    });
+      raw = data.getAsync(key);
+    } catch (RuntimeException e) {
+      return ctx.failedFuture(failure(what, e));
+    }
+    return async(ctx, what, raw, v -> dec(key, v));
   }
 
   @Override
@@ -346,17 +428,19 @@ public final class MemoryBackend implements Backend {
     }));
   }
 
+  /** Reads the counter with {@link IMap#getAsync}; only a lost counter is seeded, under the lock on a worker. */
   @Override
   public Future<Long> currentRevision() {
-    return blocking("read the current revision", () -> {
-      Long cur = meta.get(REVISION);
-      if (cur == null) {
-        return locked(this::committed);
-      }
-      synchronized (this) {
-        return Math.max(cur, localMax);
-      }
-    });
+    String what = "read the current revision";
+    ContextInternal ctx = context();
+    CompletionStage<Long> raw;
+    try {
+      raw = meta.getAsync(REVISION);
+    } catch (RuntimeException e) {
+      return ctx.failedFuture(failure(what, e));
+    }
+    return async(ctx, what, raw, Function.<Long>identity()).compose(cur -> cur == null
+        ? blocking(what, () -> locked(this::committed)) : ctx.succeededFuture(Math.max(cur, localMax.get())));
   }
 
   @Override
