@@ -24,6 +24,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -73,6 +74,8 @@ public final class MemoryBackend implements Backend {
   public static final String MERGED_LOG = "memory storage: this member merged back into the fleet after a split;"
       + " its side's objects and revision were discarded in favour of the side it joined (DiscardMergePolicy)";
   private static final Logger LOG = Logger.getLogger(MemoryBackend.class.getName());
+  /** Runs a Hazelcast completion callback on the completing thread: it only completes a future and hops away. */
+  private static final Executor ON_COMPLETING_THREAD = Runnable::run;
 
   private final Vertx vertx;
   private final HazelcastInstance hz;
@@ -161,7 +164,10 @@ public final class MemoryBackend implements Backend {
    * Bounds an async Hazelcast call by the request timeout (no Vert.x timer: {@link CompletableFuture#orTimeout}, the
    * JDK's one shared delay scheduler) and hops back to the caller's context, where {@code then} (decoding) and the
    * error mapping run: Hazelcast completes its stages on its own partition or response threads, which never run
-   * mvproxy code.
+   * mvproxy code. The hop is made from the thread completing Hazelcast's stage ({@link #ON_COMPLETING_THREAD}):
+   * Hazelcast runs a plain {@code whenComplete} callback on its default async executor, which is
+   * {@code ForkJoinPool.commonPool()} (one more thread hop), or a new thread per callback where the common pool has
+   * a parallelism of 1 (two cores).
    *
    * @param ctx  the caller's context
    * @param what the operation, for the 504 message
@@ -171,25 +177,40 @@ public final class MemoryBackend implements Backend {
    */
   private <R, T> Future<T> async(ContextInternal ctx, String what, CompletionStage<R> op, Function<R, T> then) {
     CompletableFuture<R> cf = new CompletableFuture<>(); // ours: the timeout never completes Hazelcast's future
-    op.whenComplete((v, t) -> {
+    op.whenCompleteAsync((v, t) -> {
       if (t != null) {
         cf.completeExceptionally(t);
       } else {
         cf.complete(v);
       }
-    });
+    }, ON_COMPLETING_THREAD);
     return bounded(ctx, what, cf, then);
   }
 
+  /**
+   * Completes a future on {@code ctx} with {@code cf}'s outcome (run through {@code then}), failing it with 504 after
+   * the request timeout. Never within the call: an outcome already there (Hazelcast quicker than this thread) is
+   * answered on the next turn of {@code ctx}, as every backend call always answered; an outcome arriving later on
+   * {@code ctx} itself (a worker's result) is answered at once, without another hop.
+   */
   private <R, T> Future<T> bounded(ContextInternal ctx, String what, CompletableFuture<R> cf, Function<R, T> then) {
     PromiseInternal<T> p = ctx.promise();
+    boolean[] returned = new boolean[1]; // read on ctx: a stale false only costs one more hop
     cf.orTimeout(timeoutMs, TimeUnit.MILLISECONDS).whenComplete((v, t) -> {
-      if (ctx.isRunningOnContext()) {
+      if (returned[0] && ctx.isRunningOnContext()) {
         finish(p, what, v, t, then);
       } else {
         ctx.runOnContext(x -> finish(p, what, v, t, then));
       }
     });
+    returned[0] = true;
+    return p.future();
+  }
+
+  /** @return a future failed with {@code e} as a Status on the next turn of {@code ctx} (never within the call) */
+  private <T> Future<T> failLater(ContextInternal ctx, String what, RuntimeException e) {
+    PromiseInternal<T> p = ctx.promise();
+    ctx.runOnContext(x -> p.fail(failure(what, e)));
     return p.future();
   }
 
@@ -323,7 +344,7 @@ public final class MemoryBackend implements Backend {
       ensureQuorum();
       raw = data.getAsync(key);
     } catch (RuntimeException e) {
-      return ctx.failedFuture(failure(what, e));
+      return failLater(ctx, what, e);
     }
     return async(ctx, what, raw, v -> dec(key, v));
   }
@@ -437,7 +458,7 @@ public final class MemoryBackend implements Backend {
     try {
       raw = meta.getAsync(REVISION);
     } catch (RuntimeException e) {
-      return ctx.failedFuture(failure(what, e));
+      return failLater(ctx, what, e);
     }
     return async(ctx, what, raw, Function.<Long>identity()).compose(cur -> cur == null
         ? blocking(what, () -> locked(this::committed)) : ctx.succeededFuture(Math.max(cur, localMax.get())));

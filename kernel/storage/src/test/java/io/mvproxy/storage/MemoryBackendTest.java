@@ -122,6 +122,28 @@ class MemoryBackendTest {
     }
   }
 
+  /**
+   * Hazelcast runs a plain {@code whenComplete} callback on its default async executor: a new thread per callback
+   * where {@code ForkJoinPool.commonPool()} has a parallelism of 1 (two cores). Reads must not start threads.
+   */
+  @Test
+  void readsStartNoThreads() throws Exception {
+    String res = "/registry/threads.example.com/things/";
+    String key = res + "ns/t";
+    Context ctx = vertx.getOrCreateContext();
+    assertTrue(on(ctx, () -> backend.create(res, key, "{}")).result().succeeded());
+    assertNotNull(on(ctx, () -> backend.get(res, key)).result());
+    java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+    int reads = 200;
+    long before = threads.getTotalStartedThreadCount();
+    for (int i = 0; i < reads; i++) {
+      Outcome<Kv> o = on(ctx, () -> backend.get(res, key));
+      assertNotNull(o.result(), String.valueOf(o.failure()));
+    }
+    long started = threads.getTotalStartedThreadCount() - before;
+    assertTrue(started < reads / 2, started + " threads started during " + reads + " reads");
+  }
+
   @Test
   void aReadHazelcastDoesNotAnswerWithinTheRequestTimeoutIs504() throws Exception {
     String res = "/registry/slow.example.com/things/";
