@@ -9,6 +9,8 @@ import com.hazelcast.ringbuffer.StaleSequenceException;
 import com.hazelcast.splitbrainprotection.SplitBrainProtection;
 import com.hazelcast.splitbrainprotection.SplitBrainProtectionException;
 import io.mvproxy.api.storage.StorageException;
+import io.netty.util.HashedWheelTimer;
+import io.netty.util.Timeout;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -65,6 +67,8 @@ public final class MemoryBackend implements Backend {
   static final String EVENTS = "mvproxy.storage.events.";
   /** Changes kept per resource, as a multiple of the watch cache size (5000 with the default 1000). */
   static final int HISTORY_FACTOR = 5;
+  /** Tick of the deadline wheel, ms. */
+  static final long DEADLINE_TICK_MS = 50;
   private static final String REVISION = "revision";
   private static final String EPOCH = "epoch";
   private static final String LOCK = "lock";
@@ -76,6 +80,17 @@ public final class MemoryBackend implements Backend {
   private static final Logger LOG = Logger.getLogger(MemoryBackend.class.getName());
   /** Runs a Hazelcast completion callback on the completing thread: it only completes a future and hops away. */
   private static final Executor ON_COMPLETING_THREAD = Runnable::run;
+  /**
+   * The deadlines of every call, on one timer wheel (one daemon thread ticking every {@value #DEADLINE_TICK_MS} ms,
+   * a 504 at most that much after the request timeout): adding and cancelling a deadline is a lock-free queue offer
+   * that wakes no thread. Not a timer per call (a Vert.x timer, or {@code CompletableFuture.orTimeout}, whose one
+   * JDK scheduler thread is woken by every call while its queue is empty: about 2 us of CPU per read).
+   */
+  private static final HashedWheelTimer DEADLINES = new HashedWheelTimer(r -> {
+    Thread t = new Thread(r, "mvproxy-storage-deadlines");
+    t.setDaemon(true);
+    return t;
+  }, MemoryBackend.DEADLINE_TICK_MS, TimeUnit.MILLISECONDS, 512);
 
   private final Vertx vertx;
   private final HazelcastInstance hz;
@@ -161,9 +176,8 @@ public final class MemoryBackend implements Backend {
   }
 
   /**
-   * Bounds an async Hazelcast call by the request timeout (no Vert.x timer: {@link CompletableFuture#orTimeout}, the
-   * JDK's one shared delay scheduler) and hops back to the caller's context, where {@code then} (decoding) and the
-   * error mapping run: Hazelcast completes its stages on its own partition or response threads, which never run
+   * Bounds an async Hazelcast call by the request timeout ({@link #bounded}) and hops back to the caller's context,
+   * where {@code then} (decoding) and the error mapping run: Hazelcast completes its stages on its own partition or response threads, which never run
    * mvproxy code. The hop is made from the thread completing Hazelcast's stage ({@link #ON_COMPLETING_THREAD}):
    * Hazelcast runs a plain {@code whenComplete} callback on its default async executor, which is
    * {@code ForkJoinPool.commonPool()} (one more thread hop), or a new thread per callback where the common pool has
@@ -188,15 +202,18 @@ public final class MemoryBackend implements Backend {
   }
 
   /**
-   * Completes a future on {@code ctx} with {@code cf}'s outcome (run through {@code then}), failing it with 504 after
-   * the request timeout. Never within the call: an outcome already there (Hazelcast quicker than this thread) is
-   * answered on the next turn of {@code ctx}, as every backend call always answered; an outcome arriving later on
-   * {@code ctx} itself (a worker's result) is answered at once, without another hop.
+   * Completes a future on {@code ctx} with {@code cf}'s outcome (run through {@code then}), failing it with 504 once
+   * the request timeout passed ({@link #DEADLINES}). Never within the call: an outcome already there (Hazelcast
+   * quicker than this thread) is answered on the next turn of {@code ctx}, as every backend call always answered; an
+   * outcome arriving later on {@code ctx} itself (a worker's result) is answered at once, without another hop.
    */
   private <R, T> Future<T> bounded(ContextInternal ctx, String what, CompletableFuture<R> cf, Function<R, T> then) {
     PromiseInternal<T> p = ctx.promise();
+    Timeout deadline = DEADLINES.newTimeout(x -> cf.completeExceptionally(new TimeoutException()), timeoutMs,
+        TimeUnit.MILLISECONDS);
     boolean[] returned = new boolean[1]; // read on ctx: a stale false only costs one more hop
-    cf.orTimeout(timeoutMs, TimeUnit.MILLISECONDS).whenComplete((v, t) -> {
+    cf.whenComplete((v, t) -> {
+      deadline.cancel();
       if (returned[0] && ctx.isRunningOnContext()) {
         finish(p, what, v, t, then);
       } else {
