@@ -9,18 +9,29 @@ import com.hazelcast.ringbuffer.StaleSequenceException;
 import com.hazelcast.splitbrainprotection.SplitBrainProtection;
 import com.hazelcast.splitbrainprotection.SplitBrainProtectionException;
 import io.mvproxy.api.storage.StorageException;
-import io.vertx.core.Context;
+import io.netty.util.HashedWheelTimer;
+import io.netty.util.Timeout;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
+import io.vertx.core.internal.ContextInternal;
+import io.vertx.core.internal.PromiseInternal;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 import java.util.logging.Logger;
 
 /**
@@ -42,8 +53,10 @@ import java.util.logging.Logger;
  *   the resource has not changed since (else 410), which is what etcd answers after a compaction.</li>
  * </ul>
  * Splits: {@link MemoryClusterConfig} (split-brain protection, merge policy, backups); on a side without quorum every
- * call fails at once with 503. Blocking Hazelcast calls run on worker threads, each bounded by the request timeout
- * (504 after it).
+ * call fails at once with 503. Every call is bounded by the request timeout (504 after it) and completes on the
+ * caller's context: reads without the lock ({@link #get}, {@link #currentRevision}) use Hazelcast's async API from the
+ * caller's thread; calls that hold the lock or have no async form (writes, {@link #range}, {@link #count}) run on
+ * worker threads.
  */
 public final class MemoryBackend implements Backend {
   /** Map of the objects. */
@@ -54,6 +67,8 @@ public final class MemoryBackend implements Backend {
   static final String EVENTS = "mvproxy.storage.events.";
   /** Changes kept per resource, as a multiple of the watch cache size (5000 with the default 1000). */
   static final int HISTORY_FACTOR = 5;
+  /** Tick of the deadline wheel, ms. */
+  static final long DEADLINE_TICK_MS = 50;
   private static final String REVISION = "revision";
   private static final String EPOCH = "epoch";
   private static final String LOCK = "lock";
@@ -63,6 +78,19 @@ public final class MemoryBackend implements Backend {
   public static final String MERGED_LOG = "memory storage: this member merged back into the fleet after a split;"
       + " its side's objects and revision were discarded in favour of the side it joined (DiscardMergePolicy)";
   private static final Logger LOG = Logger.getLogger(MemoryBackend.class.getName());
+  /** Runs a Hazelcast completion callback on the completing thread: it only completes a future and hops away. */
+  private static final Executor ON_COMPLETING_THREAD = Runnable::run;
+  /**
+   * The deadlines of every call, on one timer wheel (one daemon thread ticking every {@value #DEADLINE_TICK_MS} ms,
+   * a 504 at most that much after the request timeout): adding and cancelling a deadline is a lock-free queue offer
+   * that wakes no thread. Not a timer per call (a Vert.x timer, or {@code CompletableFuture.orTimeout}, whose one
+   * JDK scheduler thread is woken by every call while its queue is empty: about 2 us of CPU per read).
+   */
+  private static final HashedWheelTimer DEADLINES = new HashedWheelTimer(r -> {
+    Thread t = new Thread(r, "mvproxy-storage-deadlines");
+    t.setDaemon(true);
+    return t;
+  }, MemoryBackend.DEADLINE_TICK_MS, TimeUnit.MILLISECONDS, 512);
 
   private final Vertx vertx;
   private final HazelcastInstance hz;
@@ -71,7 +99,8 @@ public final class MemoryBackend implements Backend {
   private final IMap<String, Long> meta;
   private final SplitBrainProtection protection;
   private final int quorum;
-  private long localMax;
+  /** Highest revision this member committed: the counter never goes below it, even when its entry is lost. */
+  private final AtomicLong localMax = new AtomicLong();
 
   /**
    * @param vertx the node's Vert.x
@@ -122,31 +151,114 @@ public final class MemoryBackend implements Backend {
     return StorageConfig.MEMORY;
   }
 
+  /** @return the caller's context (a new event-loop context off Vert.x threads): every answer completes on it */
+  private ContextInternal context() {
+    return (ContextInternal) vertx.getOrCreateContext();
+  }
+
+  /**
+   * Runs a blocking Hazelcast call (one that holds the fleet-wide lock, or has no async form) on a worker thread,
+   * bounded by the request timeout.
+   *
+   * @return completes on the caller's context: the call's result, or the error mapped to a Status
+   */
   private <T> Future<T> blocking(String what, Callable<T> c) {
-    Context ctx = vertx.getOrCreateContext();
-    Promise<T> p = Promise.promise();
-    long timer = vertx.setTimer(timeoutMs, t -> p.tryFail(StorageException.timeout(what, timeoutMs)));
-    vertx.executeBlocking(c, false).onComplete(ar -> {
-      vertx.cancelTimer(timer);
-      if (ar.succeeded()) {
-        p.tryComplete(ar.result());
+    ContextInternal ctx = context();
+    CompletableFuture<T> cf = new CompletableFuture<>();
+    ctx.executeBlocking(c, false).onComplete((v, t) -> {
+      if (t != null) {
+        cf.completeExceptionally(t);
       } else {
-        Throwable t = ar.cause();
-        p.tryFail(t instanceof StorageException ? t : t instanceof SplitBrainProtectionException ? noQuorum()
-            : StorageException.unavailable("the fleet's memory", String.valueOf(t.getMessage())));
+        cf.complete(v);
       }
     });
-    return p.future().transform(ar -> {
-      Promise<T> out = Promise.promise();
-      ctx.runOnContext(v -> {
-        if (ar.succeeded()) {
-          out.complete(ar.result());
-        } else {
-          out.fail(ar.cause());
-        }
-      });
-      return out.future();
+    return bounded(ctx, what, cf, Function.identity());
+  }
+
+  /**
+   * Bounds an async Hazelcast call by the request timeout ({@link #bounded}) and hops back to the caller's context,
+   * where {@code then} (decoding) and the error mapping run: Hazelcast completes its stages on its own partition or response threads, which never run
+   * mvproxy code. The hop is made from the thread completing Hazelcast's stage ({@link #ON_COMPLETING_THREAD}):
+   * Hazelcast runs a plain {@code whenComplete} callback on its default async executor, which is
+   * {@code ForkJoinPool.commonPool()} (one more thread hop), or a new thread per callback where the common pool has
+   * a parallelism of 1 (two cores).
+   *
+   * @param ctx  the caller's context
+   * @param what the operation, for the 504 message
+   * @param op   the Hazelcast call, already started
+   * @param then applied to the result on {@code ctx}
+   * @return completes on {@code ctx}
+   */
+  private <R, T> Future<T> async(ContextInternal ctx, String what, CompletionStage<R> op, Function<R, T> then) {
+    CompletableFuture<R> cf = new CompletableFuture<>(); // ours: the timeout never completes Hazelcast's future
+    op.whenCompleteAsync((v, t) -> {
+      if (t != null) {
+        cf.completeExceptionally(t);
+      } else {
+        cf.complete(v);
+      }
+    }, ON_COMPLETING_THREAD);
+    return bounded(ctx, what, cf, then);
+  }
+
+  /**
+   * Completes a future on {@code ctx} with {@code cf}'s outcome (run through {@code then}), failing it with 504 once
+   * the request timeout passed ({@link #DEADLINES}). Never within the call: an outcome already there (Hazelcast
+   * quicker than this thread) is answered on the next turn of {@code ctx}, as every backend call always answered; an
+   * outcome arriving later on {@code ctx} itself (a worker's result) is answered at once, without another hop.
+   */
+  private <R, T> Future<T> bounded(ContextInternal ctx, String what, CompletableFuture<R> cf, Function<R, T> then) {
+    PromiseInternal<T> p = ctx.promise();
+    Timeout deadline = DEADLINES.newTimeout(x -> cf.completeExceptionally(new TimeoutException()), timeoutMs,
+        TimeUnit.MILLISECONDS);
+    boolean[] returned = new boolean[1]; // read on ctx: a stale false only costs one more hop
+    cf.whenComplete((v, t) -> {
+      deadline.cancel();
+      if (returned[0] && ctx.isRunningOnContext()) {
+        finish(p, what, v, t, then);
+      } else {
+        ctx.runOnContext(x -> finish(p, what, v, t, then));
+      }
     });
+    returned[0] = true;
+    return p.future();
+  }
+
+  /** @return a future failed with {@code e} as a Status on the next turn of {@code ctx} (never within the call) */
+  private <T> Future<T> failLater(ContextInternal ctx, String what, RuntimeException e) {
+    PromiseInternal<T> p = ctx.promise();
+    ctx.runOnContext(x -> p.fail(failure(what, e)));
+    return p.future();
+  }
+
+  private <R, T> void finish(Promise<T> p, String what, R v, Throwable t, Function<R, T> then) {
+    if (t != null) {
+      p.fail(failure(what, t));
+      return;
+    }
+    T out;
+    try {
+      out = then.apply(v);
+    } catch (RuntimeException e) {
+      p.fail(failure(what, e));
+      return;
+    }
+    p.complete(out);
+  }
+
+  /** @return {@code t} as a Status: 504 after the deadline, 503 without quorum or for any other Hazelcast error */
+  private StorageException failure(String what, Throwable t) {
+    while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+      t = t.getCause();
+    }
+    if (t instanceof StorageException se) {
+      return se;
+    }
+    if (t instanceof TimeoutException) {
+      return StorageException.timeout(what, timeoutMs);
+    }
+    return t instanceof SplitBrainProtectionException ? noQuorum()
+        : StorageException.unavailable("the fleet's memory", String.valueOf(t.getMessage()));
   }
 
   /**
@@ -187,20 +299,18 @@ public final class MemoryBackend implements Backend {
   private long committed() {
     Long cur = meta.get(REVISION);
     if (cur == null) {
-      long seed = Math.max(System.currentTimeMillis() * 1000, localMax);
+      long seed = Math.max(System.currentTimeMillis() * 1000, localMax.get());
       meta.set(EPOCH, seed);
       meta.set(REVISION, seed);
       LOG.info("memory storage: revision counter (re)started at " + seed);
       cur = seed;
     }
-    return Math.max(cur, localMax);
+    return Math.max(cur, localMax.get());
   }
 
   private void commit(long rev) {
     meta.set(REVISION, rev);
-    synchronized (this) {
-      localMax = Math.max(localMax, rev);
-    }
+    localMax.accumulateAndGet(rev, Math::max);
   }
 
   private static String enc(long mod, long create, String value) {
@@ -238,12 +348,22 @@ public final class MemoryBackend implements Backend {
         prev, m);
   }
 
+  /**
+   * A read without the lock, from the caller's thread: the quorum check inline (a volatile read), then
+   * {@link IMap#getAsync}; 503 without quorum, 504 after the request timeout.
+   */
   @Override
   public Future<Kv> get(String resource, String key) {
-    return blocking("get " + key, () -> {
+    ContextInternal ctx = context();
+    String what = "get " + key;
+    CompletionStage<String> raw;
+    try {
       ensureQuorum();
-      return dec(key, data.get(key));
-    });
+      raw = data.getAsync(key);
+    } catch (RuntimeException e) {
+      return failLater(ctx, what, e);
+    }
+    return async(ctx, what, raw, v -> dec(key, v));
   }
 
   @Override
@@ -346,17 +466,19 @@ public final class MemoryBackend implements Backend {
     }));
   }
 
+  /** Reads the counter with {@link IMap#getAsync}; only a lost counter is seeded, under the lock on a worker. */
   @Override
   public Future<Long> currentRevision() {
-    return blocking("read the current revision", () -> {
-      Long cur = meta.get(REVISION);
-      if (cur == null) {
-        return locked(this::committed);
-      }
-      synchronized (this) {
-        return Math.max(cur, localMax);
-      }
-    });
+    String what = "read the current revision";
+    ContextInternal ctx = context();
+    CompletionStage<Long> raw;
+    try {
+      raw = meta.getAsync(REVISION);
+    } catch (RuntimeException e) {
+      return failLater(ctx, what, e);
+    }
+    return async(ctx, what, raw, Function.<Long>identity()).compose(cur -> cur == null
+        ? blocking(what, () -> locked(this::committed)) : ctx.succeededFuture(Math.max(cur, localMax.get())));
   }
 
   @Override

@@ -139,7 +139,7 @@ public final class WatchCache {
       return started;
     }
     int gen = ++generation;
-    started = backend.currentRevision().map(rev -> {
+    Future<Void> f = backend.currentRevision().map(rev -> {
       synchronized (this) {
         if (gen != generation) {
           return null;
@@ -148,12 +148,22 @@ public final class WatchCache {
         highWater = Math.max(highWater, from);
         oldestServable = from;
         ring.clear();
-        backendWatch = backend.watch(base, base, Keys.prefixEnd(base), from, new Shared(gen));
         backendWatches++;
+        BackendWatch w = backend.watch(base, base, Keys.prefixEnd(base), from, new Shared(gen));
+        if (gen == generation) {
+          backendWatch = w;
+        } else {
+          // it failed within backend.watch (a worker's answer attached after it came): Shared.onError ended this
+          // generation, so subscribers get its error (lastError) and the next watch reopens
+          w.cancel();
+        }
       }
       return null;
     });
-    return started;
+    if (gen == generation) { // else it ran and failed within this call: started stays null, the next watch reopens
+      started = f;
+    }
+    return f;
   }
 
   /** Registers a client watch after {@code from}; events the ring holds after it are replayed first. */

@@ -99,10 +99,11 @@ public record CrdRequest(RoutingContext ctx, RequestInfo info, UserInfo user, Cr
   /**
    * @param stored an object as stored
    * @return a copy in this kind's shape ({@link ObjectStrategy#fromStorage}), pruned and defaulted with the schema
-   *     of the version it was stored in ({@link SchemaDefaults#stored})
+   *     of the version it was stored in ({@link SchemaDefaults#stored}); {@code stored} is not changed (it may be
+   *     shared, e.g. by the watch cache): the one copy made here is the one pruned and defaulted
    */
   public JsonObject stored(JsonObject stored) {
-    return SchemaDefaults.stored(crd, version, strategy.fromStorage(stored.copy()));
+    return SchemaDefaults.storedInPlace(crd, version, strategy.fromStorage(stored.copy()));
   }
 
   /**

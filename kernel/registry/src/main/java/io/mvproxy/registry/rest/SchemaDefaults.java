@@ -37,11 +37,28 @@ public final class SchemaDefaults {
    * @return a pruned, defaulted copy
    */
   public static JsonObject stored(CrdDefinition crd, CrdVersion fallback, JsonObject stored) {
-    JsonObject o = stored.copy();
+    return storedInPlace(crd, fallback, stored.copy());
+  }
+
+  /**
+   * As {@link #stored} without the copy: for an object the caller owns (a fresh copy no one else holds, never one
+   * from a watch cache or a shared stored object).
+   *
+   * @param crd      the definition
+   * @param fallback the version used when the stored {@code apiVersion} names no version of the CRD
+   * @param o        an object from storage, pruned and defaulted in place
+   * @return {@code o}
+   */
+  public static JsonObject storedInPlace(CrdDefinition crd, CrdVersion fallback, JsonObject o) {
     CrdVersion v = fallback;
-    if (stored.getValue("apiVersion") instanceof String av) {
+    if (o.getValue("apiVersion") instanceof String av) {
       String name = GroupVersion.parse(av).version();
-      v = crd.versions().stream().filter(x -> x.name().equals(name)).findFirst().orElse(fallback);
+      for (CrdVersion x : crd.versions()) {
+        if (x.name().equals(name)) {
+          v = x;
+          break;
+        }
+      }
     }
     VersionSchema vs = v.validation();
     if (vs != null) {

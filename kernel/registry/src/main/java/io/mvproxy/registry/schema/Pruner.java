@@ -4,7 +4,9 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -140,20 +142,30 @@ public final class Pruner {
     }
   }
 
+  /**
+   * Drops the nulls of fields whose schema is non-nullable without a default. Only a null under a field with a schema
+   * is dropped, so a value without schema ({@code s} null: unknown or preserved fields) is left as it is, whole.
+   */
   private static void pruneNulls(Object x, SchemaNode s) {
+    if (s == null) {
+      return;
+    }
     if (x instanceof JsonObject o) {
-      for (String k : new ArrayList<>(o.fieldNames())) {
-        SchemaNode c = s == null ? null : s.child(k);
-        Object v = o.getValue(k);
-        if (v == null && c != null && !c.nullable && !(c.hasDefault && c.defaultValue != null)) {
-          o.remove(k);
+      for (Iterator<Map.Entry<String, Object>> it = o.iterator(); it.hasNext(); ) {
+        Map.Entry<String, Object> e = it.next();
+        SchemaNode c = s.child(e.getKey());
+        Object v = e.getValue();
+        if (v == null) {
+          if (c != null && !c.nullable && !(c.hasDefault && c.defaultValue != null)) {
+            it.remove();
+          }
         } else {
           pruneNulls(v, c);
         }
       }
-    } else if (x instanceof JsonArray a) {
+    } else if (x instanceof JsonArray a && s.items != null) {
       for (Object v : a) {
-        pruneNulls(v, s == null ? null : s.items);
+        pruneNulls(v, s.items);
       }
     }
   }
