@@ -125,8 +125,13 @@ public final class EtcdBackend implements Backend {
     return ByteSequence.from(s, StandardCharsets.UTF_8);
   }
 
+  /** @return a value: a byte string (one char per byte, see {@link ObjectStore}) as those bytes */
+  static ByteSequence bv(String s) {
+    return ByteSequence.from(s, StandardCharsets.ISO_8859_1);
+  }
+
   private static Kv kv(KeyValue k) {
-    return new Kv(k.getKey().toString(StandardCharsets.UTF_8), k.getValue().toString(StandardCharsets.UTF_8),
+    return new Kv(k.getKey().toString(StandardCharsets.UTF_8), k.getValue().toString(StandardCharsets.ISO_8859_1),
         k.getModRevision(), k.getCreateRevision());
   }
 
@@ -213,7 +218,7 @@ public final class EtcdBackend implements Backend {
   public Future<TxnResult> create(String resource, String key, String value) {
     ByteSequence k = bs(key);
     return call("create " + key, () -> kv.txn().If(new Cmp(k, Cmp.Op.EQUAL, CmpTarget.modRevision(0)))
-        .Then(Op.put(k, bs(value), PutOption.DEFAULT)).Else(Op.get(k, GetOption.DEFAULT)).commit())
+        .Then(Op.put(k, bv(value), PutOption.DEFAULT)).Else(Op.get(k, GetOption.DEFAULT)).commit())
         .map(r -> new TxnResult(r.isSucceeded(), r.getHeader().getRevision(), r.isSucceeded() ? null : current(r)));
   }
 
@@ -221,7 +226,7 @@ public final class EtcdBackend implements Backend {
   public Future<TxnResult> update(String resource, String key, long modRevision, String value) {
     ByteSequence k = bs(key);
     return call("update " + key, () -> kv.txn().If(new Cmp(k, Cmp.Op.EQUAL, CmpTarget.modRevision(modRevision)))
-        .Then(Op.put(k, bs(value), PutOption.DEFAULT)).Else(Op.get(k, GetOption.DEFAULT)).commit())
+        .Then(Op.put(k, bv(value), PutOption.DEFAULT)).Else(Op.get(k, GetOption.DEFAULT)).commit())
         .map(r -> new TxnResult(r.isSucceeded(), r.getHeader().getRevision(), r.isSucceeded() ? null : current(r)));
   }
 
