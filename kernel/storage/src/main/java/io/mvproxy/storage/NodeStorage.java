@@ -25,10 +25,10 @@ public final class NodeStorage implements Storage {
   /**
    * @param vertx   the node's Vert.x
    * @param backend the backend
-   * @param config  settings (prefix, watch cache size)
+   * @param config  settings (prefix, watch cache size, encryption at rest)
    */
   public NodeStorage(Vertx vertx, Backend backend, StorageConfig config) {
-    this(vertx, backend, config, null);
+    this(vertx, backend, config, config.encryption());
   }
 
   /**
@@ -54,7 +54,7 @@ public final class NodeStorage implements Storage {
    * @throws IllegalArgumentException for an unknown backend or unusable TLS files
    */
   public static NodeStorage create(Vertx vertx, HazelcastInstance hz, StorageConfig config) {
-    return create(vertx, hz, config, null);
+    return create(vertx, hz, config, config.encryption());
   }
 
   /**
