@@ -23,9 +23,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * Encryption at rest ({@code --encryption-provider-config}) on a 2-node fleet over a real etcd, driven with kubectl
+ * Encryption at rest ({@code --encryption-provider-config}) on a one-node fleet over a real etcd (every node of a
+ * fleet decrypts by itself; one keeps the three starts short), driven with kubectl
  * and checked with etcdctl: a Secret is stored as {@code k8s:enc:aescbc:v1:key1:...} (no plain data in etcd) and
- * read back plain through either node; a value that does not decrypt is kube's 500 InternalError; keys rotate by
+ * read back plain; a value that does not decrypt is kube's 500 InternalError; keys rotate by
  * reordering, {@code kubectl get secrets -A -o json | kubectl replace -f -} re-encrypts with the new first key, and
  * the old key can then be removed; {@code /readyz} fails {@code kms-providers} while the file on disk is broken.
  */
@@ -53,7 +54,6 @@ class EncryptionAtRestFleetTest {
     config("- aescbc: {keys: [{name: key1, secret: " + KEY1 + "}]}", "- identity: {}");
     Map<String, Map<String, List<Path>>> plugins = new LinkedHashMap<>();
     plugins.put("node-a", new LinkedHashMap<>());
-    plugins.put("node-b", new LinkedHashMap<>());
     fleet = new FleetHarness(tmp.resolve("fleet"), plugins);
     fleet.configureAll(new JsonObject().put("storageBackend", "etcd3").put("etcdServers", etcd.servers())
         .put("encryptionProviderConfig", enc.toString()));
@@ -98,7 +98,7 @@ class EncryptionAtRestFleetTest {
   }
 
   void readsPlainThroughEveryNode() throws Exception {
-    for (String node : List.of("node-a", "node-b")) {
+    for (String node : List.of("node-a")) {
       KubectlFleetTest.Result r = kubectl(node, "get", "secret", "s1", "-o", "jsonpath={.data.password}");
       assertEquals(0, r.code(), r.all());
       assertEquals(PLAIN, new String(Base64.getDecoder().decode(r.out().trim()), StandardCharsets.UTF_8));
@@ -112,6 +112,7 @@ class EncryptionAtRestFleetTest {
 
   @Test
   void secretsAreCiphertextInEtcdAndKeysRotate() throws Exception {
+    long t0 = System.nanoTime();
     KubectlFleetTest.Result created = kubectl("node-a", "create", "secret", "generic", "s1",
         "--from-literal=password=" + PLAIN);
     assertEquals(0, created.code(), created.all());
@@ -123,7 +124,7 @@ class EncryptionAtRestFleetTest {
 
     // a value that does not decrypt: kube's 500, never data
     etcdctl("put", "/registry/secrets/default/bad", "k8s:enc:aescbc:v1:key1:0123456789abcdef0123456789abcdef");
-    KubectlFleetTest.Result bad = kubectl("node-b", "get", "secret", "bad");
+    KubectlFleetTest.Result bad = kubectl("node-a", "get", "secret", "bad");
     assertTrue(bad.code() != 0 && bad.err().contains("Internal error occurred: unable to transform key "
         + "\"/registry/secrets/default/bad\": invalid"), bad.all());
     HttpsClient.Resp status = fleet.admin().get(fleet.node("node-a").url(), "/api/v1/namespaces/default/secrets/bad");
@@ -134,11 +135,13 @@ class EncryptionAtRestFleetTest {
     // rotation: a new first provider writes, the old key still reads
     config("- aesgcm: {keys: [{name: key2, secret: " + KEY2 + "}]}",
         "- aescbc: {keys: [{name: key1, secret: " + KEY1 + "}]}", "- identity: {}");
+    long t1 = System.nanoTime();
     restart();
+    System.out.printf("FIGURE encryption: node restart %d ms%n", (System.nanoTime() - t1) / 1_000_000);
     readsPlainThroughEveryNode();
     assertTrue(etcdGet(KEY).startsWith("k8s:enc:aescbc:v1:key1:"), "not rewritten by a read");
     KubectlFleetTest.Result replaced = KubectlFleetTest.run(List.of("sh", "-c", kubectl + " --kubeconfig "
-        + fleet.pki().kubeconfig() + " --context node-b get secrets -A -o json | " + kubectl + " --kubeconfig "
+        + fleet.pki().kubeconfig() + " --context node-a get secrets -A -o json | " + kubectl + " --kubeconfig "
         + fleet.pki().kubeconfig() + " --context node-a replace -f -"), 60);
     assertEquals(0, replaced.code(), replaced.all());
     assertTrue(etcdGet(KEY).startsWith("k8s:enc:aesgcm:v1:key2:"), "re-encrypted with key2");
@@ -155,5 +158,6 @@ class EncryptionAtRestFleetTest {
     assertEquals(200, fleet.admin().get(fleet.node("node-a").url(), "/readyz").status());
     restart();
     readsPlainThroughEveryNode();
+    System.out.printf("FIGURE encryption: test body %d ms%n", (System.nanoTime() - t0) / 1_000_000);
   }
 }
