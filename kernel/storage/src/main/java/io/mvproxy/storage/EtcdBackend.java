@@ -125,13 +125,20 @@ public final class EtcdBackend implements Backend {
     return ByteSequence.from(s, StandardCharsets.UTF_8);
   }
 
-  /** @return a value: a byte string (one char per byte, see {@link ObjectStore}) as those bytes */
+  /** @return the bytes of a value: UTF-8 of JSON text, the bytes of an encrypted byte string ({@link Kv#value()}) */
   static ByteSequence bv(String s) {
-    return ByteSequence.from(s, StandardCharsets.ISO_8859_1);
+    return ByteSequence.from(s, Kv.isEncrypted(s) ? StandardCharsets.ISO_8859_1 : StandardCharsets.UTF_8);
   }
 
+  /** @return a value read: JSON text, or an encrypted value as a byte string ({@link Kv#value()}) */
+  static String value(ByteSequence b) {
+    return b.toString(b.startsWith(ENCRYPTED) ? StandardCharsets.ISO_8859_1 : StandardCharsets.UTF_8);
+  }
+
+  private static final ByteSequence ENCRYPTED = ByteSequence.from(Kv.ENCRYPTED);
+
   private static Kv kv(KeyValue k) {
-    return new Kv(k.getKey().toString(StandardCharsets.UTF_8), k.getValue().toString(StandardCharsets.ISO_8859_1),
+    return new Kv(k.getKey().toString(StandardCharsets.UTF_8), value(k.getValue()),
         k.getModRevision(), k.getCreateRevision());
   }
 

@@ -34,8 +34,9 @@ import java.util.function.Predicate;
  * through this resource's {@link WatchCache}.
  *
  * <p>Encryption at rest ({@code --encryption-provider-config}): values pass through the resource's
- * {@link ValueTransformer} with the full key as authenticated data, as {@code etcd3/store.go}; a backend value is a
- * byte string (one char per byte, ISO-8859-1), so ciphertext reaches etcd byte for byte. A value that cannot be read
+ * {@link ValueTransformer} with the full key as authenticated data, as {@code etcd3/store.go}; an encrypted value is
+ * handed to the backend as a byte string ({@link Kv#value()}), so ciphertext reaches etcd byte for byte, while values
+ * in the clear stay text, as before encryption existed (older nodes of a fleet read them). A value that cannot be read
  * is a 500 InternalError ({@code unable to transform key "<key>": <reason>}), never data; an update that changes
  * nothing still writes when the value is stale (not written by the first provider), so a replace re-encrypts.
  */
@@ -397,19 +398,22 @@ public final class ObjectStore implements ResourceStorage {
    *
    * @param fullKey the full key (authenticated data of the encryption)
    * @param json    the object's JSON text
-   * @return the backend value: the (encrypted) bytes as a byte string
+   * @return the backend value: the JSON text itself when stored in the clear (no transformer, or identity first),
+   *     else the encrypted bytes as a byte string (one char per byte, starting {@code k8s:enc:})
    * @throws StorageException 500 when the transformer fails
    */
   String toStored(String fullKey, String json) {
     if (transformer == null) {
-      return utf8ToByteString(json);
+      return json;
     }
+    byte[] out;
     try {
-      return new String(transformer.toStorage(json.getBytes(StandardCharsets.UTF_8),
-          fullKey.getBytes(StandardCharsets.UTF_8)), StandardCharsets.ISO_8859_1);
+      out = transformer.toStorage(json.getBytes(StandardCharsets.UTF_8), fullKey.getBytes(StandardCharsets.UTF_8));
     } catch (TransformException e) {
       throw StorageException.internal(fullKey, "unable to transform key \"" + fullKey + "\": " + e.getMessage());
     }
+    return Kv.isEncrypted(out) ? new String(out, StandardCharsets.ISO_8859_1)
+        : new String(out, StandardCharsets.UTF_8);
   }
 
   /**
@@ -428,51 +432,21 @@ public final class ObjectStore implements ResourceStorage {
    */
   Plain fromStored(Kv kv) {
     String v = kv.value();
+    boolean encrypted = v.startsWith(IdentityTransformer.ENCRYPTED_PREFIX);
     if (transformer == null) {
-      if (v.startsWith(IdentityTransformer.ENCRYPTED_PREFIX)) {
+      if (encrypted) {
         throw StorageException.internal(kv.key(), "unable to transform key \"" + kv.key() + "\": "
             + IdentityTransformer.READ_ENCRYPTED);
       }
-      return new Plain(byteStringToUtf8(v), false);
+      return new Plain(v, false);
     }
     try {
-      ValueTransformer.Read r = transformer.fromStorage(bytes(v), kv.key().getBytes(StandardCharsets.UTF_8));
+      ValueTransformer.Read r = transformer.fromStorage(v.getBytes(encrypted ? StandardCharsets.ISO_8859_1
+          : StandardCharsets.UTF_8), kv.key().getBytes(StandardCharsets.UTF_8));
       return new Plain(new String(r.data(), StandardCharsets.UTF_8), r.stale());
     } catch (TransformException e) {
       throw StorageException.internal(kv.key(), "unable to transform key \"" + kv.key() + "\": " + e.getMessage());
     }
-  }
-
-  /** @return {@code s} as UTF-8 bytes, one char per byte (itself when ASCII) */
-  static String utf8ToByteString(String s) {
-    for (int i = 0; i < s.length(); i++) {
-      if (s.charAt(i) >= 0x80) {
-        return new String(s.getBytes(StandardCharsets.UTF_8), StandardCharsets.ISO_8859_1);
-      }
-    }
-    return s;
-  }
-
-  /** @return the text of a byte string holding UTF-8 (itself when ASCII, or when it holds text already) */
-  static String byteStringToUtf8(String s) {
-    boolean high = false;
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      if (c > 0xff) {
-        return s; // written as text before values became byte strings
-      }
-      high |= c >= 0x80;
-    }
-    return high ? new String(s.getBytes(StandardCharsets.ISO_8859_1), StandardCharsets.UTF_8) : s;
-  }
-
-  private static byte[] bytes(String byteString) {
-    for (int i = 0; i < byteString.length(); i++) {
-      if (byteString.charAt(i) > 0xff) {
-        return byteString.getBytes(StandardCharsets.UTF_8);
-      }
-    }
-    return byteString.getBytes(StandardCharsets.ISO_8859_1);
   }
 
   /** @return the object of {@code kv} with {@code metadata.resourceVersion} = its mod revision */
