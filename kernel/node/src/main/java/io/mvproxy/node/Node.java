@@ -231,6 +231,10 @@ public final class Node {
           + ProcessHandle.current().pid(), "plugins");
       try {
         storage = NodeStorage.create(vertx, mgr.getHazelcastInstance(), config.storage());
+        if (config.storage().encryption() != null) {
+          LOG.info("encryption at rest (" + config.storage().encryptionFile() + "): "
+              + config.storage().encryption().summary());
+        }
       } catch (IllegalArgumentException e) {
         return Future.failedFuture(new ConfigException(ConfigKey.ETCD_CAFILE, e.getMessage()));
       }
@@ -297,6 +301,11 @@ public final class Node {
         ready.put("etcd", storage::healthy); // kube-apiserver's /readyz lists both, /livez only etcd
         ready.put("etcd-readiness", storage::ready);
         live.put("etcd", storage::healthy);
+      }
+      if (config.storage().encryptionFile() != null) {
+        // kube-apiserver's encryption health check; false while the file would not start a node again
+        ready.put("kms-providers", new io.mvproxy.storage.encryption.EncryptionConfigCheck(
+            config.storage().encryptionFile()));
       }
       HealthHandler health = new HealthHandler(MvproxyVersion.VERSION, live, ready);
       io.mvproxy.node.ingress.MaxInFlight inFlight = new io.mvproxy.node.ingress.MaxInFlight(

@@ -36,7 +36,8 @@ public final class Kinds {
   public static CrdApiSource build(CrdDefinition crd, JsonObject manifest, ApiSourceContext context, String storageKey,
                                    List<ServedGroupVersion> discovery, ObjectStrategy strategy,
                                    CrdSourceOptions options) {
-    ResourceStorage store = context.storage() == null ? null : context.storage().resource(storageKey);
+    ResourceStorage store = context.storage() == null ? null : context.storage().resource(storageKey, crd.group(),
+        crd.plural());
     return new CrdApiSource(crd, manifest.copy(), store, new CrdRuntime(context.vertx(), crd, store, options,
         strategy), discovery);
   }

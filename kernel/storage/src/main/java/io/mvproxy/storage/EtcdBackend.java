@@ -125,8 +125,20 @@ public final class EtcdBackend implements Backend {
     return ByteSequence.from(s, StandardCharsets.UTF_8);
   }
 
+  /** @return the bytes of a value: UTF-8 of JSON text, the bytes of an encrypted byte string ({@link Kv#value()}) */
+  static ByteSequence bv(String s) {
+    return ByteSequence.from(s, Kv.isEncrypted(s) ? StandardCharsets.ISO_8859_1 : StandardCharsets.UTF_8);
+  }
+
+  /** @return a value read: JSON text, or an encrypted value as a byte string ({@link Kv#value()}) */
+  static String value(ByteSequence b) {
+    return b.toString(b.startsWith(ENCRYPTED) ? StandardCharsets.ISO_8859_1 : StandardCharsets.UTF_8);
+  }
+
+  private static final ByteSequence ENCRYPTED = ByteSequence.from(Kv.ENCRYPTED);
+
   private static Kv kv(KeyValue k) {
-    return new Kv(k.getKey().toString(StandardCharsets.UTF_8), k.getValue().toString(StandardCharsets.UTF_8),
+    return new Kv(k.getKey().toString(StandardCharsets.UTF_8), value(k.getValue()),
         k.getModRevision(), k.getCreateRevision());
   }
 
@@ -213,7 +225,7 @@ public final class EtcdBackend implements Backend {
   public Future<TxnResult> create(String resource, String key, String value) {
     ByteSequence k = bs(key);
     return call("create " + key, () -> kv.txn().If(new Cmp(k, Cmp.Op.EQUAL, CmpTarget.modRevision(0)))
-        .Then(Op.put(k, bs(value), PutOption.DEFAULT)).Else(Op.get(k, GetOption.DEFAULT)).commit())
+        .Then(Op.put(k, bv(value), PutOption.DEFAULT)).Else(Op.get(k, GetOption.DEFAULT)).commit())
         .map(r -> new TxnResult(r.isSucceeded(), r.getHeader().getRevision(), r.isSucceeded() ? null : current(r)));
   }
 
@@ -221,7 +233,7 @@ public final class EtcdBackend implements Backend {
   public Future<TxnResult> update(String resource, String key, long modRevision, String value) {
     ByteSequence k = bs(key);
     return call("update " + key, () -> kv.txn().If(new Cmp(k, Cmp.Op.EQUAL, CmpTarget.modRevision(modRevision)))
-        .Then(Op.put(k, bs(value), PutOption.DEFAULT)).Else(Op.get(k, GetOption.DEFAULT)).commit())
+        .Then(Op.put(k, bv(value), PutOption.DEFAULT)).Else(Op.get(k, GetOption.DEFAULT)).commit())
         .map(r -> new TxnResult(r.isSucceeded(), r.getHeader().getRevision(), r.isSucceeded() ? null : current(r)));
   }
 

@@ -5,28 +5,43 @@ import io.mvproxy.api.storage.ResourceStorage;
 import io.mvproxy.api.storage.Storage;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.mvproxy.storage.encryption.EncryptionConfig;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A node's {@link Storage}: one {@link Backend} chosen by {@code --storage-backend} and one {@link ObjectStore} (with
- * its {@link WatchCache}) per resource prefix, shared by every API source of the node.
+ * its {@link WatchCache}) per resource prefix, shared by every API source of the node. With an
+ * {@link EncryptionConfig} ({@code --encryption-provider-config}) each resource's values are encrypted at rest by the
+ * providers configured for its group resource, on either backend.
  */
 public final class NodeStorage implements Storage {
   private final Vertx vertx;
   private final Backend backend;
   private final StorageConfig config;
+  private final EncryptionConfig encryption;
   private final Map<String, ObjectStore> stores = new ConcurrentHashMap<>();
 
   /**
    * @param vertx   the node's Vert.x
    * @param backend the backend
-   * @param config  settings (prefix, watch cache size)
+   * @param config  settings (prefix, watch cache size, encryption at rest)
    */
   public NodeStorage(Vertx vertx, Backend backend, StorageConfig config) {
+    this(vertx, backend, config, config.encryption());
+  }
+
+  /**
+   * @param vertx      the node's Vert.x
+   * @param backend    the backend
+   * @param config     settings (prefix, watch cache size)
+   * @param encryption encryption at rest, or null for none
+   */
+  public NodeStorage(Vertx vertx, Backend backend, StorageConfig config, EncryptionConfig encryption) {
     this.vertx = vertx;
     this.backend = backend;
     this.config = config;
+    this.encryption = encryption;
   }
 
   /**
@@ -39,23 +54,48 @@ public final class NodeStorage implements Storage {
    * @throws IllegalArgumentException for an unknown backend or unusable TLS files
    */
   public static NodeStorage create(Vertx vertx, HazelcastInstance hz, StorageConfig config) {
+    return create(vertx, hz, config, config.encryption());
+  }
+
+  /**
+   * Builds the storage of {@code config} with encryption at rest.
+   *
+   * @param vertx      the node's Vert.x
+   * @param hz         the node's Hazelcast member (memory backend), may be null for etcd3
+   * @param config     settings
+   * @param encryption the parsed {@code --encryption-provider-config}, or null for none
+   * @return the storage
+   * @throws IllegalArgumentException for an unknown backend or unusable TLS files
+   */
+  public static NodeStorage create(Vertx vertx, HazelcastInstance hz, StorageConfig config,
+                                   EncryptionConfig encryption) {
     Backend b = switch (config.backend()) {
       case StorageConfig.ETCD3 -> EtcdBackend.connect(vertx, config);
       case StorageConfig.MEMORY -> new MemoryBackend(vertx, hz, config);
       default -> throw new IllegalArgumentException("unknown storage backend " + config.backend());
     };
-    return new NodeStorage(vertx, b, config);
+    return new NodeStorage(vertx, b, config, encryption);
+  }
+
+  /**
+   * {@inheritDoc} The group resource is taken from the prefix: {@code <group>/<plural>}, or a core resource.
+   */
+  @Override
+  public ResourceStorage resource(String resourcePrefix) {
+    int slash = resourcePrefix == null ? -1 : resourcePrefix.lastIndexOf('/');
+    return slash < 0 ? resource(resourcePrefix, "", resourcePrefix)
+        : resource(resourcePrefix, resourcePrefix.substring(0, slash), resourcePrefix.substring(slash + 1));
   }
 
   @Override
-  public ResourceStorage resource(String resourcePrefix) {
+  public ResourceStorage resource(String resourcePrefix, String group, String resource) {
     if (resourcePrefix == null || resourcePrefix.isEmpty() || resourcePrefix.startsWith("/")
         || resourcePrefix.endsWith("/")) {
       throw new IllegalArgumentException("invalid resource prefix \"" + resourcePrefix + "\"");
     }
     Keys.checkRelative(resourcePrefix, false);
     return stores.computeIfAbsent(resourcePrefix, p -> new ObjectStore(vertx, backend, config.etcdPrefix(), p,
-        config.watchCacheSize()));
+        config.watchCacheSize(), encryption == null ? null : encryption.transformerFor(group, resource)));
   }
 
   /** @return the store of a prefix already opened, or null (tests, metrics) */

@@ -15,6 +15,10 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
+import io.mvproxy.storage.encryption.IdentityTransformer;
+import io.mvproxy.storage.encryption.TransformException;
+import io.mvproxy.storage.encryption.ValueTransformer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
@@ -28,6 +32,13 @@ import java.util.function.Predicate;
  * the mod revision read, retried with the state a lost race returns. Lists follow the resourceVersion /
  * resourceVersionMatch table of storage.md section 4 and page with kube-apiserver's continue tokens. Watches go
  * through this resource's {@link WatchCache}.
+ *
+ * <p>Encryption at rest ({@code --encryption-provider-config}): values pass through the resource's
+ * {@link ValueTransformer} with the full key as authenticated data, as {@code etcd3/store.go}; an encrypted value is
+ * handed to the backend as a byte string ({@link Kv#value()}), so ciphertext reaches etcd byte for byte, while values
+ * in the clear stay text, as before encryption existed (older nodes of a fleet read them). A value that cannot be read
+ * is a 500 InternalError ({@code unable to transform key "<key>": <reason>}), never data; an update that changes
+ * nothing still writes when the value is stale (not written by the first provider), so a replace re-encrypts.
  */
 public final class ObjectStore implements ResourceStorage {
   /** Largest page read when a filter keeps a page short (etcd3/store.go maxLimit). */
@@ -42,6 +53,7 @@ public final class ObjectStore implements ResourceStorage {
   private final String prefix;
   private final String base;
   private final WatchCache cache;
+  private final ValueTransformer transformer;
 
   /**
    * @param vertx      the node's Vert.x
@@ -51,6 +63,21 @@ public final class ObjectStore implements ResourceStorage {
    * @param cacheSize  events the watch cache keeps
    */
   public ObjectStore(Vertx vertx, Backend backend, String rootPrefix, String prefix, int cacheSize) {
+    this(vertx, backend, rootPrefix, prefix, cacheSize, null);
+  }
+
+  /**
+   * @param vertx       the node's Vert.x
+   * @param backend     the backend
+   * @param rootPrefix  the backend's key prefix ({@code --etcd-prefix}, e.g. {@code /registry})
+   * @param prefix      the resource prefix ({@code demo.example.com/widgets})
+   * @param cacheSize   events the watch cache keeps
+   * @param transformer the resource's encryption ({@link io.mvproxy.storage.encryption.EncryptionConfig}), or null
+   *                    for none (values stored as they are; encrypted ones refused, as upstream's identity)
+   */
+  public ObjectStore(Vertx vertx, Backend backend, String rootPrefix, String prefix, int cacheSize,
+                     ValueTransformer transformer) {
+    this.transformer = transformer;
     this.vertx = vertx;
     this.backend = backend;
     this.prefix = prefix;
@@ -224,6 +251,7 @@ public final class ObjectStore implements ResourceStorage {
 
   @Override
   public Future<StoredObject> create(String key, JsonObject object) {
+    String plain;
     String value;
     try {
       Keys.checkRelative(key, false);
@@ -231,12 +259,13 @@ public final class ObjectStore implements ResourceStorage {
       if (meta != null && meta.getValue("resourceVersion") instanceof String rv && !rv.isEmpty()) {
         throw StorageException.badRequest("resourceVersion should not be set on objects to be created");
       }
-      value = encode(object);
+      plain = encode(object);
+      value = toStored(base + key, plain);
     } catch (StorageException e) {
       return Future.failedFuture(e);
     }
     return backend.create(base, base + key, value).compose(r -> r.succeeded()
-        ? Future.succeededFuture(decode(new Kv(base + key, value, r.revision(), r.revision())))
+        ? Future.succeededFuture(object(base + key, plain, r.revision()))
         : Future.failedFuture(StorageException.keyExists(key)));
   }
 
@@ -255,24 +284,28 @@ public final class ObjectStore implements ResourceStorage {
       return Future.failedFuture(StorageException.notFound(key));
     }
     StoredObject cur;
+    String plain;
     String value;
     try {
-      cur = decode(kv);
+      Plain old = fromStored(kv);
+      cur = object(kv.key(), old.json(), kv.modRevision());
       String failed = pre == null ? null : pre.failure(cur);
       if (failed != null) {
         throw StorageException.conflict(key, "Precondition failed: " + failed);
       }
       JsonObject next = fn.update(cur);
-      value = encode(next);
+      plain = encode(next);
+      // etcd3/store.go: no write when nothing changed, unless the stored value is stale (key rotation)
+      if (!old.stale() && plain.equals(old.json())) {
+        return Future.succeededFuture(cur);
+      }
+      value = toStored(kv.key(), plain);
     } catch (RuntimeException e) {
       return Future.failedFuture(e);
     }
-    if (value.equals(kv.value())) {
-      return Future.succeededFuture(cur);
-    }
     return backend.update(base, kv.key(), kv.modRevision(), value).compose(r -> {
       if (r.succeeded()) {
-        return Future.succeededFuture(decode(new Kv(kv.key(), value, r.revision(), kv.createRevision())));
+        return Future.succeededFuture(object(kv.key(), plain, r.revision()));
       }
       if (left <= 1) {
         return Future.failedFuture(StorageException.conflict(key, StorageException.OPTIMISTIC_LOCK));
@@ -297,8 +330,10 @@ public final class ObjectStore implements ResourceStorage {
       return Future.failedFuture(StorageException.notFound(key));
     }
     StoredObject cur;
+    String plain;
     try {
-      cur = decode(kv);
+      plain = fromStored(kv).json();
+      cur = object(kv.key(), plain, kv.modRevision());
       String failed = pre == null ? null : pre.failure(cur);
       if (failed != null) {
         throw StorageException.conflict(key, "Precondition failed: " + failed);
@@ -311,7 +346,7 @@ public final class ObjectStore implements ResourceStorage {
     }
     return backend.delete(base, kv.key(), kv.modRevision()).compose(r -> {
       if (r.succeeded()) {
-        return Future.succeededFuture(decode(new Kv(kv.key(), kv.value(), r.revision(), kv.createRevision())));
+        return Future.succeededFuture(object(kv.key(), plain, r.revision()));
       }
       if (left <= 1) {
         return Future.failedFuture(StorageException.conflict(key, StorageException.OPTIMISTIC_LOCK));
@@ -358,20 +393,80 @@ public final class ObjectStore implements ResourceStorage {
     return c.encode();
   }
 
+  /**
+   * The stored value of an object.
+   *
+   * @param fullKey the full key (authenticated data of the encryption)
+   * @param json    the object's JSON text
+   * @return the backend value: the JSON text itself when stored in the clear (no transformer, or identity first),
+   *     else the encrypted bytes as a byte string (one char per byte, starting {@code k8s:enc:})
+   * @throws StorageException 500 when the transformer fails
+   */
+  String toStored(String fullKey, String json) {
+    if (transformer == null) {
+      return json;
+    }
+    byte[] out;
+    try {
+      out = transformer.toStorage(json.getBytes(StandardCharsets.UTF_8), fullKey.getBytes(StandardCharsets.UTF_8));
+    } catch (TransformException e) {
+      throw StorageException.internal(fullKey, "unable to transform key \"" + fullKey + "\": " + e.getMessage());
+    }
+    return Kv.isEncrypted(out) ? new String(out, StandardCharsets.ISO_8859_1)
+        : new String(out, StandardCharsets.UTF_8);
+  }
+
+  /**
+   * A stored value read back.
+   *
+   * @param json  the object's JSON text
+   * @param stale true when not written by the first provider (a rewrite re-encrypts it)
+   */
+  record Plain(String json, boolean stale) {
+  }
+
+  /**
+   * @return the JSON text of {@code kv}'s value
+   * @throws StorageException 500 InternalError {@code unable to transform key "<key>": <reason>} when it cannot be
+   *                          decrypted (kube-apiserver's text)
+   */
+  Plain fromStored(Kv kv) {
+    String v = kv.value();
+    boolean encrypted = v.startsWith(IdentityTransformer.ENCRYPTED_PREFIX);
+    if (transformer == null) {
+      if (encrypted) {
+        throw StorageException.internal(kv.key(), "unable to transform key \"" + kv.key() + "\": "
+            + IdentityTransformer.READ_ENCRYPTED);
+      }
+      return new Plain(v, false);
+    }
+    try {
+      ValueTransformer.Read r = transformer.fromStorage(v.getBytes(encrypted ? StandardCharsets.ISO_8859_1
+          : StandardCharsets.UTF_8), kv.key().getBytes(StandardCharsets.UTF_8));
+      return new Plain(new String(r.data(), StandardCharsets.UTF_8), r.stale());
+    } catch (TransformException e) {
+      throw StorageException.internal(kv.key(), "unable to transform key \"" + kv.key() + "\": " + e.getMessage());
+    }
+  }
+
   /** @return the object of {@code kv} with {@code metadata.resourceVersion} = its mod revision */
   StoredObject decode(Kv kv) {
+    return object(kv.key(), fromStored(kv).json(), kv.modRevision());
+  }
+
+  private StoredObject object(String fullKey, String json, long modRevision) {
     JsonObject o;
     try {
-      o = new JsonObject(kv.value());
+      o = new JsonObject(json);
     } catch (DecodeException e) {
-      throw StorageException.internal(kv.key(), "stored value of " + kv.key() + " is not JSON");
+      throw StorageException.internal(fullKey, "stored value of " + fullKey + " is not JSON");
     }
     JsonObject meta = o.getJsonObject("metadata");
     if (meta == null) {
       meta = new JsonObject();
       o.put("metadata", meta);
     }
-    meta.put("resourceVersion", Long.toString(kv.modRevision()));
-    return new StoredObject(kv.key().substring(base.length()), o, kv.modRevision());
+    meta.put("resourceVersion", Long.toString(modRevision));
+    return new StoredObject(fullKey.substring(base.length()), o, modRevision);
   }
 }

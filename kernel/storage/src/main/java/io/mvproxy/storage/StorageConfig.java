@@ -3,6 +3,7 @@ package io.mvproxy.storage;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import io.mvproxy.storage.encryption.EncryptionConfig;
 
 /**
  * Storage settings, spelled as kube-apiserver's flags ({@code apiserver/pkg/server/options/etcd.go}).
@@ -20,10 +21,13 @@ import java.util.List;
  * @param requestTimeout     deadline of every storage call, kube-apiserver's {@code --request-timeout} (storage calls
  *                           run under the request's context upstream); 504 after it, never a hang
  * @param watchCacheSize     events each resource's watch cache keeps
+ * @param encryptionFile     {@code --encryption-provider-config}, or null
+ * @param encryption         that file parsed ({@link EncryptionConfig#load}), or null: no encryption at rest
  */
 public record StorageConfig(String backend, List<String> etcdServers, String etcdPrefix, Path caFile, Path certFile,
                             Path keyFile, Duration compactionInterval, Duration healthcheckTimeout,
-                            Duration readycheckTimeout, Duration requestTimeout, int watchCacheSize) {
+                            Duration readycheckTimeout, Duration requestTimeout, int watchCacheSize,
+                            Path encryptionFile, EncryptionConfig encryption) {
   /** The etcd backend's name. */
   public static final String ETCD3 = "etcd3";
   /** The embedded backend's name. */
@@ -36,6 +40,24 @@ public record StorageConfig(String backend, List<String> etcdServers, String etc
   public static final Duration DEFAULT_CHECK_TIMEOUT = Duration.ofSeconds(2);
   /** Default watch cache size per resource. */
   public static final int DEFAULT_WATCH_CACHE_SIZE = 1000;
+
+  /** Settings without encryption at rest (the other components as the canonical constructor's). */
+  public StorageConfig(String backend, List<String> etcdServers, String etcdPrefix, Path caFile, Path certFile,
+                       Path keyFile, Duration compactionInterval, Duration healthcheckTimeout,
+                       Duration readycheckTimeout, Duration requestTimeout, int watchCacheSize) {
+    this(backend, etcdServers, etcdPrefix, caFile, certFile, keyFile, compactionInterval, healthcheckTimeout,
+        readycheckTimeout, requestTimeout, watchCacheSize, null, null);
+  }
+
+  /**
+   * @param file       the {@code --encryption-provider-config} file
+   * @param parsed     that file parsed
+   * @return a copy with encryption at rest
+   */
+  public StorageConfig withEncryption(Path file, EncryptionConfig parsed) {
+    return new StorageConfig(backend, etcdServers, etcdPrefix, caFile, certFile, keyFile, compactionInterval,
+        healthcheckTimeout, readycheckTimeout, requestTimeout, watchCacheSize, file, parsed);
+  }
 
   /** @return the embedded default: memory backend, {@code /registry}, no compaction */
   public static StorageConfig memory() {
@@ -56,24 +78,24 @@ public record StorageConfig(String backend, List<String> etcdServers, String etc
   /** @return a copy with another prefix */
   public StorageConfig withPrefix(String prefix) {
     return new StorageConfig(backend, etcdServers, prefix, caFile, certFile, keyFile, compactionInterval,
-        healthcheckTimeout, readycheckTimeout, requestTimeout, watchCacheSize);
+        healthcheckTimeout, readycheckTimeout, requestTimeout, watchCacheSize, encryptionFile, encryption);
   }
 
   /** @return a copy with another compaction interval */
   public StorageConfig withCompactionInterval(Duration d) {
     return new StorageConfig(backend, etcdServers, etcdPrefix, caFile, certFile, keyFile, d, healthcheckTimeout,
-        readycheckTimeout, requestTimeout, watchCacheSize);
+        readycheckTimeout, requestTimeout, watchCacheSize, encryptionFile, encryption);
   }
 
   /** @return a copy with another request timeout */
   public StorageConfig withRequestTimeout(Duration d) {
     return new StorageConfig(backend, etcdServers, etcdPrefix, caFile, certFile, keyFile, compactionInterval,
-        healthcheckTimeout, readycheckTimeout, d, watchCacheSize);
+        healthcheckTimeout, readycheckTimeout, d, watchCacheSize, encryptionFile, encryption);
   }
 
   /** @return a copy with another watch cache size */
   public StorageConfig withWatchCacheSize(int n) {
     return new StorageConfig(backend, etcdServers, etcdPrefix, caFile, certFile, keyFile, compactionInterval,
-        healthcheckTimeout, readycheckTimeout, requestTimeout, n);
+        healthcheckTimeout, readycheckTimeout, requestTimeout, n, encryptionFile, encryption);
   }
 }

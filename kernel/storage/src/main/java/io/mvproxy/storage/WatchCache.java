@@ -254,6 +254,9 @@ public final class WatchCache {
           try {
             we = convert(e);
           } catch (RuntimeException ex) {
+            // a value that cannot be read (e.g. not decryptable) is never delivered as data
+            java.util.logging.Logger.getLogger(WatchCache.class.getName()).warning("watch event at revision "
+                + e.revision() + " dropped: " + ex.getMessage());
             continue;
           }
           if (we == null) {

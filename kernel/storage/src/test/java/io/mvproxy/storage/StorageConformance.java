@@ -97,6 +97,14 @@ public abstract class StorageConformance {
   }
 
   @Test
+  void nonAsciiTextRoundTrips() {
+    JsonObject o = obj("ns1", "u", 1).put("text", "h\u00e9llo \u4e16\u754c \ud83d\ude00");
+    await(rs.create("ns1/u", o));
+    assertEquals("h\u00e9llo \u4e16\u754c \ud83d\ude00", await(rs.get("ns1/u")).object().getString("text"),
+        "values are UTF-8 bytes in the backend, read back as the same text");
+  }
+
+  @Test
   void createGetAndKeyExists() {
     StoredObject a = create("ns1", "a", 1);
     assertTrue(a.resourceVersion() > 0);

@@ -26,6 +26,21 @@ public interface Storage {
   ResourceStorage resource(String resourcePrefix);
 
   /**
+   * The storage of one resource whose group resource is known, which chooses its encryption at rest
+   * ({@code --encryption-provider-config} names group resources, e.g. {@code secrets},
+   * {@code widgets.demo.mvproxy.io}). The first call for a prefix decides its group resource.
+   *
+   * @param resourcePrefix as {@link #resource(String)}
+   * @param group          the API group ({@code ""} for core)
+   * @param resource       the plural resource
+   * @return the resource's storage
+   * @throws IllegalArgumentException as {@link #resource(String)}
+   */
+  default ResourceStorage resource(String resourcePrefix, String group, String resource) {
+    return resource(resourcePrefix);
+  }
+
+  /**
    * @return the current revision of the whole store (a quorum read); fails with a {@link StorageException}
    *     503/504 when the backend is unreachable
    */

@@ -249,8 +249,17 @@ public final class ConfigLoader {
     Duration health = v.duration(ConfigKey.ETCD_HEALTHCHECK_TIMEOUT);
     Duration ready = v.duration(ConfigKey.ETCD_READYCHECK_TIMEOUT);
     // kube-apiserver runs storage calls under the request's context, bounded by --request-timeout
-    return new StorageConfig(backend, servers, prefix, ca, cert, key, compaction, health, ready,
+    StorageConfig out = new StorageConfig(backend, servers, prefix, ca, cert, key, compaction, health, ready,
         v.duration(ConfigKey.REQUEST_TIMEOUT), StorageConfig.DEFAULT_WATCH_CACHE_SIZE);
+    Path enc = v.file(ConfigKey.ENCRYPTION_PROVIDER_CONFIG);
+    if (enc != null) {
+      try {
+        out = out.withEncryption(enc, io.mvproxy.storage.encryption.EncryptionConfig.load(enc));
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException(ConfigKey.ENCRYPTION_PROVIDER_CONFIG, e.getMessage());
+      }
+    }
+    return out;
   }
 
   private static boolean gates(Object raw) {

@@ -45,6 +45,26 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void encryptionProviderConfigIsParsedAtLoadAndABadOneFailsNamingTheKey() throws Exception {
+    Path enc = dir.resolve("enc.yaml");
+    Files.writeString(enc, "apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\nresources:\n"
+        + "- resources: [secrets]\n  providers:\n  - aescbc: {keys: [{name: key1, secret: "
+        + "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=}]}\n  - identity: {}\n");
+    NodeConfig c = ConfigLoader.load(file, List.of("--encryption-provider-config=" + enc));
+    assertEquals(enc, c.storage().encryptionFile());
+    assertTrue(c.storage().encryption().transformerFor("", "secrets") != null);
+    write(new JsonObject().put("encryptionProviderConfig", "enc.yaml"));
+    assertEquals(dir.resolve("enc.yaml"), ConfigLoader.load(file, List.of()).storage().encryptionFile());
+    Files.writeString(enc, "apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\nresources:\n"
+        + "- resources: [secrets]\n  providers:\n  - aesgcm: {keys: [{name: key1, secret: AAEC}]}\n");
+    String m = error(List.of());
+    assertTrue(m.startsWith("--encryption-provider-config (encryptionProviderConfig): error while parsing encryption"
+        + " provider configuration file"), m);
+    assertTrue(m.endsWith("resources[0].providers[0].aesgcm.keys[0].secret: Invalid value: \"REDACTED\": secret is"
+        + " not of the expected length, got 3, expected one of [16 24 32]"), m);
+  }
+
+  @Test
   void aKeySetTwiceFailsNamingIt() throws Exception {
     Files.writeString(file, "{\"tlsCertFile\":\"tls.crt\",\"tlsPrivateKeyFile\":\"tls.key\",\"securePort\":7443,"
         + "\"securePort\":7444}");
