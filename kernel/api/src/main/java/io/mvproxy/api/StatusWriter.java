@@ -31,6 +31,11 @@ public final class StatusWriter {
     } catch (IllegalArgumentException malformedQuery) {
       pretty = false;
     }
+    RequestScope scope = RequestScope.of(ctx);
+    if (scope.auditing() && !ctx.response().ended() && !ctx.response().headWritten()) {
+      scope.auditStatus(e.toStatus());
+      scope.auditResponseObject(e.toStatus());
+    }
     send(ctx.response(), e, pretty);
   }
 

@@ -54,6 +54,12 @@ public enum ConfigKey {
   LEADER_ELECT_LEASE_DURATION("leaderElectLeaseDuration", Type.DURATION, "15s", "How long a candidate waits after the leader's last observed renewal before taking the Lease over (kube-controller-manager's --leader-elect-lease-duration)."),
   LEADER_ELECT_RENEW_DEADLINE("leaderElectRenewDeadline", Type.DURATION, "10s", "How long the leader keeps trying to renew before it stops leading; less than the lease duration (--leader-elect-renew-deadline)."),
   LEADER_ELECT_RETRY_PERIOD("leaderElectRetryPeriod", Type.DURATION, "2s", "Time between two attempts to acquire or renew the Lease; renew deadline > 1.2 x retry period (--leader-elect-retry-period)."),
+  AUDIT_POLICY_FILE("auditPolicyFile", Type.FILE, null, "audit.k8s.io/v1 Policy (YAML or JSON) deciding which requests are audited at which level (None, Metadata, Request, RequestResponse); unset: no auditing. As kube-apiserver's --audit-policy-file."),
+  AUDIT_LOG_PATH("auditLogPath", Type.STRING, null, "File the audit events are appended to, one audit.k8s.io/v1 Event per JSON line; '-' for stdout; unset: no log backend. As kube-apiserver's --audit-log-path."),
+  AUDIT_LOG_MAXAGE("auditLogMaxage", Type.INT, "0", "Days rotated audit log files are kept (by the time in their name); 0 = forever."),
+  AUDIT_LOG_MAXBACKUP("auditLogMaxbackup", Type.INT, "0", "Rotated audit log files kept; 0 = all."),
+  AUDIT_LOG_MAXSIZE("auditLogMaxsize", Type.INT, "0", "Megabytes the audit log grows to before it is rotated (renamed <name>-<UTC time><ext>); 0 = 100."),
+  AUDIT_LOG_BATCH_BUFFER_SIZE("auditLogBatchBufferSize", Type.INT, "10000", "Audit events queued for the log writer before new ones are dropped (counted in apiserver_audit_error_total{plugin=\"log\"}); requests never wait for the log."),
   CONTROLLERS_SERVER_CA_FILE("controllersServerCaFile", Type.FILE, null, "With UnknownVersionInteroperabilityProxy=false only: CA bundle verifying the other nodes' serving certificates; the controllers then send each request to a node of the fleet at random (reached with proxy-client-cert-file, identity in X-Remote-* headers), as kube-controller-manager behind a load balancer in front of servers without the proxy. Unset: this node only.");
 
   /** Value types, each with its own validation. */
