@@ -104,8 +104,13 @@ public final class RotatingFile implements AutoCloseable {
 
   private void rotate() throws IOException {
     closeQuietly();
-    String stamp = LocalDateTime.ofInstant(clock.instant(), ZoneOffset.UTC).format(BACKUP_TIME);
-    Files.move(file, file.resolveSibling(prefix + stamp + ext));
+    Instant at = clock.instant();
+    Path backup;
+    do { // two rotations within one millisecond: the later backup is named a millisecond on
+      backup = file.resolveSibling(prefix + LocalDateTime.ofInstant(at, ZoneOffset.UTC).format(BACKUP_TIME) + ext);
+      at = at.plusMillis(1);
+    } while (Files.exists(backup));
+    Files.move(file, backup);
     open();
     removeOld();
   }
