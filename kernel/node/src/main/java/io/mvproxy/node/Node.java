@@ -302,7 +302,7 @@ public final class Node {
         live.put("etcd", storage::healthy);
       }
       HealthHandler health = new HealthHandler(MvproxyVersion.VERSION, live, ready);
-      audit = auditFilter(config.audit(), metrics);
+      audit = auditFilter(vertx, config.audit(), metrics);
       io.mvproxy.node.ingress.MaxInFlight inFlight = new io.mvproxy.node.ingress.MaxInFlight(
           config.serving().maxRequestsInflight(), config.serving().maxMutatingInflight());
       return io.mvproxy.node.ingress.IngressGroup.deploy(vertx, config.serving().ingressInstances(), serverOptions,
@@ -507,25 +507,35 @@ public final class Node {
    * The audit steps of the ingress, or null when auditing is off (no policy or no backend: a warning names what is
    * missing, as kube-apiserver records no event without both).
    *
+   * @param vertx   the node's Vert.x (the webhook's HTTP client)
    * @param audit   the {@code --audit-*} settings
    * @param metrics the node's metrics (audit counters)
    * @return the filter, shared by every ingress instance, or null
    */
-  static io.mvproxy.node.audit.AuditFilter auditFilter(NodeConfig.Audit audit, NodeMetrics metrics) {
-    if (audit.policy() == null && audit.logPath() == null) {
+  static io.mvproxy.node.audit.AuditFilter auditFilter(Vertx vertx, NodeConfig.Audit audit, NodeMetrics metrics) {
+    if (audit.policy() == null && audit.logPath() == null && audit.webhook() == null) {
       return null;
     }
     if (!audit.enabled()) {
-      LOG.warning(audit.policy() == null ? ConfigKey.AUDIT_LOG_PATH.flag() + " is set without "
-          + ConfigKey.AUDIT_POLICY_FILE.flag() + ": no audit events are written"
-          : ConfigKey.AUDIT_POLICY_FILE.flag() + " is set without " + ConfigKey.AUDIT_LOG_PATH.flag()
-          + ": no audit backend, no audit events are written");
+      LOG.warning(audit.policy() == null ? "an audit backend is set without " + ConfigKey.AUDIT_POLICY_FILE.flag()
+          + ": no audit events are written"
+          : ConfigKey.AUDIT_POLICY_FILE.flag() + " is set without " + ConfigKey.AUDIT_LOG_PATH.flag() + " or "
+          + ConfigKey.AUDIT_WEBHOOK_CONFIG_FILE.flag() + ": no audit backend, no audit events are written");
       return null;
     }
-    io.mvproxy.node.audit.AuditLogBackend log = new io.mvproxy.node.audit.AuditLogBackend(audit.logPath(),
-        audit.maxSizeMb(), audit.maxBackups(), audit.maxAgeDays(), audit.bufferSize(), metrics.registry());
-    LOG.info("audit: policy " + audit.policyFile() + " (" + audit.policy().rules().size() + " rules), log "
-        + audit.logPath());
-    return new io.mvproxy.node.audit.AuditFilter(audit.policy(), List.of(log), metrics.registry());
+    List<io.mvproxy.node.audit.AuditSink> sinks = new java.util.ArrayList<>();
+    if (audit.logPath() != null) {
+      sinks.add(new io.mvproxy.node.audit.AuditLogBackend(audit.logPath(), audit.maxSizeMb(), audit.maxBackups(),
+          audit.maxAgeDays(), audit.bufferSize(), metrics.registry()));
+    }
+    if (audit.webhook() != null) {
+      NodeConfig.WebhookBatch b = audit.webhookBatch();
+      sinks.add(new io.mvproxy.node.audit.AuditWebhookBackend(vertx, audit.webhook(), b.bufferSize(),
+          b.maxBatchSize(), b.maxWait(), b.initialBackoff(), metrics.registry()));
+    }
+    LOG.info("audit: policy " + audit.policyFile() + " (" + audit.policy().rules().size() + " rules)"
+        + (audit.logPath() == null ? "" : ", log " + audit.logPath())
+        + (audit.webhook() == null ? "" : ", webhook " + audit.webhook().server()));
+    return new io.mvproxy.node.audit.AuditFilter(audit.policy(), sinks, metrics.registry());
   }
 }

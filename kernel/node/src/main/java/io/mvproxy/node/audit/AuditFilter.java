@@ -41,14 +41,17 @@ public final class AuditFilter implements Handler<RoutingContext> {
   private final AuditPolicy policy;
   private final List<AuditSink> sinks;
   private final Map<AuditPolicy.Level, Counter> levels = new EnumMap<>(AuditPolicy.Level.class);
+  private final Counter events;
 
   /**
    * @param policy   the {@code --audit-policy-file} policy
    * @param sinks    the backends (at least one)
-   * @param registry where {@code apiserver_audit_level_total} goes
+   * @param registry where {@code apiserver_audit_level_total} and {@code apiserver_audit_event_total} go
    */
   public AuditFilter(AuditPolicy policy, List<AuditSink> sinks, MeterRegistry registry) {
     this.policy = policy;
+    this.events = Counter.builder("apiserver_audit_event_total").description("Counter of audit events generated and "
+        + "sent to the audit backend.").register(registry);
     this.sinks = List.copyOf(sinks);
     for (AuditPolicy.Level l : AuditPolicy.Level.values()) {
       levels.put(l, Counter.builder("apiserver_audit_level_total").description("Counter of policy levels for audit "
@@ -232,6 +235,7 @@ public final class AuditFilter implements Handler<RoutingContext> {
   }
 
   private void emit(JsonObject event) {
+    events.increment();
     for (AuditSink s : sinks) {
       s.process(event);
     }

@@ -26,7 +26,6 @@ public final class AuditLogBackend implements AuditSink {
   private final BlockingQueue<JsonObject> queue;
   private final RotatingFile file;
   private final OutputStream stdout;
-  private final Counter events;
   private final Counter errors;
   private final Thread writer;
   private long lastWarning;
@@ -46,8 +45,6 @@ public final class AuditLogBackend implements AuditSink {
     this.file = "-".equals(path) ? null : new RotatingFile(java.nio.file.Path.of(path), maxSizeMb, maxBackups,
         maxAgeDays, java.time.Clock.systemUTC());
     this.stdout = "-".equals(path) ? new java.io.FileOutputStream(java.io.FileDescriptor.out) : null;
-    this.events = Counter.builder("apiserver_audit_event_total").description("Counter of audit events generated and "
-        + "sent to the audit backend.").register(registry);
     this.errors = Counter.builder("apiserver_audit_error_total").description("Counter of audit events that failed to "
         + "be audited properly. Plugin identifies the plugin affected by the error.").tag("plugin", "log")
         .register(registry);
@@ -64,7 +61,6 @@ public final class AuditLogBackend implements AuditSink {
    */
   @Override
   public boolean process(JsonObject event) {
-    events.increment();
     if (closed || !queue.offer(event)) {
       errors.increment();
       return false;

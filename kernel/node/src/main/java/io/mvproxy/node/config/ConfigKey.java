@@ -60,6 +60,11 @@ public enum ConfigKey {
   AUDIT_LOG_MAXBACKUP("auditLogMaxbackup", Type.INT, "0", "Rotated audit log files kept; 0 = all."),
   AUDIT_LOG_MAXSIZE("auditLogMaxsize", Type.INT, "0", "Megabytes the audit log grows to before it is rotated (renamed <name>-<UTC time><ext>); 0 = 100."),
   AUDIT_LOG_BATCH_BUFFER_SIZE("auditLogBatchBufferSize", Type.INT, "10000", "Audit events queued for the log writer before new ones are dropped (counted in apiserver_audit_error_total{plugin=\"log\"}); requests never wait for the log."),
+  AUDIT_WEBHOOK_CONFIG_FILE("auditWebhookConfigFile", Type.FILE, null, "kubeconfig of the audit webhook: events are POSTed in batches as audit.k8s.io/v1 EventList to its current context's cluster server (CA, client certificate or token from its user); unset: no webhook backend. As kube-apiserver's --audit-webhook-config-file (batch mode)."),
+  AUDIT_WEBHOOK_INITIAL_BACKOFF("auditWebhookInitialBackoff", Type.DURATION, "10s", "Wait before retrying a failed audit webhook request (then x1.5, 5 attempts in all)."),
+  AUDIT_WEBHOOK_BATCH_BUFFER_SIZE("auditWebhookBatchBufferSize", Type.INT, "10000", "Audit events queued for the webhook before new ones are dropped (counted in apiserver_audit_error_total{plugin=\"webhook\"})."),
+  AUDIT_WEBHOOK_BATCH_MAX_SIZE("auditWebhookBatchMaxSize", Type.INT, "400", "Most audit events in one webhook request."),
+  AUDIT_WEBHOOK_BATCH_MAX_WAIT("auditWebhookBatchMaxWait", Type.DURATION, "30s", "Longest time a batch waits for more events before it is sent to the webhook."),
   CONTROLLERS_SERVER_CA_FILE("controllersServerCaFile", Type.FILE, null, "With UnknownVersionInteroperabilityProxy=false only: CA bundle verifying the other nodes' serving certificates; the controllers then send each request to a node of the fleet at random (reached with proxy-client-cert-file, identity in X-Remote-* headers), as kube-controller-manager behind a load balancer in front of servers without the proxy. Unset: this node only.");
 
   /** Value types, each with its own validation. */

@@ -174,8 +174,25 @@ public final class ConfigLoader {
     if (buffer < 1) {
       throw new ConfigException(ConfigKey.AUDIT_LOG_BATCH_BUFFER_SIZE, "must be at least 1");
     }
+    Path webhookFile = v.file(ConfigKey.AUDIT_WEBHOOK_CONFIG_FILE);
+    io.mvproxy.node.audit.AuditWebhookBackend.Kubeconfig webhook = null;
+    if (webhookFile != null) {
+      try {
+        webhook = io.mvproxy.node.audit.AuditWebhookBackend.Kubeconfig.load(webhookFile);
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException(ConfigKey.AUDIT_WEBHOOK_CONFIG_FILE, e.getMessage());
+      }
+    }
+    for (ConfigKey k : List.of(ConfigKey.AUDIT_WEBHOOK_BATCH_BUFFER_SIZE, ConfigKey.AUDIT_WEBHOOK_BATCH_MAX_SIZE)) {
+      if (v.integer(k) < 1) {
+        throw new ConfigException(k, "must be at least 1");
+      }
+    }
     return new NodeConfig.Audit(policyFile, policy, path, v.integer(ConfigKey.AUDIT_LOG_MAXAGE),
-        v.integer(ConfigKey.AUDIT_LOG_MAXBACKUP), v.integer(ConfigKey.AUDIT_LOG_MAXSIZE), buffer);
+        v.integer(ConfigKey.AUDIT_LOG_MAXBACKUP), v.integer(ConfigKey.AUDIT_LOG_MAXSIZE), buffer, webhook,
+        new NodeConfig.WebhookBatch(v.integer(ConfigKey.AUDIT_WEBHOOK_BATCH_BUFFER_SIZE),
+            v.integer(ConfigKey.AUDIT_WEBHOOK_BATCH_MAX_SIZE), v.duration(ConfigKey.AUDIT_WEBHOOK_BATCH_MAX_WAIT),
+            v.duration(ConfigKey.AUDIT_WEBHOOK_INITIAL_BACKOFF)));
   }
 
   /** @return {@code --ingress-instances}, 0 meaning one per CPU core; negative or above 256 fails naming the key */

@@ -63,16 +63,27 @@ public record NodeConfig(String serverId, String bindAddress, int securePort, St
    * @param maxBackups  {@code --audit-log-maxbackup}
    * @param maxSizeMb   {@code --audit-log-maxsize} (0 = 100)
    * @param bufferSize  {@code --audit-log-batch-buffer-size}
+   * @param webhook     the {@code --audit-webhook-config-file} kubeconfig, or null
+   * @param webhookBatch the webhook's batching and retry settings
    */
   public record Audit(Path policyFile, io.mvproxy.node.audit.AuditPolicy policy, String logPath, int maxAgeDays,
-                      int maxBackups, int maxSizeMb, int bufferSize) {
-    /** Auditing off. */
-    public static final Audit NONE = new Audit(null, null, null, 0, 0, 0, 10000);
-
+                      int maxBackups, int maxSizeMb, int bufferSize,
+                      io.mvproxy.node.audit.AuditWebhookBackend.Kubeconfig webhook, WebhookBatch webhookBatch) {
     /** @return true when events are recorded: a policy and a backend */
     public boolean enabled() {
-      return policy != null && logPath != null;
+      return policy != null && (logPath != null || webhook != null);
     }
+  }
+
+  /**
+   * The audit webhook's batch mode settings.
+   *
+   * @param bufferSize     {@code --audit-webhook-batch-buffer-size}
+   * @param maxBatchSize   {@code --audit-webhook-batch-max-size}
+   * @param maxWait        {@code --audit-webhook-batch-max-wait}
+   * @param initialBackoff {@code --audit-webhook-initial-backoff}
+   */
+  public record WebhookBatch(int bufferSize, int maxBatchSize, Duration maxWait, Duration initialBackoff) {
   }
 
   /**
