@@ -23,7 +23,8 @@ import org.junit.jupiter.api.TestInstance;
  * through node-a is one story: an event on each node with the same auditID, user alice on both (node-b names the
  * original user from the front-proxy headers, not the proxy's certificate), node-a's annotated with the peer it went
  * to; Secrets at Metadata leave no data in either log; a proxied watch gets ResponseStarted on both nodes; a client's
- * own X-Remote-User cannot change the user of an event.
+ * own X-Remote-User cannot change the user of an event. node-b also sends its events to a webhook (an HTTP receiver
+ * in this test, reached through a kubeconfig with a token).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Tag("fleet")
@@ -47,6 +48,8 @@ class AuditFleetTest {
   HttpsClient admin;
   HttpsClient anon;
   final Map<String, Path> logs = new LinkedHashMap<>();
+  final List<JsonObject> webhookEvents = new java.util.concurrent.CopyOnWriteArrayList<>();
+  io.vertx.core.Vertx vertx;
 
   @BeforeAll
   void start() throws Exception {
@@ -61,6 +64,19 @@ class AuditFleetTest {
       fleet.configure(n.name, new JsonObject().put("tokenAuthFile", tokens.toString())
           .put("auditPolicyFile", policy.toString()).put("auditLogPath", logs.get(n.name).toString()));
     }
+    vertx = io.vertx.core.Vertx.vertx();
+    io.vertx.core.http.HttpServer receiver = vertx.createHttpServer().requestHandler(req -> req.body().onSuccess(b -> {
+      if ("Bearer webhook-token".equals(req.getHeader("Authorization"))) {
+        b.toJsonObject().getJsonArray("items").forEach(e -> webhookEvents.add((JsonObject) e));
+      }
+      req.response().end("{}");
+    })).listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture().get(10, java.util.concurrent.TimeUnit.SECONDS);
+    Path kubeconfig = Files.writeString(tmp.resolve("webhook.kubeconfig"), "apiVersion: v1\nkind: Config\n"
+        + "clusters:\n- name: sink\n  cluster: {server: \"http://127.0.0.1:" + receiver.actualPort() + "/audit\"}\n"
+        + "users:\n- name: node-b\n  user: {token: webhook-token}\n"
+        + "contexts:\n- name: audit\n  context: {cluster: sink, user: node-b}\ncurrent-context: audit\n");
+    fleet.configure("node-b", new JsonObject().put("auditWebhookConfigFile", kubeconfig.toString())
+        .put("auditWebhookBatchMaxWait", "200ms"));
     admin = new HttpsClient(fleet.pki().caCert(), fleet.pki().adminCert(), fleet.pki().adminKey());
     anon = new HttpsClient(fleet.pki().caCert(), null, null);
     fleet.startAllAndAwaitReady(admin, 300_000);
@@ -76,6 +92,9 @@ class AuditFleetTest {
     }
     if (fleet != null) {
       fleet.close();
+    }
+    if (vertx != null) {
+      vertx.close();
     }
   }
 
@@ -142,6 +161,12 @@ class AuditFleetTest {
     }
     assertEquals("audited", b.getJsonObject("responseObject").getJsonObject("metadata").getString("name"));
     assertNotNull(b.getJsonObject("responseObject").getJsonObject("metadata").getString("uid"));
+    FleetTest.await("node-b's webhook got the create's events", 10_000, () -> webhookEvents.stream()
+        .filter(e -> id.equals(e.getString("auditID"))).map(e -> e.getString("stage")).toList()
+        .containsAll(List.of("RequestReceived", "ResponseComplete")));
+    JsonObject viaWebhook = webhookEvents.stream().filter(e -> id.equals(e.getString("auditID"))
+        && "ResponseComplete".equals(e.getString("stage"))).findFirst().orElseThrow();
+    assertEquals(b, viaWebhook, "the webhook gets the same event as the log");
   }
 
   @Test
