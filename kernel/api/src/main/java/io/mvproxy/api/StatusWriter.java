@@ -33,8 +33,9 @@ public final class StatusWriter {
     }
     RequestScope scope = RequestScope.of(ctx);
     if (scope.auditing() && !ctx.response().ended() && !ctx.response().headWritten()) {
-      scope.auditStatus(e.toStatus());
-      scope.auditResponseObject(e.toStatus());
+      io.vertx.core.json.JsonObject status = e.toStatus();
+      scope.auditStatus(status);
+      scope.auditResponseObject(status);
     }
     send(ctx.response(), e, pretty);
   }

@@ -125,6 +125,47 @@ class AuditWebhookBackendTest {
     b.close();
   }
 
+  /**
+   * Real mutual TLS: the receiver requires a client certificate from the development PKI's CA; the kubeconfig names
+   * the CA and the client key pair by relative path. A receiver whose certificate the kubeconfig's CA did not sign gets
+   * nothing (counted as errors).
+   */
+  @Test
+  void mutualTlsFromTheKubeconfig(@TempDir Path dir) throws Exception {
+    io.mvproxy.security.DevPki pki = new io.mvproxy.security.DevPki(dir.resolve("pki"));
+    pki.generate(List.of("hook"), List.of(), java.util.Map.of());
+    List<JsonObject> got = new CopyOnWriteArrayList<>();
+    HttpServer tls = vertx.createHttpServer(new io.vertx.core.http.HttpServerOptions().setSsl(true)
+            .setKeyCertOptions(new io.vertx.core.net.PemKeyCertOptions().setCertPath(pki.servingCert("hook").toString())
+                .setKeyPath(pki.servingKey("hook").toString()))
+            .setTrustOptions(new io.vertx.core.net.PemTrustOptions().addCertPath(pki.caCert().toString()))
+            .setClientAuth(io.vertx.core.http.ClientAuth.REQUIRED))
+        .requestHandler(req -> req.body().onSuccess(b -> {
+          got.add(b.toJsonObject());
+          req.response().end("{}");
+        })).listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    Path kc = Files.writeString(dir.resolve("kc.yaml"), "clusters:\n- name: c\n  cluster: {server: \"https://127.0.0.1:"
+        + tls.actualPort() + "/\", certificate-authority: pki/ca.crt}\nusers:\n- name: u\n"
+        + "  user: {client-certificate: pki/admin.crt, client-key: pki/admin.key}\n");
+    AuditWebhookBackend b = new AuditWebhookBackend(vertx, AuditWebhookBackend.Kubeconfig.load(kc), 10, 10,
+        Duration.ofMillis(10), Duration.ofMillis(10), new SimpleMeterRegistry());
+    b.process(new JsonObject().put("auditID", "over-tls"));
+    waitFor(() -> got.size() == 1);
+    assertEquals("over-tls", got.get(0).getJsonArray("items").getJsonObject(0).getString("auditID"));
+    b.close();
+
+    io.mvproxy.security.DevPki other = new io.mvproxy.security.DevPki(dir.resolve("other"));
+    other.generate(List.of("x"), List.of(), java.util.Map.of());
+    Path wrongCa = Files.writeString(dir.resolve("kc2.yaml"), Files.readString(kc).replace("pki/ca.crt", "other/ca.crt"));
+    AuditWebhookBackend untrusted = new AuditWebhookBackend(vertx, AuditWebhookBackend.Kubeconfig.load(wrongCa), 10,
+        10, Duration.ofMillis(10), Duration.ofMillis(10), new SimpleMeterRegistry());
+    untrusted.process(new JsonObject().put("auditID", "never"));
+    waitFor(() -> untrusted.errors() == 1);
+    assertEquals(1, got.size());
+    untrusted.close();
+    tls.close();
+  }
+
   @Test
   void kubeconfigFilesAndDataAndErrors(@TempDir Path dir) throws Exception {
     Files.writeString(dir.resolve("ca.crt"), "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
