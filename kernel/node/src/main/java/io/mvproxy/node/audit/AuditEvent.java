@@ -6,7 +6,6 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.time.Instant;
 import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Map;
 
@@ -19,9 +18,6 @@ import java.util.Map;
  * {@link #render} returns a new object the caller may hand to another thread.
  */
 public final class AuditEvent {
-  /** RFC 3339 with microseconds, as {@code metav1.MicroTime}. */
-  private static final DateTimeFormatter MICRO = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSS'Z'")
-      .withZone(ZoneOffset.UTC);
   private final AuditPolicy.Level level;
   private final String auditId;
   private final String requestUri;
@@ -55,7 +51,7 @@ public final class AuditEvent {
     this.sourceIps = List.copyOf(sourceIps);
     this.userAgent = userAgent;
     this.objectRef = info != null && info.resourceRequest() ? objectRef(info) : null;
-    this.received = MICRO.format(received);
+    this.received = micro(received);
   }
 
   /** @return the user who authenticated (the event's {@code user}), or null */
@@ -184,7 +180,7 @@ public final class AuditEvent {
       e.put("responseObject", responseObject);
     }
     e.put("requestReceivedTimestamp", received);
-    e.put("stageTimestamp", stage == AuditPolicy.Stage.RequestReceived ? received : MICRO.format(stageTime));
+    e.put("stageTimestamp", stage == AuditPolicy.Stage.RequestReceived ? received : micro(stageTime));
     if (!annotations.isEmpty()) {
       e.put("annotations", new JsonObject(new java.util.LinkedHashMap<>(annotations)));
     }
@@ -230,5 +226,39 @@ public final class AuditEvent {
       }
     }
     return o;
+  }
+
+  /**
+   * {@code metav1.MicroTime}'s format, RFC 3339 with microseconds in UTC ({@code 2006-01-02T15:04:05.000000Z}),
+   * written by hand: {@code DateTimeFormatter} took about a microsecond per call on the request's event loop.
+   *
+   * @param t an instant (years 0-9999)
+   * @return e.g. {@code 2026-12-04T18:18:29.450142Z}
+   */
+  public static String micro(Instant t) {
+    java.time.LocalDateTime d = java.time.LocalDateTime.ofEpochSecond(t.getEpochSecond(), t.getNano(), ZoneOffset.UTC);
+    char[] c = new char[27];
+    digits(c, 0, d.getYear(), 4);
+    c[4] = '-';
+    digits(c, 5, d.getMonthValue(), 2);
+    c[7] = '-';
+    digits(c, 8, d.getDayOfMonth(), 2);
+    c[10] = 'T';
+    digits(c, 11, d.getHour(), 2);
+    c[13] = ':';
+    digits(c, 14, d.getMinute(), 2);
+    c[16] = ':';
+    digits(c, 17, d.getSecond(), 2);
+    c[19] = '.';
+    digits(c, 20, t.getNano() / 1000, 6);
+    c[26] = 'Z';
+    return new String(c);
+  }
+
+  private static void digits(char[] c, int at, int v, int n) {
+    for (int i = at + n - 1; i >= at; i--) {
+      c[i] = (char) ('0' + v % 10);
+      v /= 10;
+    }
   }
 }

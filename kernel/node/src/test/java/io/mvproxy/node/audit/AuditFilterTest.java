@@ -221,6 +221,12 @@ class AuditFilterTest {
   }
 
   @Test
+  void microTimeAsMetav1() {
+    assertEquals("2026-12-04T18:18:29.450142Z", AuditEvent.micro(java.time.Instant.parse("2026-12-04T18:18:29.450142789Z")));
+    assertEquals("0999-01-02T03:04:05.000000Z", AuditEvent.micro(java.time.Instant.parse("0999-01-02T03:04:05Z")));
+  }
+
+  @Test
   void secretsAtMetadataCarryNoData() throws Exception {
     HttpResponse<String> r = send("POST", "/api/v1/namespaces/default/secrets", "alice",
         "{\"apiVersion\":\"v1\",\"kind\":\"Secret\",\"metadata\":{\"name\":\"s1\"},\"data\":{\"k\":\"c2VjcmV0\"}}");
