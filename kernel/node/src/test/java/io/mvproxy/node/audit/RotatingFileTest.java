@@ -75,7 +75,8 @@ class RotatingFileTest {
       assertEquals(List.of("audit-2026-01-02T03-07-05.678.log", "audit-2026-01-02T03-07-05.679.log", "audit.log"),
           names(dir));
     }
-    assertTrue(Files.getPosixFilePermissions(dir.resolve("audit.log")).toString().equals("[OWNER_READ, OWNER_WRITE]"));
+    assertEquals(java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"),
+        Files.getPosixFilePermissions(dir.resolve("audit.log")), "a new log file is 0600, as lumberjack's");
   }
 
   @Test
