@@ -19,6 +19,12 @@ public final class RequestScope {
   private String served = "none";
   private String auditId;
   private boolean failureLogged;
+  private boolean auditing;
+  private boolean auditResponse;
+  private java.util.Map<String, String> auditAnnotations;
+  private io.vertx.core.json.JsonObject auditStatus;
+  private io.vertx.core.json.JsonObject auditResponseObject;
+  private Throwable auditPanic;
 
   private RequestScope() {
   }
@@ -128,5 +134,90 @@ public final class RequestScope {
   public RequestScope failureLogged(boolean logged) {
     this.failureLogged = logged;
     return this;
+  }
+
+  /**
+   * Turns audit recording on for this request (the audit step does, when the policy gives it a level above None):
+   * until then {@link #annotate}, {@link #auditStatus(io.vertx.core.json.JsonObject)} and
+   * {@link #auditResponseObject(io.vertx.core.json.JsonObject)} do nothing, so there is no cost without a policy.
+   *
+   * @param response true to also keep the response body (level RequestResponse)
+   * @return this
+   */
+  public RequestScope auditing(boolean response) {
+    this.auditing = true;
+    this.auditResponse = response;
+    return this;
+  }
+
+  /** @return true when this request's audit event is being recorded */
+  public boolean auditing() {
+    return auditing;
+  }
+
+  /**
+   * Adds an annotation to the request's audit event ({@code audit.AddAuditAnnotation}), e.g.
+   * {@code authorization.k8s.io/decision}; a later value for the same key replaces the earlier one.
+   *
+   * @param key   annotation key
+   * @param value its value
+   */
+  public void annotate(String key, String value) {
+    if (auditing) {
+      if (auditAnnotations == null) {
+        auditAnnotations = new java.util.LinkedHashMap<>();
+      }
+      auditAnnotations.put(key, value == null ? "" : value);
+    }
+  }
+
+  /** @return the audit annotations added so far (key to value, in order), empty when none */
+  public java.util.Map<String, String> auditAnnotations() {
+    return auditAnnotations == null ? java.util.Map.of() : auditAnnotations;
+  }
+
+  /**
+   * Records the {@code metav1.Status} the request was answered with (its audit event's {@code responseStatus}).
+   *
+   * @param status the Status object (not changed afterwards)
+   */
+  public void auditStatus(io.vertx.core.json.JsonObject status) {
+    if (auditing) {
+      this.auditStatus = status;
+    }
+  }
+
+  /** @return the Status the request was answered with, or null (success, or not recorded) */
+  public io.vertx.core.json.JsonObject auditStatus() {
+    return auditStatus;
+  }
+
+  /**
+   * Records the object the request was answered with (the audit event's {@code responseObject} at level
+   * RequestResponse); a copy is kept.
+   *
+   * @param body the response object
+   */
+  public void auditResponseObject(io.vertx.core.json.JsonObject body) {
+    if (auditResponse) {
+      this.auditResponseObject = body.copy();
+    }
+  }
+
+  /** @return the response object recorded for the audit event, or null */
+  public io.vertx.core.json.JsonObject auditResponseObject() {
+    return auditResponseObject;
+  }
+
+  /** @param t the unexpected failure that ended the request (its audit event gets stage Panic) */
+  public void auditPanic(Throwable t) {
+    if (auditing) {
+      this.auditPanic = t;
+    }
+  }
+
+  /** @return the unexpected failure that ended the request, or null */
+  public Throwable auditPanic() {
+    return auditPanic;
   }
 }

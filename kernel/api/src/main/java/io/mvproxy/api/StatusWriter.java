@@ -31,6 +31,12 @@ public final class StatusWriter {
     } catch (IllegalArgumentException malformedQuery) {
       pretty = false;
     }
+    RequestScope scope = RequestScope.of(ctx);
+    if (scope.auditing() && !ctx.response().ended() && !ctx.response().headWritten()) {
+      io.vertx.core.json.JsonObject status = e.toStatus();
+      scope.auditStatus(status);
+      scope.auditResponseObject(status);
+    }
     send(ctx.response(), e, pretty);
   }
 

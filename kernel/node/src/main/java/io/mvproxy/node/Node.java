@@ -80,6 +80,7 @@ public final class Node {
   private final FleetViewRef view;
   private final NodeLifecycle lifecycle;
   private final io.mvproxy.node.ingress.IngressGroup ingress;
+  private final io.mvproxy.node.audit.AuditFilter audit;
   private final Deployments deployments;
   private final int port;
   private final NodeStorage storage;
@@ -95,6 +96,7 @@ public final class Node {
     this.view = b.view;
     this.lifecycle = b.lifecycle;
     this.ingress = b.ingress;
+    this.audit = b.audit;
     this.port = b.ingress.actualPort();
     this.deployments = deployments;
     this.storage = b.storage;
@@ -206,6 +208,7 @@ public final class Node {
     NodeSourceContext ctx;
     io.mvproxy.api.BuiltinApiSet builtin;
     io.mvproxy.node.ingress.IngressGroup ingress;
+    io.mvproxy.node.audit.AuditFilter audit;
     NodeStorage storage;
 
     Boot(NodeConfig config, Vertx vertx, HazelcastClusterManager mgr, HttpServerOptions serverOptions,
@@ -308,12 +311,13 @@ public final class Node {
             config.storage().encryptionFile()));
       }
       HealthHandler health = new HealthHandler(MvproxyVersion.VERSION, live, ready);
+      audit = auditFilter(vertx, config.audit(), metrics);
       io.mvproxy.node.ingress.MaxInFlight inFlight = new io.mvproxy.node.ingress.MaxInFlight(
           config.serving().maxRequestsInflight(), config.serving().maxMutatingInflight());
       return io.mvproxy.node.ingress.IngressGroup.deploy(vertx, config.serving().ingressInstances(), serverOptions,
           options -> new IngressVerticle(options, authenticator, health, view, metrics,
               peerOptions == null ? null : v -> PeerProxy.create(v, peerOptions, metrics, view),
-              config.peersEnabled(), lifecycle, authorization, config.serving(), inFlight))
+              config.peersEnabled(), lifecycle, authorization, config.serving(), inFlight, audit))
           .map(g -> {
             ingress = g;
             return "ingress x" + g.size();
@@ -464,6 +468,12 @@ public final class Node {
           ingress.shutdown(grace).onFailure(e -> LOG.fine("server shutdown: " + e));
           return drained(System.currentTimeMillis() + grace.toMillis());
         })
+        .compose(v -> {
+          if (audit != null) {
+            audit.close(); // the queued events are written (a few seconds at most)
+          }
+          return Future.<Void>succeededFuture();
+        })
         .compose(v -> step("close API sources", vertx.undeploy(deployments.plugins()), 5000))
         .compose(v -> step("close storage", storage.close(), 5000))
         .compose(v -> step("leave the cluster", vertx.close(), 10_000))
@@ -500,5 +510,41 @@ public final class Node {
       return Future.succeededFuture();
     }
     return delay(50).compose(v -> drained(deadline));
+  }
+
+  /**
+   * The audit steps of the ingress, or null when auditing is off (no policy or no backend: a warning names what is
+   * missing, as kube-apiserver records no event without both).
+   *
+   * @param vertx   the node's Vert.x (the webhook's HTTP client)
+   * @param audit   the {@code --audit-*} settings
+   * @param metrics the node's metrics (audit counters)
+   * @return the filter, shared by every ingress instance, or null
+   */
+  static io.mvproxy.node.audit.AuditFilter auditFilter(Vertx vertx, NodeConfig.Audit audit, NodeMetrics metrics) {
+    if (audit.policy() == null && audit.logPath() == null && audit.webhook() == null) {
+      return null;
+    }
+    if (!audit.enabled()) {
+      LOG.warning(audit.policy() == null ? "an audit backend is set without " + ConfigKey.AUDIT_POLICY_FILE.flag()
+          + ": no audit events are written"
+          : ConfigKey.AUDIT_POLICY_FILE.flag() + " is set without " + ConfigKey.AUDIT_LOG_PATH.flag() + " or "
+          + ConfigKey.AUDIT_WEBHOOK_CONFIG_FILE.flag() + ": no audit backend, no audit events are written");
+      return null;
+    }
+    List<io.mvproxy.node.audit.AuditSink> sinks = new java.util.ArrayList<>();
+    if (audit.logPath() != null) {
+      sinks.add(new io.mvproxy.node.audit.AuditLogBackend(audit.logPath(), audit.maxSizeMb(), audit.maxBackups(),
+          audit.maxAgeDays(), audit.bufferSize(), metrics.registry()));
+    }
+    if (audit.webhook() != null) {
+      NodeConfig.WebhookBatch b = audit.webhookBatch();
+      sinks.add(new io.mvproxy.node.audit.AuditWebhookBackend(vertx, audit.webhook(), b.bufferSize(),
+          b.maxBatchSize(), b.maxWait(), b.initialBackoff(), metrics.registry()));
+    }
+    LOG.info("audit: policy " + audit.policyFile() + " (" + audit.policy().rules().size() + " rules)"
+        + (audit.logPath() == null ? "" : ", log " + audit.logPath())
+        + (audit.webhook() == null ? "" : ", webhook " + audit.webhook().server()));
+    return new io.mvproxy.node.audit.AuditFilter(audit.policy(), sinks, metrics.registry());
   }
 }

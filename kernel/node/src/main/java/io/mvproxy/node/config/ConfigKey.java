@@ -55,6 +55,17 @@ public enum ConfigKey {
   LEADER_ELECT_LEASE_DURATION("leaderElectLeaseDuration", Type.DURATION, "15s", "How long a candidate waits after the leader's last observed renewal before taking the Lease over (kube-controller-manager's --leader-elect-lease-duration)."),
   LEADER_ELECT_RENEW_DEADLINE("leaderElectRenewDeadline", Type.DURATION, "10s", "How long the leader keeps trying to renew before it stops leading; less than the lease duration (--leader-elect-renew-deadline)."),
   LEADER_ELECT_RETRY_PERIOD("leaderElectRetryPeriod", Type.DURATION, "2s", "Time between two attempts to acquire or renew the Lease; renew deadline > 1.2 x retry period (--leader-elect-retry-period)."),
+  AUDIT_POLICY_FILE("auditPolicyFile", Type.FILE, null, "audit.k8s.io/v1 Policy (YAML or JSON) deciding which requests are audited at which level (None, Metadata, Request, RequestResponse); unset: no auditing. As kube-apiserver's --audit-policy-file."),
+  AUDIT_LOG_PATH("auditLogPath", Type.STRING, null, "File the audit events are appended to, one audit.k8s.io/v1 Event per JSON line; '-' for stdout; unset: no log backend. As kube-apiserver's --audit-log-path."),
+  AUDIT_LOG_MAXAGE("auditLogMaxage", Type.INT, "0", "Days rotated audit log files are kept (by the time in their name); 0 = forever."),
+  AUDIT_LOG_MAXBACKUP("auditLogMaxbackup", Type.INT, "0", "Rotated audit log files kept; 0 = all."),
+  AUDIT_LOG_MAXSIZE("auditLogMaxsize", Type.INT, "0", "Megabytes the audit log grows to before it is rotated (renamed <name>-<UTC time><ext>); 0 = 100."),
+  AUDIT_LOG_BATCH_BUFFER_SIZE("auditLogBatchBufferSize", Type.INT, "10000", "Audit events queued for the log writer before new ones are dropped (counted in apiserver_audit_error_total{plugin=\"log\"}); requests never wait for the log."),
+  AUDIT_WEBHOOK_CONFIG_FILE("auditWebhookConfigFile", Type.FILE, null, "kubeconfig of the audit webhook: events are POSTed in batches as audit.k8s.io/v1 EventList to its current context's cluster server (CA, client certificate or token from its user); unset: no webhook backend. As kube-apiserver's --audit-webhook-config-file (batch mode)."),
+  AUDIT_WEBHOOK_INITIAL_BACKOFF("auditWebhookInitialBackoff", Type.DURATION, "10s", "Wait before retrying a failed audit webhook request (then x1.5, 5 attempts in all)."),
+  AUDIT_WEBHOOK_BATCH_BUFFER_SIZE("auditWebhookBatchBufferSize", Type.INT, "10000", "Audit events queued for the webhook before new ones are dropped (counted in apiserver_audit_error_total{plugin=\"webhook\"})."),
+  AUDIT_WEBHOOK_BATCH_MAX_SIZE("auditWebhookBatchMaxSize", Type.INT, "400", "Most audit events in one webhook request."),
+  AUDIT_WEBHOOK_BATCH_MAX_WAIT("auditWebhookBatchMaxWait", Type.DURATION, "30s", "Longest time a batch waits for more events before it is sent to the webhook."),
   CONTROLLERS_SERVER_CA_FILE("controllersServerCaFile", Type.FILE, null, "With UnknownVersionInteroperabilityProxy=false only: CA bundle verifying the other nodes' serving certificates; the controllers then send each request to a node of the fleet at random (reached with proxy-client-cert-file, identity in X-Remote-* headers), as kube-controller-manager behind a load balancer in front of servers without the proxy. Unset: this node only.");
 
   /** Value types, each with its own validation. */

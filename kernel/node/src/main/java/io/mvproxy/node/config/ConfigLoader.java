@@ -149,7 +149,50 @@ public final class ConfigLoader {
         new NodeConfig.ServingLimits(v.duration(ConfigKey.REQUEST_TIMEOUT), v.integer(ConfigKey.MAX_REQUESTS_INFLIGHT),
             v.integer(ConfigKey.MAX_MUTATING_REQUESTS_INFLIGHT), ingressInstances(v)), storage(v),
         Duration.ofSeconds(v.integer(ConfigKey.MEMBER_WAIT_SECONDS)), controllers(v, gate, proxyCert),
-        serviceAccounts(v));
+        serviceAccounts(v), audit(v));
+  }
+
+  /** The {@code --audit-*} keys; the policy file is read and validated here (a bad one stops the node). */
+  private NodeConfig.Audit audit(Values v) {
+    Path policyFile = v.file(ConfigKey.AUDIT_POLICY_FILE);
+    io.mvproxy.node.audit.AuditPolicy policy = null;
+    if (policyFile != null) {
+      try {
+        policy = io.mvproxy.node.audit.AuditPolicy.load(policyFile);
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException(ConfigKey.AUDIT_POLICY_FILE, e.getMessage());
+      }
+    }
+    String path = v.string(ConfigKey.AUDIT_LOG_PATH);
+    if (path != null && !"-".equals(path)) {
+      path = baseDir.resolve(path).normalize().toString();
+      if (Files.isDirectory(Path.of(path))) {
+        throw new ConfigException(ConfigKey.AUDIT_LOG_PATH, "is a directory: " + path);
+      }
+    }
+    int buffer = v.integer(ConfigKey.AUDIT_LOG_BATCH_BUFFER_SIZE);
+    if (buffer < 1) {
+      throw new ConfigException(ConfigKey.AUDIT_LOG_BATCH_BUFFER_SIZE, "must be at least 1");
+    }
+    Path webhookFile = v.file(ConfigKey.AUDIT_WEBHOOK_CONFIG_FILE);
+    io.mvproxy.node.audit.AuditWebhookBackend.Kubeconfig webhook = null;
+    if (webhookFile != null) {
+      try {
+        webhook = io.mvproxy.node.audit.AuditWebhookBackend.Kubeconfig.load(webhookFile);
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException(ConfigKey.AUDIT_WEBHOOK_CONFIG_FILE, e.getMessage());
+      }
+    }
+    for (ConfigKey k : List.of(ConfigKey.AUDIT_WEBHOOK_BATCH_BUFFER_SIZE, ConfigKey.AUDIT_WEBHOOK_BATCH_MAX_SIZE)) {
+      if (v.integer(k) < 1) {
+        throw new ConfigException(k, "must be at least 1");
+      }
+    }
+    return new NodeConfig.Audit(policyFile, policy, path, v.integer(ConfigKey.AUDIT_LOG_MAXAGE),
+        v.integer(ConfigKey.AUDIT_LOG_MAXBACKUP), v.integer(ConfigKey.AUDIT_LOG_MAXSIZE), buffer, webhook,
+        new NodeConfig.WebhookBatch(v.integer(ConfigKey.AUDIT_WEBHOOK_BATCH_BUFFER_SIZE),
+            v.integer(ConfigKey.AUDIT_WEBHOOK_BATCH_MAX_SIZE), v.duration(ConfigKey.AUDIT_WEBHOOK_BATCH_MAX_WAIT),
+            v.duration(ConfigKey.AUDIT_WEBHOOK_INITIAL_BACKOFF)));
   }
 
   /** @return {@code --ingress-instances}, 0 meaning one per CPU core; negative or above 256 fails naming the key */

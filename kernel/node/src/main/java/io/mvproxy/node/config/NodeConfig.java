@@ -39,6 +39,7 @@ import java.util.List;
  * @param controllers               the controller manager's settings ({@code --controllers}, {@code --leader-elect*},
  *                                  {@code --controllers-server-ca-file})
  * @param serviceAccounts           the service account token keys ({@code --service-account-*}, {@code --api-audiences})
+ * @param audit                     the audit policy and log ({@code --audit-*})
  */
 public record NodeConfig(String serverId, String bindAddress, int securePort, String advertiseAddress,
                          String peerAdvertiseIp, Integer peerAdvertisePort, Path tlsCertFile,
@@ -50,7 +51,40 @@ public record NodeConfig(String serverId, String bindAddress, int securePort, St
                          String loggingFormat, List<String> authorizationModes, ServingLimits serving,
                          io.mvproxy.storage.StorageConfig storage,
                          Duration memberWait, Controllers controllers,
-                         ServiceAccounts serviceAccounts) {
+                         ServiceAccounts serviceAccounts, Audit audit) {
+
+  /**
+   * The audit settings, as kube-apiserver's {@code --audit-*} flags.
+   *
+   * @param policyFile  {@code --audit-policy-file} or null
+   * @param policy      the policy read from it (validated), or null
+   * @param logPath     {@code --audit-log-path} ({@code -} = stdout) or null
+   * @param maxAgeDays  {@code --audit-log-maxage}
+   * @param maxBackups  {@code --audit-log-maxbackup}
+   * @param maxSizeMb   {@code --audit-log-maxsize} (0 = 100)
+   * @param bufferSize  {@code --audit-log-batch-buffer-size}
+   * @param webhook     the {@code --audit-webhook-config-file} kubeconfig, or null
+   * @param webhookBatch the webhook's batching and retry settings
+   */
+  public record Audit(Path policyFile, io.mvproxy.node.audit.AuditPolicy policy, String logPath, int maxAgeDays,
+                      int maxBackups, int maxSizeMb, int bufferSize,
+                      io.mvproxy.node.audit.AuditWebhookBackend.Kubeconfig webhook, WebhookBatch webhookBatch) {
+    /** @return true when events are recorded: a policy and a backend */
+    public boolean enabled() {
+      return policy != null && (logPath != null || webhook != null);
+    }
+  }
+
+  /**
+   * The audit webhook's batch mode settings.
+   *
+   * @param bufferSize     {@code --audit-webhook-batch-buffer-size}
+   * @param maxBatchSize   {@code --audit-webhook-batch-max-size}
+   * @param maxWait        {@code --audit-webhook-batch-max-wait}
+   * @param initialBackoff {@code --audit-webhook-initial-backoff}
+   */
+  public record WebhookBatch(int bufferSize, int maxBatchSize, Duration maxWait, Duration initialBackoff) {
+  }
 
   /**
    * The controller manager's settings, as kube-controller-manager's flags.

@@ -29,6 +29,12 @@ public final class AuthorizationFilter implements Handler<RoutingContext> {
     RequestInfo info = io.mvproxy.api.RequestScope.of(ctx).info();
     Attributes a = Attributes.of(info, io.mvproxy.api.RequestScope.of(ctx).user(), ctx.request().getParam("fieldSelector"));
     Decision d = authorizer.authorize(a);
+    io.mvproxy.api.RequestScope scope = io.mvproxy.api.RequestScope.of(ctx);
+    if (scope.auditing()) {
+      // filters/authorization.go: decision and reason annotations on the audit event
+      scope.annotate("authorization.k8s.io/decision", d.allowed() ? "allow" : "forbid");
+      scope.annotate("authorization.k8s.io/reason", d.reason());
+    }
     if (d.allowed()) {
       ctx.next();
     } else {

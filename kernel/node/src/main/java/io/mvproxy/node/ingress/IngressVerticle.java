@@ -27,7 +27,8 @@ import java.util.function.Function;
 /**
  * TLS ingress: the HTTPS server ({@link ServerLimits}: 1 MiB headers, 414/431 as Status; {@link ConnectionTimeouts}:
  * read-header and idle timeouts per request) and the handler chain, assembled in {@link #chain} in order, like kube-apiserver's
- * {@code DefaultBuildHandlerChain}: request ID ({@link AuditIds}) -> authentication -> health and version (public) ->
+ * {@code DefaultBuildHandlerChain}: request ID ({@link AuditIds}) -> authentication -> audit (when a policy is set:
+ * {@link io.mvproxy.node.audit.AuditFilter}) -> health and version (public) ->
  * request info -> {@code --request-timeout} ({@link RequestDeadline}) -> impersonation ({@link ImpersonationFilter})
  * -> max-in-flight ({@link MaxInFlight}) -> authorization ({@link AuthorizationFilter}) -> metrics -> body (3 MiB
  * limit) -> non-resource (discovery, OpenAPI) or resource (peer-proxy decision, local routing) handlers. Every
@@ -50,6 +51,7 @@ public final class IngressVerticle extends VerticleBase {
   private final NodeConfig.ServingLimits limits;
   private final Authorizer authorizer;
   private final MaxInFlight inFlight;
+  private final io.mvproxy.node.audit.AuditFilter audit;
   private HttpServer server;
 
   /**
@@ -64,12 +66,15 @@ public final class IngressVerticle extends VerticleBase {
    * @param authorizer    the {@code --authorization-mode} chain (impersonation and authorization steps)
    * @param limits        request time-out and max-in-flight limits
    * @param inFlight      the node's max-in-flight counters, shared by every ingress instance
+   * @param audit         the audit steps ({@code --audit-policy-file}), or null when auditing is off
    */
   public IngressVerticle(HttpServerOptions options, Authenticator authenticator, HealthHandler health,
                          FleetViewRef view, NodeMetrics metrics, Function<io.vertx.core.Vertx, PeerProxy> proxyFactory,
                          boolean peersEnabled, io.mvproxy.node.NodeLifecycle lifecycle, Authorizer authorizer,
-                         NodeConfig.ServingLimits limits, MaxInFlight inFlight) {
+                         NodeConfig.ServingLimits limits, MaxInFlight inFlight,
+                         io.mvproxy.node.audit.AuditFilter audit) {
     this.inFlight = inFlight;
+    this.audit = audit;
     this.lifecycle = lifecycle;
     this.authorizer = authorizer;
     this.limits = limits;
@@ -112,7 +117,13 @@ public final class IngressVerticle extends VerticleBase {
   private void chain(Router router, PeerProxy proxy) {
     router.route().failureHandler(StatusResponses::onFailure);
     router.route().handler(new AuditIds());
+    if (audit != null) {
+      router.route().handler(audit.received());
+    }
     router.route().handler(authenticator);
+    if (audit != null) {
+      router.route().handler(audit);
+    }
     router.route().handler(this::publicEndpoints);
     router.route().handler(this::requestInfo);
     router.route().handler(new RequestDeadline(limits.requestTimeout()));

@@ -68,6 +68,9 @@ public final class RequestFailures {
   /** Logs {@code t} once (500s only) and answers the request if it is still open. */
   private static void answer(RoutingContext ctx, Throwable t) {
     StatusException se = t instanceof StatusException s ? s : null;
+    if (se == null) {
+      io.mvproxy.api.RequestScope.of(ctx).auditPanic(t);
+    }
     if (se == null || se.code() >= 500) {
       if (!io.mvproxy.api.RequestScope.of(ctx).failureLogged()) {
         io.mvproxy.api.RequestScope.of(ctx).failureLogged(true);

@@ -220,6 +220,7 @@ public final class PeerProxy {
       }
       PeerTarget t = targets.get(index++);
       tried.add(t.serverId());
+      io.mvproxy.api.RequestScope.of(ctx).annotate(io.mvproxy.node.audit.AuditFilter.PROXIED_TO, t.serverId());
       HttpServerRequest in = ctx.request();
       RequestOptions opts = new RequestOptions().setHost(t.host()).setPort(t.port()).setMethod(in.method())
           .setURI(in.uri()).setSsl(true).setHeaders(headers(in, user, t));

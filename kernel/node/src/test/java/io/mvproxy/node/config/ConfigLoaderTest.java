@@ -117,6 +117,32 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void auditKeysAsKubeApiserver() throws Exception {
+    NodeConfig.Audit none = ConfigLoader.load(file, List.of()).audit();
+    assertFalse(none.enabled());
+    assertEquals(10000, none.bufferSize());
+    assertEquals(400, none.webhookBatch().maxBatchSize());
+    assertEquals(java.time.Duration.ofSeconds(30), none.webhookBatch().maxWait());
+    assertEquals(java.time.Duration.ofSeconds(10), none.webhookBatch().initialBackoff());
+    Files.writeString(dir.resolve("policy.yaml"), "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n");
+    NodeConfig.Audit a = ConfigLoader.load(file, List.of("--audit-policy-file=policy.yaml",
+        "--audit-log-path=logs/audit.log", "--audit-log-maxsize=5", "--audit-log-maxbackup=3",
+        "--audit-log-maxage=7")).audit();
+    assertTrue(a.enabled());
+    assertEquals(dir.resolve("logs/audit.log").toString(), a.logPath());
+    assertEquals(List.of(5, 3, 7), List.of(a.maxSizeMb(), a.maxBackups(), a.maxAgeDays()));
+    assertEquals("-", ConfigLoader.load(file, List.of("--audit-log-path=-")).audit().logPath());
+    Files.writeString(dir.resolve("bad-policy.yaml"), "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: All\n");
+    assertTrue(error(List.of("--audit-policy-file=bad-policy.yaml")).startsWith("--audit-policy-file (auditPolicyFile): "
+        + "rules[0].level: Unsupported value: \"All\""), error(List.of("--audit-policy-file=bad-policy.yaml")));
+    Files.writeString(dir.resolve("hook.yaml"), "clusters:\n- name: c\n  cluster: {server: \"nowhere\"}\n");
+    assertTrue(error(List.of("--audit-webhook-config-file=hook.yaml")).startsWith(
+        "--audit-webhook-config-file (auditWebhookConfigFile): "));
+    assertTrue(error(List.of("--audit-log-batch-buffer-size=0")).startsWith(
+        "--audit-log-batch-buffer-size (auditLogBatchBufferSize)"));
+  }
+
+  @Test
   void servingLimitsAsKubeApiserver() {
     NodeConfig d = ConfigLoader.load(file, List.of());
     assertEquals(NodeConfig.ServingLimits.DEFAULTS, d.serving());

@@ -29,6 +29,13 @@ public final class Responses {
     if (r.ended() || r.closed()) {
       return;
     }
+    io.mvproxy.api.RequestScope scope = io.mvproxy.api.RequestScope.of(ctx);
+    if (scope.auditing()) {
+      if ("Status".equals(body.getString("kind"))) {
+        scope.auditStatus(body);
+      }
+      scope.auditResponseObject(body);
+    }
     r.setStatusCode(code).putHeader("Content-Type", contentType)
         .end(io.mvproxy.api.BoolParam.of(ctx.request().getParam("pretty")) ? PrettyJson.encode(body) : body.toBuffer());
   }
