@@ -163,6 +163,8 @@ public final class ProxyHop {
   public static void relay(HttpClientResponse resp, HttpServerResponse out, boolean endOnFailure,
                            java.util.function.Consumer<Throwable> onLost) {
     if (out.closed() || out.ended()) {
+      // the caller went away before the head came: the reset's StreamResetException is expected, not an error
+      resp.exceptionHandler(e -> { });
       resp.request().reset();
       return;
     }

@@ -263,6 +263,9 @@ public final class PeerProxy {
           }
           return;
         }
+        if (ctx.response().closed()) {
+          return;  // the caller went away (its connection closed): nobody to answer, nothing to retry
+        }
         if (gvr != null) {
           metrics.proxyError(ProxyErrorType.CONNECTION_LOST, gvr);
         }
