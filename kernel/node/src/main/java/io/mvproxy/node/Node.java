@@ -257,6 +257,7 @@ public final class Node {
       if (crdFactory != null) {
         apiCrds = new io.mvproxy.node.plugin.ApiCrdVerticle(ctx, crdFactory, plugins, () -> view.get().routing(),
             builtin::sources);
+        view.pending(apiCrds::pending);
       }
       PluginVerticle pluginVerticle = new PluginVerticle(config.pluginDir(),
           new PluginLoader(privateDir, factories), ctx, plugins,

@@ -99,6 +99,8 @@ public final class ApiCrdVerticle extends VerticleBase {
   private volatile Set<String> apiNames = Set.of();
   /** Names of the stored CRDs being deleted (read by request handlers on other threads). */
   private volatile Set<String> terminating = Set.of();
+  /** Served GVRs of the stored API-created CRDs whose names are not refused, to their CRD's name. */
+  private volatile Map<Gvr, String> pending = Map.of();
   private final Set<String> finalizing = new HashSet<>();
   private final Set<String> writing = new HashSet<>();
   private final Set<String> warned = new HashSet<>();
@@ -132,6 +134,17 @@ public final class ApiCrdVerticle extends VerticleBase {
     List<ApiSource> out = new ArrayList<>(published);
     out.addAll(draining);
     return out;
+  }
+
+  /**
+   * @param gvr a resource no known server serves
+   * @return the 503 message when a stored API-created CRD (names not refused) defines it: this node is about to
+   *     serve it, so 404 would be false; else null
+   */
+  public String pending(Gvr gvr) {
+    String crd = pending.get(gvr);
+    return crd == null ? null : "the CustomResourceDefinition " + crd + " is stored but not served yet; "
+        + gvr.groupResource() + " in " + gvr.groupVersion() + " will be served shortly";
   }
 
   /**
@@ -238,6 +251,22 @@ public final class ApiCrdVerticle extends VerticleBase {
     });
     apiNames = Set.copyOf(names);
     terminating = Set.copyOf(deleting);
+    Map<Gvr, String> gvrs = new HashMap<>();
+    names.forEach(n -> {
+      JsonObject crd = stored.get(n);
+      JsonObject accepted = CrdConditions.find(crd, CrdConditions.NAMES_ACCEPTED);
+      if (accepted != null && "False".equals(accepted.getString("status"))) {
+        return;
+      }
+      JsonObject spec = crd.getJsonObject("spec", new JsonObject());
+      String plural = spec.getJsonObject("names", new JsonObject()).getString("plural", "");
+      for (Object o : spec.getJsonArray("versions", new JsonArray())) {
+        if (o instanceof JsonObject v && v.getBoolean("served", false)) {
+          gvrs.put(new Gvr(spec.getString("group", ""), v.getString("name", ""), plural), n);
+        }
+      }
+    });
+    pending = Map.copyOf(gvrs);
     reconcileSources();
     pass();
   }
