@@ -119,7 +119,7 @@ class CrdApiFleetTest {
       });
     }
     // the objects went with it: the same CRD created again has none
-    KubectlFleetTest.Result again = kubectl("node-b", "apply", "-f", crdFile.toString());
+    KubectlFleetTest.Result again = kubectl("node-b", "apply", "--server-side", "-f", crdFile.toString());
     assertEquals(0, again.code(), again.all());
     KubectlFleetTest.Result established2 = kubectl("node-a", "wait", "--for=condition=Established", "crd/" + CRD,
         "--timeout=30s");

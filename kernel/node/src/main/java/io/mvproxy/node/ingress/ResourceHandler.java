@@ -60,12 +60,15 @@ public final class ResourceHandler implements Handler<RoutingContext> {
       metrics.routingUnavailable(u.cause().label(), u.cause() != Decision.Unavailable.Cause.FLEET_UNKNOWN
           || routing.awaiting().isEmpty() ? "none" : routing.awaiting().get(0).kind().label());
       unavailable(ctx, u);
-    } else if (view.pending(info.gvr()) instanceof String why) {
-      // a CustomResourceDefinition created through the API is stored but its source is still being built here
-      metrics.routingUnavailable(Decision.Unavailable.Cause.FLEET_UNKNOWN.label(), "none");
-      unavailable(ctx, new Decision.Unavailable(Decision.Unavailable.Cause.FLEET_UNKNOWN, why));
     } else {
-      StatusResponses.send(ctx, StatusException.resourceNotFound());
+      // a CustomResourceDefinition created through the API is stored but its source is still being built here
+      String why = view.pending(info.gvr());
+      if (why != null) {
+        metrics.routingUnavailable(Decision.Unavailable.Cause.FLEET_UNKNOWN.label(), "none");
+        unavailable(ctx, new Decision.Unavailable(Decision.Unavailable.Cause.FLEET_UNKNOWN, why));
+      } else {
+        StatusResponses.send(ctx, StatusException.resourceNotFound());
+      }
     }
   }
 
