@@ -22,7 +22,8 @@ import org.junit.jupiter.api.TestInstance;
  * CustomResourceDefinitions through the API on a 2-node fleet (memory storage), with the real kubectl: a CRD of
  * {@code shared/testdata/crds} applied through node-a becomes Established (every node serves it), its objects are
  * created and listed through node-b, deleting the CRD deletes them and the resource leaves discovery on both nodes;
- * the name of a plugin's CRD is refused with 409. Skipped when kubectl or the shared test data is missing.
+ * the name of a plugin's CRD is refused with 409 and a plugin jar serving the API-created name is FAILED; node-b
+ * answers 503, never 404, between the create and serving it. Skipped when kubectl or the shared test data is missing.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Tag("fleet")
@@ -62,6 +63,23 @@ class CrdApiFleetTest {
     assertEquals(0, applied.code(), applied.all());
     assertTrue(applied.out().contains("customresourcedefinition.apiextensions.k8s.io/" + CRD + " created"),
         applied.all());
+    // through node-b, from the moment the create returned: 503 (stored, not served yet) or 200, never 404
+    HttpsClient admin = fleet.admin();
+    String listPath = "/apis/samplecontroller.k8s.io/v1alpha1/namespaces/default/foos";
+    List<Integer> seen = new ArrayList<>();
+    long servedAt = 0;
+    for (long end = System.currentTimeMillis() + 10_000; System.currentTimeMillis() < end; ) {
+      int code = admin.get(fleet.node("node-b").url(), listPath).status();
+      seen.add(code);
+      if (code == 200) {
+        servedAt = System.nanoTime();
+        break;
+      }
+      Thread.sleep(20);
+    }
+    assertTrue(servedAt > 0 && !seen.contains(404), "node-b answered " + new java.util.TreeMap<>(seen.stream()
+        .collect(java.util.stream.Collectors.groupingBy(c -> c, java.util.stream.Collectors.counting()))));
+    long servedMs = (servedAt - t0) / 1_000_000;
     // kubectl wait through the OTHER node: Established means every live node serves it
     KubectlFleetTest.Result established = kubectl("node-b", "wait", "--for=condition=Established", "crd/" + CRD,
         "--timeout=30s");
@@ -108,6 +126,15 @@ class CrdApiFleetTest {
     assertTrue(pluginName.code() != 0 && pluginName.err().contains("provided by plugins of the nodes node-a"),
         pluginName.all());
 
+    // a plugin jar serving the API-created name is refused on load, with the reason
+    Path jar = tmp.resolve("foos-plugin.jar");
+    new io.mvproxy.node.plugin.PluginPacker().pack(jar, "foos-plugin", "1", List.of(crdFile));
+    Files.move(jar, fleet.dir().resolve("plugins-node-b").resolve("foos-plugin.jar"));
+    FleetTest.await("foos-plugin FAILED on node-b", 20_000, () -> pluginError("foos-plugin") != null);
+    assertTrue(pluginError("foos-plugin").contains("CustomResourceDefinition " + CRD + " was created through the API"),
+        pluginError("foos-plugin"));
+    assertEquals(200, admin.get(fleet.node("node-a").url(), listPath).status());
+
     long d0 = System.nanoTime();
     KubectlFleetTest.Result deleted = kubectl("node-a", "delete", "crd", CRD, "--timeout=60s");
     assertEquals(0, deleted.code(), deleted.all());
@@ -127,8 +154,20 @@ class CrdApiFleetTest {
     KubectlFleetTest.Result empty = kubectl("node-a", "get", "foos", "-A", "-o", "name");
     assertEquals(0, empty.code(), empty.all());
     assertEquals("", empty.out().trim(), empty.all());
-    System.out.printf("CrdApiFleetTest: apply to Established on node-b %d ms; kubectl delete crd (3 objects) %d ms%n",
-        establishedMs, deletedMs);
+    System.out.printf("CrdApiFleetTest: apply to served through node-b %d ms (answers before: %s), to Established"
+        + " on node-b %d ms; kubectl delete crd (3 objects) %d ms%n", servedMs, seen, establishedMs, deletedMs);
+  }
+
+  private String pluginError(String name) throws Exception {
+    HttpsClient.Resp r = fleet.admin().get(fleet.node("node-b").url(), "/apis/mvproxy.io/v1alpha1/plugins");
+    for (Object o : r.json().getJsonArray("items")) {
+      JsonObject p = (JsonObject) o;
+      if (name.equals(p.getJsonObject("metadata").getString("name"))
+          && "FAILED".equals(p.getJsonObject("status").getString("state"))) {
+        return p.getJsonObject("status").getString("error");
+      }
+    }
+    return null;
   }
 
   private static JsonObject condition(JsonObject crd, String type) {

@@ -200,6 +200,14 @@ public final class ApiCrdVerticle extends VerticleBase {
     store.watch(new WatchOptions("", 0, true), new WatchListener() {
       @Override
       public void onEvent(WatchEvent e) {
+        try {
+          apply(e);
+        } catch (RuntimeException ex) {
+          LOG.log(java.util.logging.Level.WARNING, "CustomResourceDefinition watch event not applied", ex);
+        }
+      }
+
+      private void apply(WatchEvent e) {
         JsonObject o = e.object().object();
         String name = o.getJsonObject("metadata").getString("name");
         Map<String, JsonObject> into = initial != null ? initial : stored;
@@ -217,17 +225,22 @@ public final class ApiCrdVerticle extends VerticleBase {
       public void onInitialEventsEnd(long revision) {
         stored = initial;
         initial = null;
-        changed();
+        LOG.info("stored CustomResourceDefinitions listed at revision " + revision + ": " + stored.size());
         synced.tryComplete();
+        try {
+          changed();
+        } catch (RuntimeException ex) {
+          LOG.log(java.util.logging.Level.WARNING, "CustomResourceDefinitions not applied", ex);
+        }
       }
 
       @Override
       public void onError(StorageException error) {
-        LOG.fine("CustomResourceDefinition watch ended: " + error.getMessage() + "; watching again");
+        LOG.info("CustomResourceDefinition watch ended: " + error.getMessage() + "; watching again");
         vertx.setTimer(1000, t -> startWatch());
       }
     }).onSuccess(w -> watch = w).onFailure(t -> {
-      LOG.fine("CustomResourceDefinition watch failed: " + t.getMessage() + "; retrying");
+      LOG.info("CustomResourceDefinition watch failed: " + t.getMessage() + "; retrying");
       vertx.setTimer(1000, x -> startWatch());
     });
   }
@@ -608,7 +621,7 @@ public final class ApiCrdVerticle extends VerticleBase {
       if (ar.failed() && !(ar.cause() instanceof StorageException se
           && (se.storageCode() == StorageException.Code.CONFLICT
           || se.storageCode() == StorageException.Code.NOT_FOUND))) {
-        LOG.fine("CustomResourceDefinition " + name + " status: " + ar.cause().getMessage());
+        LOG.info("CustomResourceDefinition " + name + " status not written: " + ar.cause().getMessage());
       }
     });
   }
