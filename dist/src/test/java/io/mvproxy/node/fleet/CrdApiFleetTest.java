@@ -75,7 +75,7 @@ class CrdApiFleetTest {
         servedAt = System.nanoTime();
         break;
       }
-      Thread.sleep(20);
+      Thread.sleep(Long.getLong("crdapi.pollMs", 20));
     }
     assertTrue(servedAt > 0 && !seen.contains(404), "node-b answered " + new java.util.TreeMap<>(seen.stream()
         .collect(java.util.stream.Collectors.groupingBy(c -> c, java.util.stream.Collectors.counting()))));
@@ -119,6 +119,19 @@ class CrdApiFleetTest {
       assertEquals(0, list.code(), list.all());
       assertEquals(3, list.out().lines().filter(l -> l.startsWith("foo.samplecontroller.k8s.io/foo-")).count(),
           node + ":\n" + list.all());
+    }
+
+    // a client-side apply that changes the spec: generation 2, every node swaps its source (the short name appears)
+    Path changed = tmp.resolve("foos-changed.yaml");
+    Files.writeString(changed, Files.readString(crdFile).replace("    plural: foos", "    plural: foos\n    shortNames: [fo]"));
+    KubectlFleetTest.Result configured = kubectl("node-a", "apply", "-f", changed.toString());
+    assertEquals(0, configured.code(), configured.all());
+    assertTrue(configured.out().contains("configured"), configured.all());
+    assertEquals(2L, new JsonObject(kubectl("node-a", "get", "crd", CRD, "-o", "json").out())
+        .getJsonObject("metadata").getLong("generation"));
+    for (String node : List.of("node-a", "node-b")) {
+      FleetTest.await("short name fo on " + node, 20_000, () -> kubectl(node, "get", "fo", "-o", "name").out()
+          .lines().filter(l -> l.startsWith("foo.samplecontroller.k8s.io/foo-")).count() == 3);
     }
 
     // a plugin's CRD name: the plugin wins, the API refuses

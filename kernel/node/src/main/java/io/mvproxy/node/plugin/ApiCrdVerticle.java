@@ -44,7 +44,7 @@ import java.util.logging.Logger;
 /**
  * CustomResourceDefinitions created through the API ({@code apiextensions.k8s.io/v1}, stored under
  * {@code <prefix>/apiextensions.k8s.io/customresourcedefinitions/<name>}), served by this node like a plugin's CRD:
- * the verticle watches the stored CRDs and turns every API-created one (a CRD without the plugins' annotation
+ * the verticle watches the stored CRDs (relisting them every {@link #RESYNC_MS} as an informer does) and turns every API-created one (a CRD without the plugins' annotation
  * {@code mvproxy.io/served-by}) whose names are accepted into an {@link ApiSource} built by the same factory as
  * plugin manifests ({@code crd-source}), published in this node's discovery (so peers route to it). A changed spec
  * (new {@code metadata.generation}) swaps the source; a CRD gone from storage is withdrawn make-before-break as a
@@ -74,6 +74,11 @@ public final class ApiCrdVerticle extends VerticleBase {
   public static final String PREFIX = "apiextensions.k8s.io/customresourcedefinitions";
   /** Longest wait at start for the first snapshot of the stored CRDs, ms (storage may still be forming). */
   static final long FIRST_SYNC_BOUND_MS = 10_000;
+  /**
+   * Relist interval, ms: the stored CRDs are listed again and any difference the watch did not deliver is applied
+   * (as an informer's relist; a watch that ended silently cannot leave the node behind for longer).
+   */
+  static final long RESYNC_MS = 2000;
   /** Controller pass interval, ms (Established waits on the peers' discovery; finalizer retries). */
   static final long PASS_MS = 250;
   /** How long the finalizer waits for objects with finalizers to go, per round, ms (upstream: one minute). */
@@ -92,6 +97,8 @@ public final class ApiCrdVerticle extends VerticleBase {
   /** Stored CRDs by name (this node's watch). */
   private Map<String, JsonObject> stored = new HashMap<>();
   private Map<String, JsonObject> initial;
+  /** Highest revision applied from the watch or a relist. */
+  private long revision;
   /** Served API CRDs by name. */
   private final Map<String, Served> active = new LinkedHashMap<>();
   private volatile List<ApiSource> published = List.of();
@@ -162,6 +169,7 @@ public final class ApiCrdVerticle extends VerticleBase {
     }
     store = ctx.storage().resource(PREFIX);
     startWatch();
+    vertx.setPeriodic(RESYNC_MS, t -> resync());
     vertx.setPeriodic(PASS_MS, t -> {
       reconcileSources();
       pass();
@@ -211,6 +219,7 @@ public final class ApiCrdVerticle extends VerticleBase {
         JsonObject o = e.object().object();
         String name = o.getJsonObject("metadata").getString("name");
         Map<String, JsonObject> into = initial != null ? initial : stored;
+        revision = Math.max(revision, e.revision());
         if (e.type() == WatchEvent.Type.DELETED) {
           into.remove(name);
         } else {
@@ -242,6 +251,30 @@ public final class ApiCrdVerticle extends VerticleBase {
     }).onSuccess(w -> watch = w).onFailure(t -> {
       LOG.info("CustomResourceDefinition watch failed: " + t.getMessage() + "; retrying");
       vertx.setTimer(1000, x -> startWatch());
+    });
+  }
+
+  /** Lists the stored CRDs and applies what differs from the watched state (when the list is not older). */
+  private void resync() {
+    if (stopped || initial != null) {
+      return;
+    }
+    store.list(ListOptions.all("")).onSuccess(page -> {
+      if (initial != null || page.resourceVersion() < revision) {
+        return;
+      }
+      Map<String, JsonObject> listed = new HashMap<>();
+      for (StoredObject so : page.items()) {
+        JsonObject o = so.object();
+        listed.put(o.getJsonObject("metadata").getString("name"), withRv(o, so.resourceVersion()));
+      }
+      if (!listed.equals(stored)) {
+        LOG.info("stored CustomResourceDefinitions relisted at revision " + page.resourceVersion()
+            + " differ from the watched ones; applying the list");
+        stored = listed;
+        revision = page.resourceVersion();
+        changed();
+      }
     });
   }
 
