@@ -515,7 +515,20 @@ public final class ApiCrdVerticle extends VerticleBase {
     if (mine == null || !mine.key().equals(md.getString("uid") + "/" + md.getValue("generation"))) {
       return false;
     }
-    RoutingSnapshot r = routing.get();
+    return servedByFleet(crd, routing.get());
+  }
+
+  /**
+   * Whether every live node serves a CRD, as this node sees the fleet (the Established rule): the fleet's API set is
+   * fully known ({@link RoutingSnapshot#ready()}, nothing awaited), this node routes every served version's resource
+   * to a local source it publishes, and every live peer's discovery has been fetched and lists each of them.
+   *
+   * @param crd     the stored CRD ({@code spec.group}, {@code spec.names.plural}, {@code spec.versions})
+   * @param routing this node's routing snapshot
+   * @return true when every live node serves every served version
+   */
+  static boolean servedByFleet(JsonObject crd, RoutingSnapshot routing) {
+    RoutingSnapshot r = routing;
     if (!r.ready() || !r.awaiting().isEmpty()) {
       return false;
     }
@@ -539,7 +552,7 @@ public final class ApiCrdVerticle extends VerticleBase {
         }
       }
     }
-    return true;
+    return !gvrs.isEmpty();
   }
 
   /** The finalizer controller for one deleted CRD. */
