@@ -234,7 +234,7 @@ public final class ApiCrdVerticle extends VerticleBase {
       public void onInitialEventsEnd(long revision) {
         stored = initial;
         initial = null;
-        LOG.info("stored CustomResourceDefinitions listed at revision " + revision + ": " + stored.size());
+        LOG.fine("stored CustomResourceDefinitions listed at revision " + revision + ": " + stored.size());
         synced.tryComplete();
         try {
           changed();
@@ -245,11 +245,11 @@ public final class ApiCrdVerticle extends VerticleBase {
 
       @Override
       public void onError(StorageException error) {
-        LOG.info("CustomResourceDefinition watch ended: " + error.getMessage() + "; watching again");
+        LOG.fine("CustomResourceDefinition watch ended: " + error.getMessage() + "; watching again");
         vertx.setTimer(1000, t -> startWatch());
       }
     }).onSuccess(w -> watch = w).onFailure(t -> {
-      LOG.info("CustomResourceDefinition watch failed: " + t.getMessage() + "; retrying");
+      LOG.fine("CustomResourceDefinition watch failed: " + t.getMessage() + "; retrying");
       vertx.setTimer(1000, x -> startWatch());
     });
   }
