@@ -207,6 +207,8 @@ public final class Node {
     final FleetViewRef view;
     NodeSourceContext ctx;
     io.mvproxy.api.BuiltinApiSet builtin;
+    /** CRDs created through the API, served like a plugin's (null when no CRD factory is on the class path). */
+    io.mvproxy.node.plugin.ApiCrdVerticle apiCrds;
     io.mvproxy.node.ingress.IngressGroup ingress;
     io.mvproxy.node.audit.AuditFilter audit;
     NodeStorage storage;
@@ -256,8 +258,17 @@ public final class Node {
         return Future.failedFuture(e);
       }
       ctx.namespaces().set(builtin.namespaces());
+      List<io.mvproxy.api.ApiSourceFactory> factories = PluginLoader.discoverFactories();
+      io.mvproxy.api.ApiSourceFactory crdFactory = factories.stream()
+          .filter(f -> f.supports("apiextensions.k8s.io/v1", "CustomResourceDefinition")).findFirst().orElse(null);
+      if (crdFactory != null) {
+        apiCrds = new io.mvproxy.node.plugin.ApiCrdVerticle(ctx, crdFactory, plugins, () -> view.get().routing(),
+            builtin::sources);
+        view.pending(apiCrds::pending);
+      }
       PluginVerticle pluginVerticle = new PluginVerticle(config.pluginDir(),
-          new PluginLoader(privateDir, PluginLoader.discoverFactories()), ctx, plugins);
+          new PluginLoader(privateDir, factories), ctx, plugins,
+          apiCrds == null ? name -> false : apiCrds::isApiCrd);
       registerGauges();
       // only once the first scan loaded every jar: its earlier empty publication would withdraw this node from every
       // stored CRD and add it back (rewriting each CRD, or deleting it when the whole fleet restarts at once)
@@ -267,7 +278,8 @@ public final class Node {
           publishCrds();
         }
       });
-      return vertx.deployVerticle(pluginVerticle).onSuccess(id -> {
+      Future<String> crdsFirst = apiCrds == null ? Future.succeededFuture("") : vertx.deployVerticle(apiCrds);
+      return crdsFirst.compose(c -> vertx.deployVerticle(pluginVerticle)).onSuccess(id -> {
         scanned.set(true);
         publishCrds();
       }).compose(pid -> deployIngress().compose(v -> deployFleet(pid)));
@@ -340,6 +352,9 @@ public final class Node {
         all.add(builtin);
         all.addAll(builtinApis);
         all.addAll(plugins.sources());
+        if (apiCrds != null) {
+          all.addAll(apiCrds.sources());
+        }
         return all;
       };
       Supplier<List<ApiSource>> serving = () -> {
@@ -347,6 +362,9 @@ public final class Node {
         all.add(builtin);
         all.addAll(builtinApis);
         all.addAll(plugins.servingSources());
+        if (apiCrds != null) {
+          all.addAll(apiCrds.servingSources());
+        }
         return all;
       };
       DiscoveryVerticle discovery = new DiscoveryVerticle(config.serverId(), advertise + ":" + port, sources,

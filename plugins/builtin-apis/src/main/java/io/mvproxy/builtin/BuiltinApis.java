@@ -18,7 +18,8 @@ import java.util.function.BiFunction;
  * The built-in API set every node serves, created once per node (not hot-loaded): core {@code v1} namespaces,
  * configmaps, secrets, serviceaccounts, events; {@code coordination.k8s.io/v1} leases;
  * {@code rbac.authorization.k8s.io/v1} roles, rolebindings, clusterroles, clusterrolebindings,
- * {@code apiextensions.k8s.io/v1} customresourcedefinitions (read-only: what the fleet's plugins loaded) (all stored, see
+ * {@code apiextensions.k8s.io/v1} customresourcedefinitions (written through the API, {@link CrdStrategy}, or
+ * published from the fleet's plugins, {@link CrdRegistry}) (all stored, see
  * {@link BuiltinKinds}); and the review APIs of {@link ReviewsApiSource}.
  *
  * @param sources    the API sources, in a fixed order
@@ -58,6 +59,7 @@ public record BuiltinApis(List<ApiSource> sources, NamespaceLifecycle namespaces
   public static BuiltinApis create(ApiSourceContext ctx, NodeAuthorization authorization, ServiceAccountTokens tokens,
                                    BiFunction<String, List<String>, Future<Authenticator.Review>> tokenReview) {
     Namespaces namespaces = new Namespaces();
+    CrdStrategy crdStrategy = new CrdStrategy();
     Map<String, ObjectStrategy> strategies = Map.ofEntries(
         Map.entry("namespaces", namespaces),
         Map.entry("configmaps", new ConfigData(false).then(Printers.configMaps())),
@@ -71,12 +73,13 @@ public record BuiltinApis(List<ApiSource> sources, NamespaceLifecycle namespaces
         Map.entry("rolebindings.rbac.authorization.k8s.io", new Rbac(authorization, true).then(Printers.bindings())),
         Map.entry("clusterrolebindings.rbac.authorization.k8s.io", new Rbac(authorization, true)
             .then(Printers.bindings())),
-        Map.entry(CRDS, new ReadOnlyKind().then(Printers.createdAt())));
+        Map.entry(CRDS, crdStrategy.then(Printers.createdAt())));
     Map<String, CrdApiSource> kinds = BuiltinKinds.create(ctx, strategies);
     Future<Void> ns = namespaces.start(kinds.get("namespaces"), ctx.vertx());
     Future<Void> rbac = new RbacFeed(authorization.index()).start(kinds.get("roles.rbac.authorization.k8s.io"),
         kinds.get("clusterroles.rbac.authorization.k8s.io"), kinds.get("rolebindings.rbac.authorization.k8s.io"),
         kinds.get("clusterrolebindings.rbac.authorization.k8s.io"), ctx.vertx());
+    crdStrategy.useStore(kinds.get(CRDS).store());
     CrdRegistry crds = new CrdRegistry(ctx.vertx(), ctx.serverId(), kinds.get(CRDS).store());
     List<ApiSource> out = new ArrayList<>();
     CrdApiSource accounts = kinds.get("serviceaccounts");

@@ -99,8 +99,11 @@ public final class CrdRegistry {
   }
 
   private Future<Void> upsert(String name, JsonObject manifest, boolean createIfAbsent) {
+    // a CRD created through the API keeps its name: the plugin loader refuses such a plugin, and one that raced
+    // the API's create is not merged into it (never two definitions of one name)
     return store.guaranteedUpdate(name, Preconditions.NONE,
-            cur -> CrdObjects.merge(cur.object(), serverId, manifest, ObjectRules.now())).<Void>mapEmpty()
+            cur -> CrdStrategy.isPluginCrd(cur.object()) ? CrdObjects.merge(cur.object(), serverId, manifest,
+                ObjectRules.now()) : cur.object()).<Void>mapEmpty()
         .recover(t -> !createIfAbsent || !is(t, StorageException.Code.NOT_FOUND) ? Future.failedFuture(t)
             : store.create(name, CrdObjects.merge(null, serverId, manifest, ObjectRules.now())).<Void>mapEmpty()
                 .recover(t2 -> is(t2, StorageException.Code.KEY_EXISTS) ? upsert(name, manifest, false)

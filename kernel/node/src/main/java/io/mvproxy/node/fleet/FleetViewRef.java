@@ -15,6 +15,7 @@ public final class FleetViewRef {
   private static final Logger LOG = Logger.getLogger(FleetViewRef.class.getName());
   private final AtomicReference<FleetView> ref;
   private final List<Consumer<FleetView>> listeners = new CopyOnWriteArrayList<>();
+  private volatile java.util.function.Function<io.mvproxy.api.Gvr, String> pending = g -> null;
 
   /** @param initial the view before the first computation (everything 503) */
   public FleetViewRef(FleetView initial) {
@@ -35,6 +36,24 @@ public final class FleetViewRef {
    */
   public void onChange(Consumer<FleetView> listener) {
     listeners.add(listener);
+  }
+
+  /**
+   * Sets what tells a resource this node will serve shortly (a CustomResourceDefinition created through the API,
+   * stored, whose source is being built here): such a resource is answered 503, never 404, while no node serves it.
+   *
+   * @param pending GVR to the reason it is pending (for the 503's message), or null when it is not
+   */
+  public void pending(java.util.function.Function<io.mvproxy.api.Gvr, String> pending) {
+    this.pending = pending;
+  }
+
+  /**
+   * @param gvr a resource no known server serves
+   * @return why it is about to be served (answer 503), or null (404 is true)
+   */
+  public String pending(io.mvproxy.api.Gvr gvr) {
+    return pending.apply(gvr);
   }
 
   /** @param next the new view */

@@ -61,7 +61,14 @@ public final class ResourceHandler implements Handler<RoutingContext> {
           || routing.awaiting().isEmpty() ? "none" : routing.awaiting().get(0).kind().label());
       unavailable(ctx, u);
     } else {
-      StatusResponses.send(ctx, StatusException.resourceNotFound());
+      // a CustomResourceDefinition created through the API is stored but its source is still being built here
+      String why = view.pending(info.gvr());
+      if (why != null) {
+        metrics.routingUnavailable(Decision.Unavailable.Cause.FLEET_UNKNOWN.label(), "none");
+        unavailable(ctx, new Decision.Unavailable(Decision.Unavailable.Cause.FLEET_UNKNOWN, why));
+      } else {
+        StatusResponses.send(ctx, StatusException.resourceNotFound());
+      }
     }
   }
 

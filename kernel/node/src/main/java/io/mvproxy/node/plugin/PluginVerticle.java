@@ -56,6 +56,7 @@ public final class PluginVerticle extends VerticleBase {
   private final PluginLoader loader;
   private final ApiSourceContext sourceContext;
   private final PluginRegistry registry;
+  private final java.util.function.Predicate<String> apiCrd;
   private WatchService watcher;
   private Thread watchThread;
   private boolean scanning;
@@ -71,6 +72,20 @@ public final class PluginVerticle extends VerticleBase {
    * @param registry      where the current plugins are published
    */
   public PluginVerticle(Path dir, PluginLoader loader, ApiSourceContext sourceContext, PluginRegistry registry) {
+    this(dir, loader, sourceContext, registry, name -> false);
+  }
+
+  /**
+   * @param dir           the plugin folder (created when missing)
+   * @param loader        reads jars
+   * @param sourceContext node services for the sources
+   * @param registry      where the current plugins are published
+   * @param apiCrd        true for the name of a CustomResourceDefinition created through the API: a plugin serving
+   *                      that name is refused (FAILED), the API-created CRD keeps it
+   */
+  public PluginVerticle(Path dir, PluginLoader loader, ApiSourceContext sourceContext, PluginRegistry registry,
+                        java.util.function.Predicate<String> apiCrd) {
+    this.apiCrd = apiCrd;
     this.dir = dir;
     this.loader = loader;
     this.sourceContext = sourceContext;
@@ -252,6 +267,11 @@ public final class PluginVerticle extends VerticleBase {
         .forEach(o -> o.sources().forEach(s -> claims(s).forEach(c -> claimed.put(c, o.fileName()))));
     for (ApiSource s : p.sources()) {
       for (String c : claims(s)) {
+        if (c.startsWith("crd ") && apiCrd.test(c.substring(4))) {
+          closeLater(p, 0);
+          return p.failed("CustomResourceDefinition " + c.substring(4) + " was created through the API"
+              + " (apiextensions.k8s.io/v1); delete it there before a plugin may serve that name");
+        }
         String owner = claimed.get(c);
         if (owner == null && c.startsWith("gv ")) {
           owner = claimed.entrySet().stream().filter(e -> e.getKey().startsWith(c.substring(3) + "/"))
