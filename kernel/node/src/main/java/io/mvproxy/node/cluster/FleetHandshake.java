@@ -53,6 +53,9 @@ public final class FleetHandshake implements MemberSocketInterceptor {
   FleetHandshake(ClusterSecret secret, MemberAllowlist allowlist) {
     this.secret = secret;
     this.allowlist = allowlist;
+    // load the MAC and the random generator now, not during the first handshakes (seconds on a loaded machine,
+    // longer than a discovery probe waits)
+    secret.mac(nonce());
   }
 
   @Override
@@ -98,6 +101,10 @@ public final class FleetHandshake implements MemberSocketInterceptor {
       out.write(concat(MAGIC, na, secret.mac(ACCEPT, nc, na)));
       out.flush();
       byte[] mac = in.readNBytes(NONCE_BYTES);
+      if (mac.length < NONCE_BYTES) {
+        throw new Refused("refused Hazelcast connection from " + socket.getRemoteSocketAddress()
+            + ": it closed the fleet handshake before proving the fleet secret (gave up waiting, or does not hold it)");
+      }
       if (!ClusterSecret.same(secret.mac(CONNECT, nc, na), mac)) {
         throw new Refused("refused Hazelcast connection from " + socket.getRemoteSocketAddress()
             + ": it does not hold the fleet secret (--cluster-secret-file)");

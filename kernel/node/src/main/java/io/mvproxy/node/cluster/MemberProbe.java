@@ -38,6 +38,19 @@ final class MemberProbe {
    *     refused, silent, not Hazelcast or not holding the fleet secret
    */
   static boolean answers(InetSocketAddress address, int timeoutMs, FleetHandshake handshake, String localHost) {
+    return answers(address, timeoutMs, timeoutMs, handshake, localHost);
+  }
+
+  /**
+   * @param address            the member's Hazelcast address
+   * @param timeoutMs          connect and protocol-answer deadline, each, in milliseconds
+   * @param handshakeTimeoutMs deadline of the handshake's answer, in milliseconds
+   * @param handshake          the fleet handshake to pass first ({@link FleetHandshake#connect}), or null
+   * @param localHost          the interface to send from, or null
+   * @return as {@link #answers(InetSocketAddress, int, FleetHandshake, String)}
+   */
+  static boolean answers(InetSocketAddress address, int timeoutMs, int handshakeTimeoutMs, FleetHandshake handshake,
+                         String localHost) {
     if (address.isUnresolved()) {
       return false;
     }
@@ -48,7 +61,7 @@ final class MemberProbe {
       s.connect(address, timeoutMs);
       s.setSoTimeout(timeoutMs);
       if (handshake != null) {
-        handshake.connect(s, timeoutMs);
+        handshake.connect(s, handshakeTimeoutMs);
         s.setSoTimeout(timeoutMs);
       }
       s.getOutputStream().write(CLUSTER_PROTOCOL);

@@ -40,6 +40,11 @@ import java.util.concurrent.Executors;
 public final class ResponsiveMembersDiscovery implements DiscoveryStrategyFactory {
   /** How long (ms) a member has to accept the connection and answer the protocol exchange. */
   static final int PROBE_TIMEOUT_MS = 1000;
+  /**
+   * With the fleet secret, how long (ms) a member has to answer the handshake: its answer comes from Hazelcast's
+   * async executor, not its IO thread, after an HMAC, and a busy machine must not make a live member look frozen.
+   */
+  static final int HANDSHAKE_TIMEOUT_MS = 2000;
   /** Ports tried for a member given without one, as Hazelcast's TCP-IP join does (5701-5703). */
   static final int[] DEFAULT_PORTS = {5701, 5702, 5703};
 
@@ -101,7 +106,8 @@ public final class ResponsiveMembersDiscovery implements DiscoveryStrategyFactor
 
   /**
    * The strategy: on each call probes every candidate address in parallel (one daemon thread each, at most
-   * {@link #PROBE_TIMEOUT_MS} twice), returns the ones that answered.
+   * {@link #PROBE_TIMEOUT_MS} twice, plus {@link #HANDSHAKE_TIMEOUT_MS} with the fleet secret), returns the ones that
+   * answered.
    */
   static final class Strategy extends AbstractDiscoveryStrategy {
     private final List<String> members;
@@ -131,7 +137,8 @@ public final class ResponsiveMembersDiscovery implements DiscoveryStrategyFactor
       List<CompletableFuture<DiscoveryNode>> pending = new ArrayList<>();
       for (String m : members) {
         for (InetSocketAddress a : candidates(m)) {
-          pending.add(CompletableFuture.supplyAsync(() -> MemberProbe.answers(a, PROBE_TIMEOUT_MS, handshake, localHost)
+          pending.add(CompletableFuture.supplyAsync(() -> MemberProbe.answers(a, PROBE_TIMEOUT_MS, HANDSHAKE_TIMEOUT_MS, handshake,
+              localHost)
               ? node(a) : null,
               probes));
         }
