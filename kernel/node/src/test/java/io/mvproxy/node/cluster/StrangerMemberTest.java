@@ -28,9 +28,10 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The cluster port as an attacker sees it: a fleet node joined through the project's own code ({@link ClusterJoin},
  * {@link HazelcastConfigFactory}), then a stranger with the project's own Hazelcast jar that knows only the cluster
- * name: a plain member (TCP-IP join) and a plain Hazelcast client.
+ * name: a plain member (TCP-IP join) and a plain Hazelcast client. Tagged fleet (like {@link ClusterJoinTest}):
+ * in-process, but real Hazelcast members joining and giving up take about 40 s in all.
  */
-@Tag("unit")
+@Tag("fleet")
 class StrangerMemberTest {
   /** How long the stranger member tries to join before it gives up (Hazelcast's default: 300 s). */
   static final int STRANGER_JOIN_SECONDS = 8;
