@@ -29,14 +29,6 @@ public final class HazelcastConfigFactory {
   }
 
   /**
-   * @param config the node config (cluster name, host, port, members)
-   * @return a Hazelcast config ready for {@code new HazelcastClusterManager(config)} (without a cluster secret)
-   */
-  public static Config create(NodeConfig config) {
-    return create(config, handshake(config));
-  }
-
-  /**
    * @param config the node config ({@code --cluster-secret-file}, {@code --cluster-members}, {@code --cluster-host})
    * @return the handshake every member connection must pass, or null when no cluster secret is configured
    * @throws IllegalArgumentException when the secret file cannot be read or is too short
