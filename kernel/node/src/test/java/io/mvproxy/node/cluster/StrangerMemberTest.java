@@ -40,6 +40,7 @@ class StrangerMemberTest {
   Path dir;
 
   private final List<AutoCloseable> open = new ArrayList<>();
+  private final java.util.Map<HazelcastInstance, ClusterJoin.Joined> joined = new java.util.HashMap<>();
 
   @AfterEach
   void close() throws Exception {
@@ -142,6 +143,15 @@ class StrangerMemberTest {
     assertEquals(2, b.getCluster().getMembers().size(), "a member with the secret joins");
     assertEquals(2, a.getCluster().getMembers().size());
     assertEquals("s3cr3t", b.getMap("fleet-data").get("secret"));
+
+    // Vert.x leaves a member it did not start running: the node's own manager shuts it down on close
+    joined.get(b).vertx().close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    assertFalse(b.getLifecycleService().isRunning(), "closing the node's Vert.x shut its member down");
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (a.getCluster().getMembers().size() > 1 && System.nanoTime() < until) {
+      Thread.sleep(20);
+    }
+    assertEquals(1, a.getCluster().getMembers().size(), "and it left the cluster");
   }
 
   private Path secret(String name) throws Exception {
@@ -165,6 +175,7 @@ class StrangerMemberTest {
             new EventBusOptions().setHost(host).setPort(0)), Duration.ofSeconds(30), e -> { })
         .toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
     open.add(() -> joined.vertx().close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS));
+    this.joined.put(joined.manager().getHazelcastInstance(), joined);
     return joined.manager().getHazelcastInstance();
   }
 
