@@ -105,7 +105,7 @@ public final class FleetHandshake implements MemberSocketInterceptor {
         throw new Refused("refused Hazelcast connection from " + socket.getRemoteSocketAddress()
             + ": it closed the fleet handshake before proving the fleet secret (gave up waiting, or does not hold it)");
       }
-      if (!ClusterSecret.same(secret.mac(CONNECT, nc, na), mac)) {
+      if (!secret.verifies(mac, CONNECT, nc, na)) {
         throw new Refused("refused Hazelcast connection from " + socket.getRemoteSocketAddress()
             + ": it does not hold the fleet secret (--cluster-secret-file)");
       }
@@ -151,7 +151,7 @@ public final class FleetHandshake implements MemberSocketInterceptor {
         throw new Refused("Hazelcast member " + socket.getRemoteSocketAddress() + " closed the fleet handshake "
             + "(it refused this node's address or runs without --cluster-secret-file)");
       }
-      if (!ClusterSecret.same(secret.mac(ACCEPT, nc, na), mac)) {
+      if (!secret.verifies(mac, ACCEPT, nc, na)) {
         throw new Refused("Hazelcast member " + socket.getRemoteSocketAddress() + " does not hold the fleet secret "
             + "(--cluster-secret-file)");
       }

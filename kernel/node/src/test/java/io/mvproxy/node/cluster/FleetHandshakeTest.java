@@ -129,11 +129,38 @@ class FleetHandshakeTest {
     assertFalse(a.allows(null));
   }
 
+  /** Rotation: a node whose file lists the new secret first still talks to one that lists it second, and back. */
+  @Test
+  void aSecondLineIsAcceptedSoTheSecretRotatesWithRollingRestarts() throws Exception {
+    String oldKey = ClusterSecret.generate(new SecureRandom());
+    String newKey = ClusterSecret.generate(new SecureRandom());
+    Files.writeString(dir.resolve("old"), oldKey);
+    Files.writeString(dir.resolve("old-new"), oldKey + "\n" + newKey);
+    Files.writeString(dir.resolve("new-old"), newKey + oldKey);
+    Files.writeString(dir.resolve("new"), newKey);
+    List<String> stages = List.of("old", "old-new", "new-old", "new");
+    for (int i = 0; i + 1 < stages.size(); i++) {
+      for (String[] pair : List.of(new String[] {stages.get(i), stages.get(i + 1)},
+          new String[] {stages.get(i + 1), stages.get(i)})) {
+        FleetHandshake acceptor = new FleetHandshake(ClusterSecret.read(dir.resolve(pair[0])), null);
+        FleetHandshake connector = new FleetHandshake(ClusterSecret.read(dir.resolve(pair[1])), null);
+        assertEquals(null, accept(acceptor, connector::onConnect, "127.0.0.1"), pair[0] + " accepts " + pair[1]);
+      }
+    }
+    FleetHandshake acceptor = new FleetHandshake(ClusterSecret.read(dir.resolve("old")), null);
+    FleetHandshake connector = new FleetHandshake(ClusterSecret.read(dir.resolve("new")), null);
+    assertTrue(accept(acceptor, connector::onConnect, "127.0.0.1") instanceof FleetHandshake.Refused,
+        "old alone and new alone do not meet");
+  }
+
   @Test
   void aShortSecretIsRefused() throws Exception {
     Path p = dir.resolve("short");
     Files.writeString(p, "x".repeat(ClusterSecret.MIN_BYTES - 1) + "\n");
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ClusterSecret.read(p));
     assertTrue(e.getMessage().contains("at least 32"), e.getMessage());
+    Files.writeString(p, "\n  \n");
+    e = assertThrows(IllegalArgumentException.class, () -> ClusterSecret.read(p));
+    assertTrue(e.getMessage().contains("holds no secret"), e.getMessage());
   }
 }
