@@ -111,6 +111,7 @@ public final class ClusterSecret {
     }
   }
 
+  /** @return how many secrets, never their bytes */
   @Override
   public String toString() {
     return "ClusterSecret[" + keys.size() + " secret(s)]";

@@ -58,6 +58,7 @@ public final class FleetHandshake implements MemberSocketInterceptor {
     secret.mac(nonce());
   }
 
+  /** Hazelcast's configuration hook: nothing to read (the handshake is configured in code). */
   @Override
   public void init(Properties properties) {
   }

@@ -23,6 +23,10 @@ final class FleetNodeContext extends DefaultNodeContext {
     this.handshake = handshake;
   }
 
+  /**
+   * @param node the starting Hazelcast node
+   * @return Hazelcast's default extension, with {@link FleetHandshake} as its member socket interceptor
+   */
   @Override
   public NodeExtension createNodeExtension(Node node) {
     return new DefaultNodeExtension(node) {
