@@ -111,7 +111,9 @@ public final class FleetHarness implements AutoCloseable {
           // every node signs and verifies service account tokens with the fleet's one key pair
           .put("serviceAccountIssuer", new JsonArray().add(SERVICE_ACCOUNT_ISSUER))
           .put("serviceAccountSigningKeyFile", pki.serviceAccountKey().toString())
-          .put("serviceAccountKeyFile", pki.serviceAccountPublicKey().toString());
+          .put("serviceAccountKeyFile", pki.serviceAccountPublicKey().toString())
+          // the Hazelcast port accepts only members holding the fleet secret (StrangerMemberTest)
+          .put("clusterSecretFile", pki.clusterSecret().toString());
       Path config = dir.resolve(n + ".json");
       Files.writeString(config, cfg.encodePrettily());
       nodes.put(n, new NodeProc(n, ports.get(n), hz.get(n), config, dir.resolve(n + ".log")));

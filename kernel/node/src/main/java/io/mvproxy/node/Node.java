@@ -164,6 +164,13 @@ public final class Node {
       LOG.warning(ConfigKey.PEER_ADVERTISE_IP.flag() + " and " + ConfigKey.PEER_ADVERTISE_PORT.flag()
           + " are used only together (as in kube-apiserver); peers will use " + config.peerHost() + " and the secure port");
     }
+    if (config.clusterSecretFile() == null) {
+      LOG.warning("fleet security is off: " + ConfigKey.CLUSTER_SECRET_FILE.flag() + " is not set, so anything that "
+          + "reaches the Hazelcast port " + config.clusterHost() + ":" + config.clusterPort() + " and knows the cluster "
+          + "name joins the cluster" + (io.mvproxy.storage.StorageConfig.MEMORY.equals(config.storage().backend())
+          ? " and reads and writes every object (--storage-backend=memory)" : "")
+          + "; firewall it to the fleet's members (README \"Security of the fleet's links\")");
+    }
     if (config.clientCaFile() == null && config.tokenAuthFile() == null) {
       LOG.warning("neither " + ConfigKey.CLIENT_CA_FILE.flag() + " nor " + ConfigKey.TOKEN_AUTH_FILE.flag()
           + " is set: every request except health checks will get 401");

@@ -54,8 +54,9 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
  * {@code --requestheader-client-ca-file}), {@code <node>.crt/.key} (serving cert), {@code <node>-proxy-client.crt/.key}
  * (CN {@value #PROXY_CLIENT_CN}; {@code --proxy-client-cert-file}), {@code admin.crt/.key} (CN admin, O
  * system:masters), {@code sa.key}/{@code sa.pub} (RSA 2048 key pair of the service account tokens, as kubeadm's:
- * {@code --service-account-signing-key-file} and {@code --service-account-key-file} of every node), {@code kubeconfig},
- * {@code README.md}.
+ * {@code --service-account-signing-key-file} and {@code --service-account-key-file} of every node),
+ * {@code cluster-secret} (32 random bytes, base64: the fleet secret, {@code --cluster-secret-file} of every node),
+ * {@code kubeconfig}, {@code README.md}.
  */
 public final class DevPki {
   /** Common name of every node's proxy client certificate; the value for {@code --requestheader-allowed-names}. */
@@ -166,6 +167,7 @@ public final class DevPki {
     Issued admin = leaf("admin", name("admin", "system:masters"), ca, v, List.of(),
         new KeyPurposeId[] {KeyPurposeId.id_kp_clientAuth}, written);
     serviceAccountKeys(written);
+    clusterSecret(written);
     boolean credentialsChanged = written.contains(caCert()) || written.contains(adminCert());
     if (credentialsChanged || !DevPkiDocs.hasContexts(kubeconfig(), options.nodes())) {
       write(kubeconfig(), DevPkiDocs.kubeconfig(options, ca.cert(), admin.cert(), admin.key()), true, written);
@@ -184,6 +186,24 @@ public final class DevPki {
   /** @return {@code sa.pub}: PEM public key verifying service account tokens */
   public Path serviceAccountPublicKey() {
     return dir.resolve("sa.pub");
+  }
+
+  /**
+   * @return {@code cluster-secret}: the fleet's shared secret (32 random bytes, base64, one line; mode 0600), the
+   *     {@code --cluster-secret-file} of every node
+   */
+  public Path clusterSecret() {
+    return dir.resolve("cluster-secret");
+  }
+
+  /** Writes {@code cluster-secret} when it is missing (an existing one is kept: the running fleet shares it). */
+  private void clusterSecret(List<Path> written) throws IOException {
+    if (Files.exists(clusterSecret())) {
+      return;
+    }
+    byte[] b = new byte[32];
+    random.nextBytes(b);
+    write(clusterSecret(), java.util.Base64.getEncoder().encodeToString(b) + "\n", true, written);
   }
 
   /** Writes {@code sa.key} and {@code sa.pub} when either is missing (kubeadm's RSA 2048 pair). */

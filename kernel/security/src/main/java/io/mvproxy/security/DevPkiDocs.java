@@ -81,6 +81,8 @@ final class DevPkiDocs {
         + "| `admin.crt`, `admin.key` | admin user client cert, CN `admin`, O `system:masters` | kubectl |\n"
         + "| `sa.key`, `sa.pub` | RSA key pair of the service account tokens (the same on every node) | "
         + "`--service-account-signing-key-file`, `--service-account-key-file` |\n"
+        + "| `cluster-secret` | the fleet secret: Hazelcast accepts a member connection only with it (the same on "
+        + "every node) | `--cluster-secret-file` |\n"
         + "| `kubeconfig` | one cluster and context per node (context name = node name), user `admin` | "
         + "`kubectl --kubeconfig kubeconfig --context " + first + " ...` |\n\n"
         + "Nodes: " + String.join(", ", o.nodes()) + "\n";

@@ -32,11 +32,19 @@ class DevPkiTest {
     DevPki pki = new DevPki(dir);
     List<Path> written = pki.generate(NODES, List.of("10.1.2.3", "api.example.com", "[fd00::1]"), Map.of());
     for (String f : List.of("ca.crt", "ca.key", "front-proxy-ca.crt", "front-proxy-ca.key", "admin.crt", "admin.key",
-        "kubeconfig", "README.md", "node-a.crt", "node-a.key", "node-c-proxy-client.crt", "node-c-proxy-client.key", "sa.key", "sa.pub")) {
+        "kubeconfig", "README.md", "node-a.crt", "node-a.key", "node-c-proxy-client.crt", "node-c-proxy-client.key", "sa.key", "sa.pub",
+        "cluster-secret")) {
       assertTrue(Files.isRegularFile(dir.resolve(f)), f);
       assertTrue(written.contains(dir.resolve(f)), f);
     }
-    assertEquals(2 * 2 + 3 * 4 + 2 + 2 + 2, written.size());
+    assertEquals(2 * 2 + 3 * 4 + 2 + 2 + 2 + 1, written.size());
+    // the fleet secret: 32 random bytes, base64, readable by the owner only; kept when the PKI is generated again
+    String secret = Files.readString(pki.clusterSecret()).strip();
+    assertEquals(32, java.util.Base64.getDecoder().decode(secret).length);
+    assertEquals(java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"),
+        Files.getPosixFilePermissions(pki.clusterSecret()));
+    assertFalse(pki.generate(NODES, List.of(), Map.of()).contains(pki.clusterSecret()));
+    assertEquals(secret, Files.readString(pki.clusterSecret()).strip());
     assertTrue(Files.readString(pki.serviceAccountPublicKey()).startsWith("-----BEGIN PUBLIC KEY-----"));
     assertTrue(Files.readString(pki.caCert()).startsWith("-----BEGIN CERTIFICATE-----"));
     assertTrue(Files.readString(dir.resolve("ca.key")).startsWith("-----BEGIN PRIVATE KEY-----"));

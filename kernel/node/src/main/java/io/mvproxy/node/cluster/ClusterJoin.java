@@ -17,7 +17,9 @@ import java.util.logging.Logger;
  * for a while. During a split-brain merge Hazelcast sets the cluster state {@code FROZEN}, and a member that tries
  * to join then fails its join check and is shut down ("Node failed to start!"): a transient condition, like a
  * kube-apiserver starting while etcd elects a leader, so the join is retried with back-off (1, 2, 4, then every
- * 5 s) until the budget is spent, each attempt with a fresh cluster manager.
+ * 5 s) until the budget is spent, each attempt with a fresh cluster manager. With {@code --cluster-secret-file} the
+ * member is started here, through {@link FleetNodeContext} ({@link FleetClusterManager}), so that every member
+ * connection passes the {@link FleetHandshake}.
  */
 public final class ClusterJoin {
   private static final Logger LOG = Logger.getLogger(ClusterJoin.class.getName());
@@ -51,10 +53,25 @@ public final class ClusterJoin {
 
   private static void attempt(NodeConfig config, VertxOptions options, long deadline, long backoffMs,
                               Consumer<Throwable> onRetry, Promise<Joined> done) {
-    HazelcastClusterManager mgr = new HazelcastClusterManager(HazelcastConfigFactory.create(config));
-    Vertx.builder().with(options).withClusterManager(mgr).buildClustered().onComplete(ar -> {
+    FleetHandshake handshake;
+    try {
+      handshake = HazelcastConfigFactory.handshake(config);
+    } catch (IllegalArgumentException e) {
+      done.fail(e);
+      return;
+    }
+    Future<HazelcastClusterManager> manager = handshake == null
+        ? Future.succeededFuture(new HazelcastClusterManager(HazelcastConfigFactory.create(config, null)))
+        : startMember(config, handshake);
+    manager.compose(mgr -> Vertx.builder().with(options).withClusterManager(mgr).buildClustered()
+        .map(v -> new Joined(v, mgr))
+        .onFailure(e -> {
+          if (mgr instanceof FleetClusterManager f) {
+            new Thread(f::shutdownMember, "mvproxy-hazelcast-shutdown").start();
+          }
+        })).onComplete(ar -> {
       if (ar.succeeded()) {
-        done.complete(new Joined(ar.result(), mgr));
+        done.complete(ar.result());
         return;
       }
       Throwable e = ar.cause();
@@ -69,6 +86,24 @@ public final class ClusterJoin {
       CompletableFuture.delayedExecutor(backoffMs, TimeUnit.MILLISECONDS).execute(() ->
           attempt(config, options, deadline, Math.min(MAX_BACKOFF_MS, backoffMs * 2), onRetry, done));
     });
+  }
+
+  /**
+   * Starts a member that runs the fleet handshake on every connection, on a thread of its own (Hazelcast's start
+   * blocks while it joins).
+   */
+  private static Future<HazelcastClusterManager> startMember(NodeConfig config, FleetHandshake handshake) {
+    Promise<HazelcastClusterManager> p = Promise.promise();
+    Thread t = new Thread(() -> {
+      try {
+        p.complete(FleetClusterManager.start(HazelcastConfigFactory.create(config, handshake), handshake));
+      } catch (Throwable e) {
+        p.fail(e);
+      }
+    }, "mvproxy-hazelcast-start");
+    t.setDaemon(true);
+    t.start();
+    return p.future();
   }
 
   /**

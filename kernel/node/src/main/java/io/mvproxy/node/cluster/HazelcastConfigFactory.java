@@ -12,7 +12,9 @@ import java.util.List;
  * ({@link ResponsiveMembersDiscovery}, in place of Hazelcast's TCP-IP joiner), no
  * multicast, no auto-detection, no phone-home, bound to {@code --cluster-host} only, and fast failure detection
  * (stack-notes.md "Hazelcast on loopback"); with the {@code memory} storage backend, the storage structures'
- * split-brain protection and merge policy ({@link io.mvproxy.storage.MemoryClusterConfig}).
+ * split-brain protection and merge policy ({@link io.mvproxy.storage.MemoryClusterConfig}); with
+ * {@code --cluster-secret-file}, the socket interceptor that refuses strangers ({@link FleetHandshake}; the member
+ * must then be started through {@link FleetNodeContext}, as {@link ClusterJoin} does).
  */
 public final class HazelcastConfigFactory {
   /** Heartbeat interval, seconds: 1 s so a frozen member is suspected quickly. */
@@ -27,10 +29,26 @@ public final class HazelcastConfigFactory {
   }
 
   /**
-   * @param config the node config (cluster name, host, port, members)
-   * @return a Hazelcast config ready for {@code new HazelcastClusterManager(config)}
+   * @param config the node config ({@code --cluster-secret-file}, {@code --cluster-members}, {@code --cluster-host})
+   * @return the handshake every member connection must pass, or null when no cluster secret is configured
+   * @throws IllegalArgumentException when the secret file cannot be read or is too short
    */
-  public static Config create(NodeConfig config) {
+  public static FleetHandshake handshake(NodeConfig config) {
+    if (config.clusterSecretFile() == null) {
+      return null;
+    }
+    List<String> members = config.clusterMembers().isEmpty() ? List.of(config.clusterHost()) : config.clusterMembers();
+    return new FleetHandshake(ClusterSecret.read(config.clusterSecretFile()),
+        new MemberAllowlist(members, config.clusterHost()));
+  }
+
+  /**
+   * @param config    the node config (cluster name, host, port, members)
+   * @param handshake {@link #handshake}: non-null turns the socket interceptor on (every accepted and opened member
+   *                  connection passes it; the member must be created with a {@link FleetNodeContext})
+   * @return a Hazelcast config
+   */
+  static Config create(NodeConfig config, FleetHandshake handshake) {
     Config hz = ConfigUtil.loadConfig();
     hz.setClusterName(config.clusterName());
     hz.setProperty("hazelcast.phone.home.enabled", "false");
@@ -56,7 +74,11 @@ public final class HazelcastConfigFactory {
         : config.clusterMembers().stream().map(HazelcastConfigFactory::resolved).toList();
     join.getDiscoveryConfig().getDiscoveryStrategyConfigs().clear();
     join.getDiscoveryConfig().addDiscoveryStrategyConfig(
-        new DiscoveryStrategyConfig(new ResponsiveMembersDiscovery(members)));
+        new DiscoveryStrategyConfig(new ResponsiveMembersDiscovery(members, handshake, config.clusterHost())));
+    if (handshake != null) {
+      hz.getNetworkConfig().setSocketInterceptorConfig(
+          new com.hazelcast.config.SocketInterceptorConfig().setEnabled(true).setImplementation(handshake));
+    }
     if (io.mvproxy.storage.StorageConfig.MEMORY.equals(config.storage().backend())) {
       io.mvproxy.storage.MemoryClusterConfig.apply(hz, config.clusterMembers().size(), config.storage());
     }

@@ -26,12 +26,44 @@ final class MemberProbe {
    * @return true when the member answered the protocol header in time; false when refused, silent or not Hazelcast
    */
   static boolean answers(InetSocketAddress address, int timeoutMs) {
+    return answers(address, timeoutMs, null, null);
+  }
+
+  /**
+   * @param address   the member's Hazelcast address
+   * @param timeoutMs connect and answer deadline, each, in milliseconds
+   * @param handshake the fleet handshake to pass first ({@link FleetHandshake#connect}), or null
+   * @param localHost the interface to send from (the members' allowlists hold {@code --cluster-host}), or null
+   * @return true when the member passed the handshake (if any) and answered the protocol header in time; false when
+   *     refused, silent, not Hazelcast or not holding the fleet secret
+   */
+  static boolean answers(InetSocketAddress address, int timeoutMs, FleetHandshake handshake, String localHost) {
+    return answers(address, timeoutMs, timeoutMs, handshake, localHost);
+  }
+
+  /**
+   * @param address            the member's Hazelcast address
+   * @param timeoutMs          connect and protocol-answer deadline, each, in milliseconds
+   * @param handshakeTimeoutMs deadline of the handshake's answer, in milliseconds
+   * @param handshake          the fleet handshake to pass first ({@link FleetHandshake#connect}), or null
+   * @param localHost          the interface to send from, or null
+   * @return as {@link #answers(InetSocketAddress, int, FleetHandshake, String)}
+   */
+  static boolean answers(InetSocketAddress address, int timeoutMs, int handshakeTimeoutMs, FleetHandshake handshake,
+                         String localHost) {
     if (address.isUnresolved()) {
       return false;
     }
     try (Socket s = new Socket()) {
+      if (localHost != null) {
+        s.bind(new InetSocketAddress(localHost, 0));
+      }
       s.connect(address, timeoutMs);
       s.setSoTimeout(timeoutMs);
+      if (handshake != null) {
+        handshake.connect(s, handshakeTimeoutMs);
+        s.setSoTimeout(timeoutMs);
+      }
       s.getOutputStream().write(CLUSTER_PROTOCOL);
       s.getOutputStream().flush();
       InputStream in = s.getInputStream();

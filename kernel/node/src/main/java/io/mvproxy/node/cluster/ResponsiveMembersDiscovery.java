@@ -33,21 +33,43 @@ import java.util.concurrent.Executors;
  * {@code hazelcast.merge.next.run.delay.seconds}, so without this filter each frozen member triggered it within
  * seconds. Members of the cluster are still watched by Hazelcast's heartbeats as before; this only decides whom
  * to contact to join or merge.
+ *
+ * <p>With the fleet secret, a probe first passes the {@link FleetHandshake} as any member connection does: a member
+ * without the secret (or not a fleet member) does not answer it and is not contacted.
  */
 public final class ResponsiveMembersDiscovery implements DiscoveryStrategyFactory {
   /** How long (ms) a member has to accept the connection and answer the protocol exchange. */
   static final int PROBE_TIMEOUT_MS = 1000;
+  /**
+   * With the fleet secret, how long (ms) a member has to answer the handshake: its answer comes from Hazelcast's
+   * async executor, not its IO thread, after an HMAC, and a busy machine must not make a live member look frozen.
+   */
+  static final int HANDSHAKE_TIMEOUT_MS = 2000;
   /** Ports tried for a member given without one, as Hazelcast's TCP-IP join does (5701-5703). */
   static final int[] DEFAULT_PORTS = {5701, 5702, 5703};
 
   private final List<String> members;
+  private final FleetHandshake handshake;
+  private final String localHost;
 
   /**
    * @param members {@code host[:port]} addresses of {@code --cluster-members}, host names already resolved
    *     ({@link HazelcastConfigFactory#resolved}); may include this node's own address (Hazelcast skips it)
    */
   public ResponsiveMembersDiscovery(List<String> members) {
+    this(members, null, null);
+  }
+
+  /**
+   * @param members   as {@link #ResponsiveMembersDiscovery(List)}
+   * @param handshake the fleet handshake the probes pass first (members refuse any other connection), or null
+   * @param localHost with a handshake, the interface probes are sent from ({@code --cluster-host}: the members'
+   *                  allowlists hold it), or null
+   */
+  public ResponsiveMembersDiscovery(List<String> members, FleetHandshake handshake, String localHost) {
     this.members = List.copyOf(members);
+    this.handshake = handshake;
+    this.localHost = localHost;
   }
 
   @Override
@@ -58,7 +80,7 @@ public final class ResponsiveMembersDiscovery implements DiscoveryStrategyFactor
   @Override
   public DiscoveryStrategy newDiscoveryStrategy(DiscoveryNode discoveryNode, ILogger logger,
                                                 Map<String, Comparable> properties) {
-    return new Strategy(logger, properties, members);
+    return new Strategy(logger, properties, members, handshake, localHost);
   }
 
   @Override
@@ -84,19 +106,25 @@ public final class ResponsiveMembersDiscovery implements DiscoveryStrategyFactor
 
   /**
    * The strategy: on each call probes every candidate address in parallel (one daemon thread each, at most
-   * {@link #PROBE_TIMEOUT_MS} twice), returns the ones that answered.
+   * {@link #PROBE_TIMEOUT_MS} twice, plus {@link #HANDSHAKE_TIMEOUT_MS} with the fleet secret), returns the ones that
+   * answered.
    */
   static final class Strategy extends AbstractDiscoveryStrategy {
     private final List<String> members;
+    private final FleetHandshake handshake;
+    private final String localHost;
     private final ExecutorService probes = Executors.newCachedThreadPool(r -> {
       Thread t = new Thread(r, "mvproxy-member-probe");
       t.setDaemon(true);
       return t;
     });
 
-    Strategy(ILogger logger, Map<String, Comparable> properties, List<String> members) {
+    Strategy(ILogger logger, Map<String, Comparable> properties, List<String> members, FleetHandshake handshake,
+             String localHost) {
       super(logger, properties);
       this.members = members;
+      this.handshake = handshake;
+      this.localHost = localHost;
     }
 
     @Override
@@ -109,7 +137,9 @@ public final class ResponsiveMembersDiscovery implements DiscoveryStrategyFactor
       List<CompletableFuture<DiscoveryNode>> pending = new ArrayList<>();
       for (String m : members) {
         for (InetSocketAddress a : candidates(m)) {
-          pending.add(CompletableFuture.supplyAsync(() -> MemberProbe.answers(a, PROBE_TIMEOUT_MS) ? node(a) : null,
+          pending.add(CompletableFuture.supplyAsync(() -> MemberProbe.answers(a, PROBE_TIMEOUT_MS, HANDSHAKE_TIMEOUT_MS, handshake,
+              localHost)
+              ? node(a) : null,
               probes));
         }
       }

@@ -32,6 +32,7 @@ public enum ConfigKey {
   CLUSTER_HOST("clusterHost", Type.IP, "127.0.0.1", "Interface the Hazelcast member and the event bus (mutual TLS) bind to; Hazelcast there is unauthenticated: reachable by fleet members only."),
   CLUSTER_PORT("clusterPort", Type.PORT, "5701", "Hazelcast member port (the next free port is taken when busy); firewall it to fleet members: whoever reaches it joins the cluster."),
   CLUSTER_MEMBERS("clusterMembers", Type.LIST, "", "Comma-separated host:port of members to join (default: clusterHost:5701-5703)."),
+  CLUSTER_SECRET_FILE("clusterSecretFile", Type.FILE, null, "File holding the fleet's shared secret (at least 32 bytes; bin/mvproxy pki writes cluster-secret), the same on every node (several lines during a rotation: the first proves, any is accepted): a Hazelcast connection is then accepted only from a cluster-members address that proves it holds the secret (HMAC-SHA256 challenge/response). Without it the Hazelcast port is open to anyone who reaches it."),
   SERVICE_RESOLUTION("serviceResolution", Type.MAP, "", "Where APIService backends live: namespace/name:port=https://host:port pairs (JSON object or comma list)."),
   LOGGING_FORMAT("loggingFormat", Type.STRING, "text", "Log format: text or json (one JSON object per line), as kube-apiserver's --logging-format."),
   SHUTDOWN_GRACE_PERIOD_SECONDS("shutdownGracePeriodSeconds", Type.INT, "10", "Seconds in-flight requests may take to finish on shutdown."),

@@ -143,7 +143,7 @@ public final class ConfigLoader {
         v.file(ConfigKey.CLIENT_CA_FILE), v.file(ConfigKey.TOKEN_AUTH_FILE), peerCa, proxyCert, proxyKey,
         v.file(ConfigKey.REQUESTHEADER_CLIENT_CA_FILE), v.list(ConfigKey.REQUESTHEADER_ALLOWED_NAMES), gate,
         v.dir(ConfigKey.PLUGIN_DIR), v.string(ConfigKey.CLUSTER_NAME), v.ip(ConfigKey.CLUSTER_HOST),
-        v.port(ConfigKey.CLUSTER_PORT), members, Duration.ofSeconds(v.integer(ConfigKey.SHUTDOWN_GRACE_PERIOD_SECONDS)),
+        v.port(ConfigKey.CLUSTER_PORT), members, clusterSecretFile(v), Duration.ofSeconds(v.integer(ConfigKey.SHUTDOWN_GRACE_PERIOD_SECONDS)),
         v.map(ConfigKey.SERVICE_RESOLUTION), v.oneOf(ConfigKey.LOGGING_FORMAT, "text", "json"),
         authorizationModes(v.list(ConfigKey.AUTHORIZATION_MODE)),
         new NodeConfig.ServingLimits(v.duration(ConfigKey.REQUEST_TIMEOUT), v.integer(ConfigKey.MAX_REQUESTS_INFLIGHT),
@@ -193,6 +193,19 @@ public final class ConfigLoader {
         new NodeConfig.WebhookBatch(v.integer(ConfigKey.AUDIT_WEBHOOK_BATCH_BUFFER_SIZE),
             v.integer(ConfigKey.AUDIT_WEBHOOK_BATCH_MAX_SIZE), v.duration(ConfigKey.AUDIT_WEBHOOK_BATCH_MAX_WAIT),
             v.duration(ConfigKey.AUDIT_WEBHOOK_INITIAL_BACKOFF)));
+  }
+
+  /** @return {@code --cluster-secret-file}, read once here so that a short or unreadable secret fails naming the key */
+  private static Path clusterSecretFile(Values v) {
+    Path p = v.file(ConfigKey.CLUSTER_SECRET_FILE);
+    if (p != null) {
+      try {
+        io.mvproxy.node.cluster.ClusterSecret.read(p);
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException(ConfigKey.CLUSTER_SECRET_FILE, e.getMessage());
+      }
+    }
+    return p;
   }
 
   /** @return {@code --ingress-instances}, 0 meaning one per CPU core; negative or above 256 fails naming the key */

@@ -29,6 +29,7 @@ import java.util.List;
  * @param clusterHost               Hazelcast / event-bus interface
  * @param clusterPort               Hazelcast port
  * @param clusterMembers            host:port members to join
+ * @param clusterSecretFile         the fleet's shared secret ({@code --cluster-secret-file}, checked at load) or null
  * @param shutdownGracePeriod       drain time on shutdown
  * @param serviceResolution         {@code namespace/name:port} to backend base URL, for APIService sources
  * @param loggingFormat             {@code text} or {@code json}
@@ -47,6 +48,7 @@ public record NodeConfig(String serverId, String bindAddress, int securePort, St
                          Path proxyClientCertFile, Path proxyClientKeyFile, Path requestheaderClientCaFile,
                          List<String> requestheaderAllowedNames, boolean peerProxyEnabled, Path pluginDir,
                          String clusterName, String clusterHost, int clusterPort, List<String> clusterMembers,
+                         Path clusterSecretFile,
                          Duration shutdownGracePeriod, java.util.Map<String, String> serviceResolution,
                          String loggingFormat, List<String> authorizationModes, ServingLimits serving,
                          io.mvproxy.storage.StorageConfig storage,

@@ -116,7 +116,8 @@ public final class RehearsalFleet implements AutoCloseable {
           .put("proxyClientCertFile", pki.proxyClientCert(n).toString())
           .put("proxyClientKeyFile", pki.proxyClientKey(n).toString())
           .put("pluginDir", plugins.toString()).put("clusterName", cluster).put("clusterHost", "127.0.0.1")
-          .put("clusterPort", hz.get(n)).put("clusterMembers", members);
+          .put("clusterPort", hz.get(n)).put("clusterMembers", members)
+          .put("clusterSecretFile", pki.clusterSecret().toString());
       if (gate) {
         cfg.put("peerCaFile", pki.caCert().toString());
       } else {

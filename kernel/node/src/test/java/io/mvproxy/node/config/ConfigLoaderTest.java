@@ -88,6 +88,19 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void clusterSecretFileIsCheckedAtLoad() throws Exception {
+    assertNull(ConfigLoader.load(file, List.of()).clusterSecretFile(), "unset: fleet security off");
+    Files.writeString(dir.resolve("cluster-secret"), "  " + "k".repeat(32) + "\n");
+    write(new JsonObject().put("clusterSecretFile", "cluster-secret"));
+    assertEquals(dir.resolve("cluster-secret"), ConfigLoader.load(file, List.of()).clusterSecretFile());
+    Files.writeString(dir.resolve("short"), "k".repeat(31) + "\n");
+    String m = error(List.of("--cluster-secret-file=" + dir.resolve("short")));
+    assertTrue(m.contains("--cluster-secret-file") && m.contains("at least 32"), m);
+    m = error(List.of("--cluster-secret-file=" + dir.resolve("missing")));
+    assertTrue(m.contains("--cluster-secret-file") && m.contains("not found"), m);
+  }
+
+  @Test
   void flagsOverrideTheFileInBothSpellings() {
     NodeConfig c = ConfigLoader.load(file, List.of("--secure-port=7443", "--server-id", "n1",
         "--cluster-members=127.0.0.1:5701,127.0.0.1:5702", "--requestheader-allowed-names=a,b"));
