@@ -138,9 +138,10 @@ public final class Node {
     EventBusOptions busOptions;
     HttpClientOptions balancerOptions = null;
     try {
-      serverOptions = TlsOptions.server(str(config.tlsCertFile()), str(config.tlsPrivateKeyFile()),
-          str(config.clientCaFile()), str(config.requestheaderClientCaFile()))
-          .setHost(config.bindAddress()).setPort(config.securePort());
+      io.vertx.core.net.SSLEngineOptions tlsEngine = TlsOptions.engine(config.serving().tlsEngine());
+      serverOptions = TlsOptions.serverEngine(TlsOptions.server(str(config.tlsCertFile()),
+              str(config.tlsPrivateKeyFile()), str(config.clientCaFile()), str(config.requestheaderClientCaFile())),
+          tlsEngine, true).setHost(config.bindAddress()).setPort(config.securePort());
       NodeConfig.ServiceAccounts sa = config.serviceAccounts();
       saTokens = ServiceAccountTokens.fromFlags(sa.issuers(), sa.signingKeyFile(),
           sa.keyFile() == null ? List.of() : List.of(sa.keyFile()), sa.apiAudiences(), sa.maxExpiration());
@@ -150,12 +151,14 @@ public final class Node {
       if (config.peersEnabled()) {
         peerOptions = TlsOptions.peerClient(str(config.peerCaFile()), str(config.proxyClientCertFile()),
             str(config.proxyClientKeyFile()));
+        peerOptions.setSslEngineOptions(tlsEngine.copy());
       }
       busOptions = eventBusOptions(config);
       if (config.controllers().serverCaFile() != null) {
         // gate off: the controller manager reaches the other servers as through a load balancer
         balancerOptions = TlsOptions.peerClient(str(config.controllers().serverCaFile()),
             str(config.proxyClientCertFile()), str(config.proxyClientKeyFile()));
+        balancerOptions.setSslEngineOptions(tlsEngine.copy());
       }
     } catch (IllegalArgumentException e) {
       return Future.failedFuture(new ConfigException(e.getMessage()));

@@ -9,6 +9,7 @@ import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
 import io.vertx.core.net.JdkSSLEngineOptions;
+import io.vertx.core.net.OpenSSLEngineOptions;
 import io.vertx.core.net.SSLEngineOptions;
 import io.vertx.core.spi.tls.SslContextFactory;
 import java.nio.charset.StandardCharsets;
@@ -28,9 +29,10 @@ import javax.net.ssl.TrustManagerFactory;
  * {@value #ANSWER_TEXT} ({@code HTTP/1.0 400 Bad Request}, no headers) on the raw connection and closes it; any other
  * bytes that are not TLS fail the handshake and the connection is closed without an answer.
  *
- * <p>Installed as the HTTPS server's {@link SSLEngineOptions} (the JDK engine, as Vert.x's default): the
- * {@link SslContext}s it makes create {@link SslHandler}s that look at the first record header before TLS does.
- * Everything else (protocols, ciphers, client auth, certificates) is the JDK engine's, configured by Vert.x.
+ * <p>Installed as the HTTPS server's {@link SSLEngineOptions} around the engine chosen by {@code --tls-engine} (the
+ * JDK's, or OpenSSL's through netty-tcnative): the {@link SslContext}s it makes create {@link SslHandler}s that look
+ * at the first record header before TLS does. Everything else (protocols, ciphers, ALPN, client auth, certificates,
+ * the session cache) is the wrapped engine's, configured by Vert.x.
  */
 public final class PlainHttpAnswer extends SSLEngineOptions {
   /** The body Go writes after the status line and the empty header block. */
@@ -41,12 +43,28 @@ public final class PlainHttpAnswer extends SSLEngineOptions {
   private static final Set<String> HTTP_STARTS = Set.of("GET /", "HEAD ", "POST ", "PUT /", "OPTIO");
   private static final int RECORD_HEADER_BYTES = 5;
 
+  private final SSLEngineOptions engine;
+
   /** JDK engine, no worker thread (Vert.x's defaults). */
   public PlainHttpAnswer() {
+    this(new JdkSSLEngineOptions());
+  }
+
+  /**
+   * @param engine the TLS engine doing the work ({@link JdkSSLEngineOptions} or {@link OpenSSLEngineOptions})
+   */
+  public PlainHttpAnswer(SSLEngineOptions engine) {
+    this.engine = engine.copy();
   }
 
   private PlainHttpAnswer(PlainHttpAnswer that) {
     super(that);
+    this.engine = that.engine.copy();
+  }
+
+  /** @return the wrapped engine's options */
+  public SSLEngineOptions engine() {
+    return engine;
   }
 
   /** @return a copy (Vert.x copies the engine options with the server options) */
@@ -55,10 +73,10 @@ public final class PlainHttpAnswer extends SSLEngineOptions {
     return new PlainHttpAnswer(this);
   }
 
-  /** @return the JDK engine's factory, whose contexts answer plain HTTP as Go does */
+  /** @return the wrapped engine's factory, whose server contexts answer plain HTTP as Go does */
   @Override
   public SslContextFactory sslContextFactory() {
-    SslContextFactory jdk = new JdkSSLEngineOptions().sslContextFactory();
+    SslContextFactory jdk = engine.sslContextFactory();
     return new SslContextFactory() {
       @Override
       public SslContextFactory useAlpn(boolean useAlpn) {
@@ -121,7 +139,7 @@ public final class PlainHttpAnswer extends SSLEngineOptions {
     return HTTP_STARTS.contains(in.toString(in.readerIndex(), RECORD_HEADER_BYTES, StandardCharsets.ISO_8859_1));
   }
 
-  /** A server context that is the JDK one but makes {@link Handler}s. */
+  /** A server context that is the wrapped engine's but makes {@link Handler}s. */
   private static final class Context extends SslContext {
     private final SslContext jdk;
 

@@ -52,7 +52,7 @@ public final class ProxyHop {
 
   /**
    * Builds the headers of the outgoing request in one pass over the caller's headers: all of them except
-   * {@link #HOP_BY_HOP} ones and {@code X-Remote-*} ones, each value in order; then the caller's identity as
+   * {@link #HOP_BY_HOP} ones, HTTP/2 pseudo-headers and {@code X-Remote-*} ones, each value in order; then the caller's identity as
    * front-proxy headers ({@link FrontProxyHeaders#write}), {@code Host} and {@code X-Forwarded-For} (appended to
    * the caller's first one), {@code X-Forwarded-Host}, {@code X-Forwarded-Proto}, {@code X-Forwarded-Uri} (replacing
    * the caller's).
@@ -65,7 +65,8 @@ public final class ProxyHop {
   public static MultiMap requestHeaders(HttpServerRequest in, UserInfo user, String authority) {
     MultiMap h = MultiMap.caseInsensitiveMultiMap();
     in.headers().forEach((k, v) -> {
-      if (!isHopByHop(k) && !FrontProxyHeaders.isIdentityHeader(k)) {
+      // HTTP/2 pseudo-headers (:method, :path, :authority, :scheme) are not headers of the HTTP/1.1 hop
+      if (!k.isEmpty() && k.charAt(0) != ':' && !isHopByHop(k) && !FrontProxyHeaders.isIdentityHeader(k)) {
         h.add(k, v);
       }
     });

@@ -36,7 +36,57 @@ public final class TlsOptions {
   /** TLS handshake timeout for peer hops, in seconds. */
   public static final int PEER_HANDSHAKE_TIMEOUT_S = 5;
 
+  /** {@code --tls-engine} value for the JDK's TLS (JSSE). */
+  public static final String ENGINE_JDK = "jdk";
+  /** {@code --tls-engine} value for OpenSSL (BoringSSL through netty-tcnative). */
+  public static final String ENGINE_OPENSSL = "openssl";
+
   private TlsOptions() {
+  }
+
+  /**
+   * The TLS engine named by {@code --tls-engine}, with its session cache on (TLS 1.2 session IDs and TLS 1.3 tickets:
+   * the JDK server issues stateless tickets and the JDK client caches sessions per peer host and port by default;
+   * OpenSSL's server and client caches are Vert.x's {@link io.vertx.core.net.OpenSSLEngineOptions#setSessionCacheEnabled}), handshakes
+   * on the event loop (no worker thread, as Vert.x's default).
+   *
+   * @param name {@value #ENGINE_JDK} or {@value #ENGINE_OPENSSL}
+   * @return new engine options
+   * @throws IllegalArgumentException naming {@code --tls-engine} for another name, or for openssl when
+   *                                  netty-tcnative cannot be loaded on this machine (with the cause)
+   */
+  public static io.vertx.core.net.SSLEngineOptions engine(String name) {
+    if (ENGINE_JDK.equals(name)) {
+      return new io.vertx.core.net.JdkSSLEngineOptions();
+    }
+    if (!ENGINE_OPENSSL.equals(name)) {
+      throw new IllegalArgumentException("--tls-engine: must be jdk or openssl, got \"" + name + "\"");
+    }
+    if (!io.netty.handler.ssl.OpenSsl.isAvailable()) {
+      Throwable why = io.netty.handler.ssl.OpenSsl.unavailabilityCause();
+      throw new IllegalArgumentException("--tls-engine=openssl: OpenSSL (netty-tcnative-boringssl-static) is not"
+          + " available on this machine (" + System.getProperty("os.name") + "/" + System.getProperty("os.arch")
+          + "): " + (why == null ? "unknown reason" : why.toString()), why);
+    }
+    return new io.vertx.core.net.OpenSSLEngineOptions().setSessionCacheEnabled(true);
+  }
+
+  /**
+   * The ingress options of {@link #server} on another TLS engine and with HTTP/2: ALPN offering {@code h2} then
+   * {@code http/1.1} (kube-apiserver's {@code NextProtos}), plain HTTP still answered 400 ({@link PlainHttpAnswer}).
+   *
+   * @param o      options from {@link #server}
+   * @param engine from {@link #engine}
+   * @param http2  true to offer {@code h2} through ALPN; false for HTTP/1.1 only (no ALPN)
+   * @return {@code o}
+   */
+  public static HttpServerOptions serverEngine(HttpServerOptions o, io.vertx.core.net.SSLEngineOptions engine,
+                                               boolean http2) {
+    o.setSslEngineOptions(new PlainHttpAnswer(engine)).setUseAlpn(http2);
+    if (http2) {
+      o.setAlpnVersions(List.of(HttpVersion.HTTP_2, HttpVersion.HTTP_1_1));
+    }
+    return o;
   }
 
   /**

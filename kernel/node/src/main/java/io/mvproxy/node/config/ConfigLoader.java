@@ -147,7 +147,8 @@ public final class ConfigLoader {
         v.map(ConfigKey.SERVICE_RESOLUTION), v.oneOf(ConfigKey.LOGGING_FORMAT, "text", "json"),
         authorizationModes(v.list(ConfigKey.AUTHORIZATION_MODE)),
         new NodeConfig.ServingLimits(v.duration(ConfigKey.REQUEST_TIMEOUT), v.integer(ConfigKey.MAX_REQUESTS_INFLIGHT),
-            v.integer(ConfigKey.MAX_MUTATING_REQUESTS_INFLIGHT), ingressInstances(v)), storage(v),
+            v.integer(ConfigKey.MAX_MUTATING_REQUESTS_INFLIGHT), ingressInstances(v),
+            v.oneOf(ConfigKey.TLS_ENGINE, "jdk", "openssl"), http2MaxStreams(v), goawayChance(v)), storage(v),
         Duration.ofSeconds(v.integer(ConfigKey.MEMBER_WAIT_SECONDS)), controllers(v, gate, proxyCert),
         serviceAccounts(v), audit(v));
   }
@@ -206,6 +207,30 @@ public final class ConfigLoader {
       }
     }
     return p;
+  }
+
+  /** @return {@code --http2-max-streams-per-connection}, 0 meaning 100 (kube-apiserver's default); above 2^31-1 fails */
+  private static int http2MaxStreams(Values v) {
+    int n = v.integer(ConfigKey.HTTP2_MAX_STREAMS_PER_CONNECTION);
+    return n == 0 ? NodeConfig.ServingLimits.DEFAULT_HTTP2_MAX_STREAMS : n;
+  }
+
+  /**
+   * @return {@code --goaway-chance}: a number between 0 and 0.02 (kube-apiserver's {@code server_run_options.go}:
+   *     "--goaway-chance can not be less than 0 or greater than 0.02"); anything else fails naming the key
+   */
+  private static double goawayChance(Values v) {
+    Object o = v.raw(ConfigKey.GOAWAY_CHANCE);
+    double d;
+    try {
+      d = o instanceof Number n ? n.doubleValue() : Double.parseDouble(String.valueOf(o).trim());
+    } catch (NumberFormatException e) {
+      throw new ConfigException(ConfigKey.GOAWAY_CHANCE, "\"" + o + "\" is not a number");
+    }
+    if (!(d >= 0 && d <= 0.02)) {
+      throw new ConfigException(ConfigKey.GOAWAY_CHANCE, "can not be less than 0 or greater than 0.02, got " + o);
+    }
+    return d;
   }
 
   /** @return {@code --ingress-instances}, 0 meaning one per CPU core; negative or above 256 fails naming the key */

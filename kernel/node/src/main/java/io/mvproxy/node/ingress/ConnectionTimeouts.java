@@ -34,14 +34,23 @@ import java.util.logging.Logger;
  *
  * <p>Two Netty handlers are put into the connection's pipeline: one before the HTTP decoder sees the first bytes of
  * a request, one before Vert.x's handler sees decoded request heads and the last part of each response. Both run
- * on the channel's event loop, which also runs the timers. Connections without an HTTP/1.x decoder (none today:
- * ALPN and cleartext HTTP/2 are off) are left alone.
+ * on the channel's event loop, which also runs the timers.
+ *
+ * <p>HTTP/2 connections (ALPN {@code h2}) get Go's h2 server rule instead ({@code x/net/http2/server.go}: the idle
+ * timer runs only while no stream is open): {@code idleMs} after the last stream closed (or after the connection
+ * opened without one) the connection is sent a GOAWAY (no error) and closed. Watches keep their connection open as
+ * long as they last. {@link #goAway} (kube-apiserver's {@code --goaway-chance}) sends a graceful GOAWAY: streams in
+ * flight finish, new ones go to a new connection, and the connection is closed {@value #GOAWAY_CLOSE_MS} ms after
+ * its last stream ended (Go's {@code goAwayTimeout}).
  */
 public final class ConnectionTimeouts {
   /** Name of the pipeline handler that sees raw request bytes. */
   public static final String BYTES_HANDLER = "mvproxy-request-bytes";
   /** Name of the pipeline handler that sees request heads and response ends. */
   public static final String MESSAGES_HANDLER = "mvproxy-request-messages";
+  /** Milliseconds between a gracefully shut down h2 connection's last stream end and its close (Go: 1 s). */
+  public static final long GOAWAY_CLOSE_MS = 1000;
+  private static final io.netty.util.AttributeKey<H2> H2_STATE = io.netty.util.AttributeKey.valueOf("mvproxy-h2");
   private static final Logger LOG = Logger.getLogger(ConnectionTimeouts.class.getName());
   private static volatile boolean warned;
 
@@ -75,14 +84,40 @@ public final class ConnectionTimeouts {
     }
     Channel ch = base.channel();
     if (ch.eventLoop().inEventLoop()) {
-      install(ch);
+      install(ch, conn);
     } else {
-      ch.eventLoop().execute(() -> install(ch));
+      ch.eventLoop().execute(() -> install(ch, conn));
     }
   }
 
-  private void install(Channel ch) {
+  /**
+   * Sends a graceful GOAWAY on an HTTP/2 connection (no error code, last stream = the last the client opened):
+   * the client opens new streams on a new connection; the streams in flight, watches included, finish; the
+   * connection is closed {@value #GOAWAY_CLOSE_MS} ms after the last of them ended. No effect on HTTP/1.1
+   * connections or connections already going away. Call on the connection's event loop (a request handler).
+   *
+   * @param conn an HTTP/2 connection of a server whose connection handler is {@link #connected}
+   */
+  public static void goAway(HttpConnection conn) {
+    if (conn instanceof io.vertx.core.net.impl.ConnectionBase base) {
+      H2 h2 = base.channel().attr(H2_STATE).get();
+      if (h2 != null) {
+        h2.goAway();
+      }
+    }
+  }
+
+  private void install(Channel ch, HttpConnection conn) {
     ChannelPipeline p = ch.pipeline();
+    io.netty.handler.codec.http2.Http2ConnectionHandler h2 = p.get(io.netty.handler.codec.http2.Http2ConnectionHandler.class);
+    if (h2 != null) {
+      if (ch.isActive() && ch.attr(H2_STATE).get() == null) {
+        H2 state = new H2(ch, conn, h2.connection());
+        ch.attr(H2_STATE).set(state);
+        state.start();
+      }
+      return;
+    }
     if (!ch.isActive() || p.get("httpDecoder") == null || p.get("handler") == null || p.get(BYTES_HANDLER) != null) {
       if (ch.isActive() && p.get(BYTES_HANDLER) == null) {
         warnOnce("pipeline without an HTTP/1.x decoder: " + p.names());
@@ -99,6 +134,96 @@ public final class ConnectionTimeouts {
     if (!warned) {
       warned = true;
       LOG.warning("read-header and idle timeouts not installed (" + why + ")");
+    }
+  }
+
+  /**
+   * One HTTP/2 connection's idle rule: a timer armed while no stream is open. Touched on its event loop only (Netty
+   * calls the stream listener there).
+   */
+  private final class H2 extends io.netty.handler.codec.http2.Http2ConnectionAdapter {
+    final Channel ch;
+    final HttpConnection conn;
+    final io.netty.handler.codec.http2.Http2Connection h2;
+    /** When the idle connection goes away, {@link System#nanoTime()}; 0 while a stream is open. */
+    long idleDeadline;
+    /**
+     * When the scheduled check runs ({@link System#nanoTime()}), 0: none. One at a time, re-scheduled for a later
+     * deadline (no task per stream); a check superseded by an earlier one does nothing.
+     */
+    long checkAt;
+    /** True once a GOAWAY was sent: the connection closes when its last stream ended. */
+    boolean goingAway;
+
+    H2(Channel ch, HttpConnection conn, io.netty.handler.codec.http2.Http2Connection h2) {
+      this.ch = ch;
+      this.conn = conn;
+      this.h2 = h2;
+    }
+
+    void start() {
+      h2.addListener(this);
+      if (h2.numActiveStreams() == 0) {
+        idleFor(idleMs);
+      }
+    }
+
+    @Override
+    public void onStreamActive(io.netty.handler.codec.http2.Http2Stream stream) {
+      idleDeadline = 0;
+    }
+
+    @Override
+    public void onStreamClosed(io.netty.handler.codec.http2.Http2Stream stream) {
+      if (h2.numActiveStreams() == 0) {
+        idleFor(goingAway ? GOAWAY_CLOSE_MS : idleMs);
+      }
+    }
+
+    void goAway() {
+      if (goingAway || !ch.isActive()) {
+        return;
+      }
+      goingAway = true;
+      conn.goAway(0);
+      if (h2.numActiveStreams() == 0) {
+        idleFor(GOAWAY_CLOSE_MS);
+      }
+    }
+
+    private void idleFor(long ms) {
+      if (ms <= 0) {
+        return;
+      }
+      idleDeadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
+      if (checkAt == 0 || checkAt - idleDeadline > 0) {
+        scheduleCheck(idleDeadline);
+      }
+    }
+
+    private void scheduleCheck(long at) {
+      checkAt = at;
+      ch.eventLoop().schedule(() -> check(at), Math.max(0, at - System.nanoTime()), TimeUnit.NANOSECONDS);
+    }
+
+    private void check(long at) {
+      if (at != checkAt) {
+        return; // superseded by an earlier check
+      }
+      checkAt = 0;
+      if (idleDeadline == 0 || h2.numActiveStreams() > 0 || !ch.isActive()) {
+        return;
+      }
+      if (idleDeadline - System.nanoTime() > 0) {
+        scheduleCheck(idleDeadline);
+      } else if (goingAway) {
+        ch.close();
+      } else {
+        // Go's idle rule: GOAWAY (no error), then the close once it had time to reach the client
+        goingAway = true;
+        conn.goAway(0);
+        idleFor(GOAWAY_CLOSE_MS);
+      }
     }
   }
 

@@ -25,9 +25,11 @@ import java.util.Set;
 import java.util.function.Function;
 
 /**
- * TLS ingress: the HTTPS server ({@link ServerLimits}: 1 MiB headers, 414/431 as Status; {@link ConnectionTimeouts}:
- * read-header and idle timeouts per request) and the handler chain, assembled in {@link #chain} in order, like kube-apiserver's
- * {@code DefaultBuildHandlerChain}: request ID ({@link AuditIds}) -> authentication -> audit (when a policy is set:
+ * TLS ingress: the HTTPS server (ALPN {@code h2}, {@code http/1.1} with {@link ServerLimits#http2} settings;
+ * {@link ServerLimits}: 1 MiB headers, 414/431 as Status; {@link ConnectionTimeouts}: read-header and idle timeouts
+ * per HTTP/1.1 request, Go's idle rule on HTTP/2) and the handler chain, assembled in {@link #chain} in order, like kube-apiserver's
+ * {@code DefaultBuildHandlerChain}: request ID ({@link AuditIds}) -> {@code --goaway-chance}
+ * ({@link ProbabilisticGoaway}, when above 0) -> authentication -> audit (when a policy is set:
  * {@link io.mvproxy.node.audit.AuditFilter}) -> health and version (public) ->
  * request info -> {@code --request-timeout} ({@link RequestDeadline}) -> impersonation ({@link ImpersonationFilter})
  * -> max-in-flight ({@link MaxInFlight}) -> authorization ({@link AuthorizationFilter}) -> metrics -> body (3 MiB
@@ -99,7 +101,11 @@ public final class IngressVerticle extends VerticleBase {
     Router router = Router.router(vertx);
     chain(router, proxy);
     ConnectionTimeouts timeouts = ConnectionTimeouts.kubeApiserver();
-    HttpServer s = vertx.createHttpServer(ServerLimits.apply(new HttpServerOptions(options)))
+    HttpServerOptions o = ServerLimits.apply(new HttpServerOptions(options));
+    if (o.isUseAlpn()) {
+      ServerLimits.http2(o, limits.http2MaxStreams());
+    }
+    HttpServer s = vertx.createHttpServer(o)
         .connectionHandler(timeouts::connected)
         .invalidRequestHandler(ServerLimits::invalid)
         .requestHandler(req -> {
@@ -117,6 +123,9 @@ public final class IngressVerticle extends VerticleBase {
   private void chain(Router router, PeerProxy proxy) {
     router.route().failureHandler(StatusResponses::onFailure);
     router.route().handler(new AuditIds());
+    if (limits.goawayChance() > 0) {
+      router.route().handler(new ProbabilisticGoaway(limits.goawayChance()));
+    }
     if (audit != null) {
       router.route().handler(audit.received());
     }

@@ -119,7 +119,8 @@ public final class RequestDeadline implements Handler<RoutingContext> {
     if (r.ended() || r.closed()) {
       return;
     }
-    if (!ctx.request().isEnded()) {
+    if (!ctx.request().isEnded() && ctx.request().version() != io.vertx.core.http.HttpVersion.HTTP_2) {
+      // HTTP/1.1: the unread body makes the connection unusable; an h2 stream ends alone (no Connection header on h2)
       r.putHeader("Connection", "close");
     }
     StatusResponses.send(ctx, new StatusException(StatusReason.Timeout, MESSAGE, new JsonObject()));

@@ -25,6 +25,13 @@ public final class ServerLimits {
   public static final int READ_HEADER_TIMEOUT_S = 32;
   /** Seconds an idle keep-alive connection is kept. */
   public static final int IDLE_TIMEOUT_S = 90;
+  /**
+   * HTTP/2 per-stream receive window and largest frame read, bytes (256 KiB: kube-apiserver's
+   * {@code MaxUploadBufferPerStream} and {@code MaxReadFrameSize}).
+   */
+  public static final int HTTP2_STREAM_WINDOW_BYTES = 256 * 1024;
+  /** HTTP/2 largest header list, bytes (1 MiB, as {@link #MAX_HEADER_BYTES}). */
+  public static final int HTTP2_MAX_HEADER_LIST_BYTES = 1 << 20;
 
   private ServerLimits() {
   }
@@ -40,7 +47,25 @@ public final class ServerLimits {
         .setHttp2ClearTextEnabled(false).setIdleTimeout(0).setTcpKeepAlive(true);
   }
 
-  /** Answers a request Netty could not decode: 414, 431 or 400, with a Status body; the connection is closed. */
+  /**
+   * The HTTP/2 settings kube-apiserver's {@code secure_serving.go} gives Go's h2 server: {@code maxStreams}
+   * concurrent streams, {@value #HTTP2_STREAM_WINDOW_BYTES}-byte stream windows and frames, a
+   * {@value #HTTP2_MAX_HEADER_LIST_BYTES}-byte header list, a connection window of the stream window times the
+   * streams ({@code MaxUploadBufferPerConnection}), no server push. Vert.x's idle timeout stays off: on HTTP/2 it
+   * closes the connection even with watches open; {@link ConnectionTimeouts} applies Go's idle rule instead.
+   *
+   * @param o          server options to change
+   * @param maxStreams {@code --http2-max-streams-per-connection} (0 already mapped to 100)
+   * @return {@code o}
+   */
+  public static HttpServerOptions http2(HttpServerOptions o, int maxStreams) {
+    long conn = Math.min(Integer.MAX_VALUE, (long) HTTP2_STREAM_WINDOW_BYTES * maxStreams);
+    return o.setInitialSettings(new io.vertx.core.http.Http2Settings().setMaxConcurrentStreams(maxStreams)
+            .setInitialWindowSize(HTTP2_STREAM_WINDOW_BYTES).setMaxFrameSize(HTTP2_STREAM_WINDOW_BYTES)
+            .setMaxHeaderListSize(HTTP2_MAX_HEADER_LIST_BYTES).setPushEnabled(false))
+        .setHttp2ConnectionWindowSize((int) conn).setIdleTimeout(0);
+  }
+
   /**
    * Answers {@code 400} Status for a path with a malformed percent-escape before routing (the router would answer
    * it in plain text).
@@ -58,7 +83,13 @@ public final class ServerLimits {
     }
   }
 
-  /** @param req a request Netty could not decode (the server's invalid-request handler) */
+  /**
+   * Answers a request Netty could not decode: 414, 431 or 400, with a Status body. An HTTP/1.1 connection is then
+   * closed (its byte stream cannot be trusted); an HTTP/2 stream is answered alone, other streams of its connection
+   * go on.
+   *
+   * @param req a request Netty could not decode (the server's invalid-request handler)
+   */
   public static void invalid(HttpServerRequest req) {
     Throwable cause = req.decoderResult().cause();
     io.mvproxy.api.StatusException e;
@@ -71,6 +102,10 @@ public final class ServerLimits {
     } else {
       e = io.mvproxy.api.StatusException.badRequest("Bad Request: " + (cause == null ? "malformed request"
           : cause.getMessage()));
+    }
+    if (req.version() == io.vertx.core.http.HttpVersion.HTTP_2) {
+      io.mvproxy.api.StatusWriter.send(req.response(), e, false);
+      return;
     }
     req.response().putHeader("Connection", "close");
     io.mvproxy.api.StatusWriter.send(req.response(), e, false).onComplete(ar -> req.connection().close());

@@ -174,6 +174,26 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void tlsEngineAndHttp2Keys() throws Exception {
+    NodeConfig d = ConfigLoader.load(file, List.of());
+    assertEquals("jdk", d.serving().tlsEngine());
+    assertEquals(100, d.serving().http2MaxStreams(), "0 means 100, as kube-apiserver");
+    assertEquals(0.0, d.serving().goawayChance());
+    NodeConfig c = ConfigLoader.load(file, List.of("--tls-engine=openssl", "--http2-max-streams-per-connection=1000",
+        "--goaway-chance=0.02"));
+    assertEquals("openssl", c.serving().tlsEngine());
+    assertEquals(1000, c.serving().http2MaxStreams());
+    assertEquals(0.02, c.serving().goawayChance());
+    assertTrue(error(List.of("--tls-engine=boringssl")).startsWith("--tls-engine (tlsEngine)"));
+    assertTrue(error(List.of("--goaway-chance=0.03")).startsWith("--goaway-chance (goawayChance): can not be less "
+        + "than 0 or greater than 0.02"));
+    assertTrue(error(List.of("--goaway-chance=-0.01")).startsWith("--goaway-chance (goawayChance)"));
+    assertTrue(error(List.of("--goaway-chance=often")).startsWith("--goaway-chance (goawayChance): \"often\""));
+    assertTrue(error(List.of("--http2-max-streams-per-connection=-1"))
+        .startsWith("--http2-max-streams-per-connection (http2MaxStreamsPerConnection)"));
+  }
+
+  @Test
   void tlsIsRequired() throws Exception {
     Files.writeString(file, "{}");
     assertTrue(error(List.of()).startsWith("--tls-cert-file (tlsCertFile): required"));

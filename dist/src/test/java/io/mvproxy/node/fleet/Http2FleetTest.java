@@ -1,0 +1,138 @@
+package io.mvproxy.node.fleet;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.vertx.core.json.JsonObject;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * HTTP/2 on the ingress and both TLS engines, on two real nodes: node-a ({@code --tls-engine=openssl}, ingress and
+ * peer hop on BoringSSL) proxies widgets v2 to node-b (JDK TLS). curl negotiates h2 and http/1.1 through ALPN, plain
+ * HTTP is answered 400 as Go does, a bad request on an h2 connection leaves the connection to the next request, and
+ * kubectl (Go's h2 transport, seen through {@code GODEBUG=http2debug=1}) watches widgets through the hop over h2 and
+ * gets the event of a create.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("fleet")
+class Http2FleetTest {
+  static final String WIDGETS_V2 = "/apis/demo.mvproxy.io/v2/namespaces/default/widgets";
+  FleetHarness fleet;
+  Path tmp;
+  String curl;
+  String kubectl;
+
+  @BeforeAll
+  void start() throws Exception {
+    curl = KubectlFleetTest.which("curl");
+    kubectl = KubectlFleetTest.which("kubectl");
+    Assumptions.assumeTrue(curl != null && kubectl != null, "curl or kubectl not on PATH");
+    tmp = Files.createTempDirectory("mvproxy-h2-test");
+    Map<String, Map<String, List<Path>>> plugins = FleetHarness.oldNewNew();
+    plugins.remove("node-c");
+    fleet = new FleetHarness(tmp.resolve("fleet"), plugins);
+    fleet.configure("node-a", new JsonObject().put("tlsEngine", "openssl"));
+    fleet.startAllAndAwaitReady(fleet.admin(), 120_000);
+    FleetTest.await("node-a routes widgets v2", 60_000,
+        () -> fleet.admin().get(fleet.node("node-a").url(), WIDGETS_V2).status() == 200);
+  }
+
+  @AfterAll
+  void stop() {
+    if (fleet != null) {
+      fleet.close();
+    }
+  }
+
+  List<String> curl(String... args) {
+    var pki = fleet.pki();
+    List<String> cmd = new ArrayList<>(List.of(curl, "-sS", "--cacert", pki.caCert().toString(), "--cert",
+        pki.adminCert().toString(), "--key", pki.adminKey().toString(), "--max-time", "20"));
+    cmd.addAll(List.of(args));
+    return cmd;
+  }
+
+  @Test
+  void curlNegotiatesH2AndHttp11OnBothEngines() throws Exception {
+    for (String node : List.of("node-a", "node-b")) {
+      String url = fleet.node(node).url() + "/version";
+      KubectlFleetTest.Result h2 = KubectlFleetTest.run(curl("--http2", "-o", "/dev/null", "-w",
+          "%{http_version} %{http_code}", url), 30);
+      assertEquals("2 200", h2.out(), node + ": " + h2.all());
+      KubectlFleetTest.Result h1 = KubectlFleetTest.run(curl("--http1.1", "-o", "/dev/null", "-w",
+          "%{http_version} %{http_code}", url), 30);
+      assertEquals("1.1 200", h1.out(), node + ": " + h1.all());
+      KubectlFleetTest.Result plain = KubectlFleetTest.run(List.of(curl, "-sS", "-w", "%{http_code}",
+          "http://127.0.0.1:" + fleet.node(node).port() + "/version"), 30);
+      assertTrue(plain.out().startsWith("Client sent an HTTP request to an HTTPS server.") && plain.out().endsWith("400"),
+          node + ": " + plain.all());
+    }
+  }
+
+  @Test
+  void badRequestOnH2LeavesTheConnectionToTheNextRequest() throws Exception {
+    String base = fleet.node("node-a").url();
+    // one curl, two requests on one h2 connection: the bad path is 400 and the next request reuses the connection
+    KubectlFleetTest.Result r = KubectlFleetTest.run(curl("--http2", "-o", "/dev/null", "-o", "/dev/null", "-w",
+        "%{http_version} %{http_code} %{num_connects}\\n", base + "/api/v1/namespaces/%zz/pods", base + WIDGETS_V2), 30);
+    assertEquals("2 400 1\n2 200 0\n", r.out(), r.all());
+  }
+
+  @Test
+  void kubectlWatchesThroughTheHopOverH2() throws Exception {
+    List<String> cmd = List.of(kubectl, "--kubeconfig", fleet.pki().kubeconfig().toString(), "--context", "node-a",
+        "--cache-dir", tmp.resolve("kube-cache").toString(), "get", "widgets.v2.demo.mvproxy.io", "-w",
+        "--output-watch-events", "-o", "name");
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectError(tmp.resolve("watch.err").toFile());
+    pb.environment().put("GODEBUG", "http2debug=1");
+    Process watch = pb.start();
+    List<String> lines = new CopyOnWriteArrayList<>();
+    Thread reader = new Thread(() -> {
+      try (BufferedReader in = new BufferedReader(new InputStreamReader(watch.getInputStream(), StandardCharsets.UTF_8))) {
+        for (String l; (l = in.readLine()) != null; ) {
+          lines.add(l);
+        }
+      } catch (java.io.IOException e) {
+        // process ended
+      }
+    });
+    reader.setDaemon(true);
+    reader.start();
+    try {
+      String stderr = tmp.resolve("watch.err").toString();
+      FleetTest.await("kubectl's watch request went out over h2", 30_000,
+          () -> Files.readString(Path.of(stderr)).contains("watch=true"));
+      Path w = Files.writeString(tmp.resolve("w.yaml"), "apiVersion: demo.mvproxy.io/v2\nkind: Widget\n"
+          + "metadata: {name: h2-watched, namespace: default}\nspec: {size: 3}\n");
+      KubectlFleetTest.Result created = KubectlFleetTest.run(List.of(kubectl, "--kubeconfig",
+          fleet.pki().kubeconfig().toString(), "--context", "node-a", "--cache-dir", tmp.resolve("kube-cache").toString(),
+          "create", "-f", w.toString()), 60);
+      assertEquals(0, created.code(), created.all());
+      // Go's h2 transport logs every DATA frame it receives: the event arrived on the watch's h2 stream
+      FleetTest.await("the watch delivered the create over h2", 15_000, () -> Files.readAllLines(Path.of(stderr))
+          .stream().anyMatch(l -> l.contains("http2: Transport received DATA") && l.contains("ADDED")
+              && l.contains("h2-watched")));
+      String err = Files.readString(tmp.resolve("watch.err"));
+      assertTrue(err.contains("http2: Transport") && err.contains("watch=true"), "kubectl did not use h2:\n" + err);
+      assertTrue(watch.isAlive(), "kubectl's watch ended: " + lines);
+    } finally {
+      watch.destroy();
+      watch.waitFor(10, TimeUnit.SECONDS);
+    }
+  }
+}
