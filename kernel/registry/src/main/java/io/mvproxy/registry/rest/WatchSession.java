@@ -5,7 +5,9 @@ import io.mvproxy.api.storage.Watch;
 import io.mvproxy.api.storage.WatchEvent;
 import io.mvproxy.api.storage.WatchListener;
 import io.mvproxy.api.storage.WatchOptions;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
+import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
@@ -38,13 +40,18 @@ final class WatchSession implements WatchListener {
   private final WatchOutput out;
   private final List<Buffer> pending = new ArrayList<>();
   private boolean opened;
+  private StorageException pendingError;
   private boolean endBookmark;
   private boolean firstTable = true;
   private boolean closed;
   private boolean counted;
   private Watch watch;
   private final List<Long> timers = new ArrayList<>();
+  /** The request's context: every write to the response happens on it (see {@link #onRequestContext}). */
+  private final Context ctx;
+  private final Thread loop;
 
+  /** Built on the request's context (the ingress handler or the WebSocket upgrade's callback). */
   WatchSession(CrdRuntime rt, CrdRequest req, MediaView view, ListFilter filter, boolean bookmarks, WatchOutput out) {
     this.rt = rt;
     this.req = req;
@@ -52,6 +59,23 @@ final class WatchSession implements WatchListener {
     this.filter = filter;
     this.bookmarks = bookmarks;
     this.out = out;
+    Context current = Vertx.currentContext();
+    this.ctx = current != null ? current : rt.vertx().getOrCreateContext();
+    this.loop = Thread.currentThread();
+  }
+
+  /**
+   * Runs {@code r} on the request's context: inline when already there, else queued to it (in order). The store's
+   * futures and listener calls may complete on another thread (a storage worker, the context that built the store);
+   * a response written from two threads can put the HTTP/2 DATA of an early event on the wire before the HEADERS
+   * frame of the response head (Go clients then fail the stream: "received DATA before a HEADERS frame").
+   */
+  private void onRequestContext(Runnable r) {
+    if (Thread.currentThread() == loop) {
+      r.run();
+    } else {
+      ctx.runOnContext(v -> r.run());
+    }
   }
 
   /**
@@ -67,24 +91,32 @@ final class WatchSession implements WatchListener {
     rt.watches().incrementAndGet();
     Future<Long> start = initial || from >= 0 ? Future.succeededFuture(Math.max(from, 0))
         : rt.store().currentRevision();
-    start.compose(f -> rt.store().watch(new WatchOptions(req.keyPrefix(), f, initial), this)).onSuccess(w -> {
+    start.compose(f -> rt.store().watch(new WatchOptions(req.keyPrefix(), f, initial), this)).onComplete(ar ->
+        onRequestContext(() -> started(ar.succeeded() ? ar.result() : null, ar.cause(), initial, timeoutS)));
+  }
+
+  private void started(Watch w, Throwable failure, boolean initial, long timeoutS) {
+    if (failure == null) {
       watch = w;
       if (closed) {
         w.cancel();
         return;
       }
       open(timeoutS);
-    }).onFailure(t -> {
-      // accepted watches report storage errors as one ERROR event on the 200 stream (cacher.go newErrWatcher)
-      if (t instanceof StorageException se && (se.storageCode() == StorageException.Code.EXPIRED
-          || initial && se.storageCode() == StorageException.Code.TOO_LARGE_RESOURCE_VERSION)) {
-        open(timeoutS);
-        onError(se);
-        return;
+      if (pendingError != null) {
+        error(pendingError);
       }
-      close(false);
-      Responses.fail(req, t);
-    });
+      return;
+    }
+    // accepted watches report storage errors as one ERROR event on the 200 stream (cacher.go newErrWatcher)
+    if (failure instanceof StorageException se && (se.storageCode() == StorageException.Code.EXPIRED
+        || initial && se.storageCode() == StorageException.Code.TOO_LARGE_RESOURCE_VERSION)) {
+      open(timeoutS);
+      error(se);
+      return;
+    }
+    close(false);
+    Responses.fail(req, failure);
   }
 
   private void open(long timeoutS) {
@@ -104,6 +136,10 @@ final class WatchSession implements WatchListener {
 
   @Override
   public void onEvent(WatchEvent e) {
+    onRequestContext(() -> event(e));
+  }
+
+  private void event(WatchEvent e) {
     if (closed) {
       return;
     }
@@ -128,6 +164,10 @@ final class WatchSession implements WatchListener {
 
   @Override
   public void onInitialEventsEnd(long revision) {
+    onRequestContext(() -> initialEventsEnd(revision));
+  }
+
+  private void initialEventsEnd(long revision) {
     if (closed || !endBookmark) {
       return;
     }
@@ -138,7 +178,15 @@ final class WatchSession implements WatchListener {
 
   @Override
   public void onError(StorageException error) {
+    onRequestContext(() -> error(error));
+  }
+
+  private void error(StorageException error) {
     if (closed) {
+      return;
+    }
+    if (!opened) { // the storage failed the watch before the response head was sent: end it once started
+      pendingError = error;
       return;
     }
     write(line("ERROR", error.toStatus()));
