@@ -338,7 +338,8 @@ public final class Node {
           config.serving().maxRequestsInflight(), config.serving().maxMutatingInflight());
       return io.mvproxy.node.ingress.IngressGroup.deploy(vertx, config.serving().ingressInstances(), serverOptions,
           options -> new IngressVerticle(options, authenticator, health, view, metrics,
-              peerOptions == null ? null : v -> PeerProxy.create(v, peerOptions, metrics, view),
+              peerOptions == null ? null : v -> PeerProxy.create(v, config.serving().peerHttp2()
+                  ? TlsOptions.offerHttp2(new HttpClientOptions(peerOptions)) : peerOptions, metrics, view),
               config.peersEnabled(), lifecycle, authorization, config.serving(), inFlight, audit))
           .map(g -> {
             ingress = g;

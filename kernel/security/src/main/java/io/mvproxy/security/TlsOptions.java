@@ -29,6 +29,10 @@ public final class TlsOptions {
   public static final Set<String> PROTOCOLS = Set.of("TLSv1.2", "TLSv1.3");
   /** Maximum HTTP/1.1 connections per peer. */
   public static final int PEER_POOL_SIZE = 32;
+  /** HTTP/2 stream window and frame size of the h2 peer hop, bytes: the ingress's (kube-apiserver's 256 KiB). */
+  public static final int HTTP2_STREAM_WINDOW_BYTES = 256 * 1024;
+  /** HTTP/2 connection window of the h2 peer hop, bytes: 100 full stream windows (Go's MaxUploadBufferPerConnection). */
+  public static final int HTTP2_CONNECTION_WINDOW_BYTES = 100 * HTTP2_STREAM_WINDOW_BYTES;
   /** Maximum requests waiting for a pooled peer connection; beyond that requests fail at once. */
   public static final int PEER_WAIT_QUEUE = 1024;
   /** TCP connect timeout for peer hops, in milliseconds. */
@@ -185,6 +189,22 @@ public final class TlsOptions {
             "--proxy-client-key-file"));
     o.setSslHandshakeTimeout(PEER_HANDSHAKE_TIMEOUT_S).setSslHandshakeTimeoutUnit(TimeUnit.SECONDS);
     return o;
+  }
+
+  /**
+   * Makes peer-hop client options offer HTTP/2 through ALPN ({@code h2}, then {@code http/1.1}: a peer that does not
+   * offer h2 is spoken to in HTTP/1.1 on that connection), with the stream window and frame size the ingress offers
+   * ({@value #HTTP2_STREAM_WINDOW_BYTES} bytes, as kube-apiserver's h2 server) and the peer's own stream limit
+   * ({@code SETTINGS_MAX_CONCURRENT_STREAMS}) as the multiplexing limit.
+   *
+   * @param o options from {@link #peerClient}
+   * @return {@code o}
+   */
+  public static HttpClientOptions offerHttp2(HttpClientOptions o) {
+    return o.setProtocolVersion(HttpVersion.HTTP_2).setUseAlpn(true).setHttp2MultiplexingLimit(-1)
+        .setInitialSettings(new io.vertx.core.http.Http2Settings().setInitialWindowSize(HTTP2_STREAM_WINDOW_BYTES)
+            .setMaxFrameSize(HTTP2_STREAM_WINDOW_BYTES).setPushEnabled(false))
+        .setHttp2ConnectionWindowSize(HTTP2_CONNECTION_WINDOW_BYTES);
   }
 
   /**

@@ -148,7 +148,8 @@ public final class ConfigLoader {
         authorizationModes(v.list(ConfigKey.AUTHORIZATION_MODE)),
         new NodeConfig.ServingLimits(v.duration(ConfigKey.REQUEST_TIMEOUT), v.integer(ConfigKey.MAX_REQUESTS_INFLIGHT),
             v.integer(ConfigKey.MAX_MUTATING_REQUESTS_INFLIGHT), ingressInstances(v),
-            v.oneOf(ConfigKey.TLS_ENGINE, "jdk", "openssl"), http2MaxStreams(v), goawayChance(v)), storage(v),
+            v.oneOf(ConfigKey.TLS_ENGINE, "jdk", "openssl"), http2MaxStreams(v), goawayChance(v),
+            Boolean.parseBoolean(v.oneOf(ConfigKey.PEER_HTTP2, "true", "false"))), storage(v),
         Duration.ofSeconds(v.integer(ConfigKey.MEMBER_WAIT_SECONDS)), controllers(v, gate, proxyCert),
         serviceAccounts(v), audit(v));
   }

@@ -139,14 +139,16 @@ public record NodeConfig(String serverId, String bindAddress, int securePort, St
    * @param tlsEngine             {@code --tls-engine}: {@code jdk} or {@code openssl}
    * @param http2MaxStreams       HTTP/2 concurrent streams per connection (at least 1)
    * @param goawayChance          {@code --goaway-chance}, 0..0.02
+   * @param peerHttp2             {@code --peer-http2}: the peer hop offers h2 through ALPN
    */
   public record ServingLimits(Duration requestTimeout, int maxRequestsInflight, int maxMutatingInflight,
-                              int ingressInstances, String tlsEngine, int http2MaxStreams, double goawayChance) {
+                              int ingressInstances, String tlsEngine, int http2MaxStreams, double goawayChance,
+                              boolean peerHttp2) {
     /** kube-apiserver's {@code --http2-max-streams-per-connection} default (what 0 means). */
     public static final int DEFAULT_HTTP2_MAX_STREAMS = 100;
-    /** kube-apiserver's defaults: 1m0s, 400, 200; one ingress per CPU core; JDK TLS, 100 streams, no GOAWAY chance. */
+    /** kube-apiserver's defaults: 1m0s, 400, 200; one ingress per CPU core; JDK TLS, 100 streams, no GOAWAY chance, h2 peer hop. */
     public static final ServingLimits DEFAULTS = new ServingLimits(Duration.ofMinutes(1), 400, 200,
-        defaultIngressInstances(), "jdk", DEFAULT_HTTP2_MAX_STREAMS, 0);
+        defaultIngressInstances(), "jdk", DEFAULT_HTTP2_MAX_STREAMS, 0, true);
 
     /** @return the CPU cores this JVM may use (Vert.x's default event-loop count is twice that) */
     public static int defaultIngressInstances() {

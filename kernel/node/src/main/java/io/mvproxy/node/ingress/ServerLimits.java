@@ -48,6 +48,14 @@ public final class ServerLimits {
   }
 
   /**
+   * RST_STREAM frames one h2 connection may send in 30 s before it is closed as a rapid-reset flood
+   * (CVE-2023-44487). Vert.x's default, 200, is below the watch churn of a peer's h2 hop: every watch a client of
+   * the proxying node ends is one RST on the shared peer connection, and closing it would end every other proxied
+   * watch and request on it. 10,000 stays far below a flood (hundreds of thousands per second).
+   */
+  public static final int HTTP2_RST_FLOOD_PER_WINDOW = 10_000;
+
+  /**
    * The HTTP/2 settings kube-apiserver's {@code secure_serving.go} gives Go's h2 server: {@code maxStreams}
    * concurrent streams, {@value #HTTP2_STREAM_WINDOW_BYTES}-byte stream windows and frames, a
    * {@value #HTTP2_MAX_HEADER_LIST_BYTES}-byte header list, a connection window of the stream window times the
@@ -63,7 +71,9 @@ public final class ServerLimits {
     return o.setInitialSettings(new io.vertx.core.http.Http2Settings().setMaxConcurrentStreams(maxStreams)
             .setInitialWindowSize(HTTP2_STREAM_WINDOW_BYTES).setMaxFrameSize(HTTP2_STREAM_WINDOW_BYTES)
             .setMaxHeaderListSize(HTTP2_MAX_HEADER_LIST_BYTES).setPushEnabled(false))
-        .setHttp2ConnectionWindowSize((int) conn).setIdleTimeout(0);
+        .setHttp2ConnectionWindowSize((int) conn).setIdleTimeout(0)
+        .setHttp2RstFloodMaxRstFramePerWindow(HTTP2_RST_FLOOD_PER_WINDOW).setHttp2RstFloodWindowDuration(30)
+        .setHttp2RstFloodWindowDurationTimeUnit(java.util.concurrent.TimeUnit.SECONDS);
   }
 
   /**

@@ -82,6 +82,14 @@ public final class PeerProxy {
   public static final long DEADLINE_MS = 60_000;
   /** Connections per peer of the long-running pool (watches): well above the 2,000 watches of issue 7. */
   public static final int LONG_RUNNING_POOL_SIZE = 10_000;
+  /**
+   * HTTP/2 connections per peer of the short-request pool: a new one is opened when the open ones carry the peer's
+   * stream limit ({@code --http2-max-streams-per-connection}, 100), as Go's transport does (it opens another
+   * connection rather than queueing), so up to this many times that limit run at once before requests wait.
+   */
+  public static final int H2_CONNECTIONS_PER_PEER = 16;
+  /** HTTP/2 connections per peer of the long-running pool: 100 streams each, the same 10,000 watches as HTTP/1.1. */
+  public static final int LONG_RUNNING_H2_CONNECTIONS = LONG_RUNNING_POOL_SIZE / 100;
   /** Methods retried on the next peer when the connection fails before the response head (RFC 9110 9.2.2). */
   public static final Set<HttpMethod> IDEMPOTENT = Set.of(HttpMethod.GET, HttpMethod.HEAD, HttpMethod.OPTIONS);
   private static final Logger LOG = Logger.getLogger(PeerProxy.class.getName());
@@ -92,6 +100,7 @@ public final class PeerProxy {
   private final NodeMetrics metrics;
   private final FleetViewRef view;
   private final PeerStreams streams = new PeerStreams();
+  private boolean perRequestConnectTimeout = true;
 
   /**
    * @param vertx       the Vert.x of the calling verticle (timers)
@@ -125,15 +134,32 @@ public final class PeerProxy {
    */
   public static PeerProxy create(Vertx vertx, HttpClientOptions peerOptions, NodeMetrics metrics,
                                  FleetViewRef view) {
+    boolean h2 = peerOptions.getProtocolVersion() == io.vertx.core.http.HttpVersion.HTTP_2;
     // the idle timeout of short requests is the connection's own (no timer set and cancelled per request); a request
     // whose deadline is nearer gets its own, shorter one
-    HttpClient shortClient = vertx.createHttpClient(new HttpClientOptions(peerOptions)
+    HttpClient shortClient = build(vertx, new HttpClientOptions(peerOptions)
         .setConnectTimeout((int) CONNECT_TIMEOUT_MS).setIdleTimeout((int) IDLE_TIMEOUT_MS)
-        .setIdleTimeoutUnit(java.util.concurrent.TimeUnit.MILLISECONDS), TlsOptions.peerPool());
-    HttpClient longClient = vertx.createHttpClient(new HttpClientOptions(peerOptions)
+        .setIdleTimeoutUnit(java.util.concurrent.TimeUnit.MILLISECONDS),
+        TlsOptions.peerPool().setHttp2MaxSize(H2_CONNECTIONS_PER_PEER), h2);
+    // watches: on h2 multiplexed too (a proxied watch costs a stream, not a TLS handshake), on connections of their
+    // own so that short requests never queue behind a connection full of watches
+    HttpClient longClient = build(vertx, new HttpClientOptions(peerOptions)
         .setConnectTimeout((int) CONNECT_TIMEOUT_MS).setTcpKeepAlive(true),
-        new PoolOptions().setHttp1MaxSize(LONG_RUNNING_POOL_SIZE).setMaxWaitQueueSize(TlsOptions.PEER_WAIT_QUEUE));
-    return new PeerProxy(vertx, shortClient, longClient, metrics, view);
+        new PoolOptions().setHttp1MaxSize(LONG_RUNNING_POOL_SIZE).setHttp2MaxSize(LONG_RUNNING_H2_CONNECTIONS)
+            .setMaxWaitQueueSize(TlsOptions.PEER_WAIT_QUEUE), h2);
+    PeerProxy proxy = new PeerProxy(vertx, shortClient, longClient, metrics, view);
+    // Vert.x 5.0/5.1 HTTP/2 pools complete a queued request twice when it has its own connect timeout (vert.x
+    // #6197): on h2 the clients' own CONNECT_TIMEOUT_MS bounds connecting, the deadline still bounds the attempts
+    proxy.perRequestConnectTimeout = !h2;
+    return proxy;
+  }
+
+  private static HttpClient build(Vertx vertx, HttpClientOptions options, PoolOptions pool, boolean h2) {
+    io.vertx.core.http.HttpClientBuilder b = vertx.httpClientBuilder().with(options).with(pool);
+    if (h2) {
+      b.withConnectHandler(conn -> PeerPing.start(vertx, conn));
+    }
+    return b.build();
   }
 
   /**
@@ -224,7 +250,7 @@ public final class PeerProxy {
       HttpServerRequest in = ctx.request();
       RequestOptions opts = new RequestOptions().setHost(t.host()).setPort(t.port()).setMethod(in.method())
           .setURI(in.uri()).setSsl(true).setHeaders(headers(in, user, t));
-      if (left < CONNECT_TIMEOUT_MS) {
+      if (left < CONNECT_TIMEOUT_MS && perRequestConnectTimeout) {
         // per-request timeouts only when the deadline is nearer than the clients' own (each costs a timer)
         opts.setConnectTimeout(left);
       }

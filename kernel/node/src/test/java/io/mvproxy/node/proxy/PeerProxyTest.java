@@ -86,11 +86,11 @@ class PeerProxyTest {
     pki = new DevPki(dir);
     pki.generate(List.of("node-a", "node-b", "node-c"), List.of(), Map.of());
     for (String peer : List.of("node-b", "node-c")) {
-      HttpServer s = vertx.createHttpServer(new HttpServerOptions().setSsl(true).setHost("127.0.0.1")
+      HttpServer s = vertx.createHttpServer(new HttpServerOptions().setSsl(true).setUseAlpn(true).setHost("127.0.0.1")
           .setKeyCertOptions(new PemKeyCertOptions().setCertPath(pki.servingCert(peer).toString())
               .setKeyPath(pki.servingKey(peer).toString())));
       s.requestHandler(req -> req.body().onComplete(b -> {
-        hits.add(peer + " " + req.method() + " proxied=" + req.getHeader(PeerProxy.PEER_PROXIED));
+        hits.add(peer + " " + req.method() + " " + req.version() + " proxied=" + req.getHeader(PeerProxy.PEER_PROXIED));
         Answer a = answers.getOrDefault(peer, Answer.OK);
         if (a == Answer.SLOW) {
           vertx.setTimer(SLOW_MS, t -> req.response().end("{\"from\":\"" + peer + "\"}"));
@@ -202,13 +202,25 @@ class PeerProxyTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("cases")
   void routesAroundPeersThatNoLongerServe(Case c) throws Exception {
+    run(c, false);
+  }
+
+  /** The same cases on the h2 peer hop ({@code --peer-http2}): every attempt reached its peer over HTTP/2. */
+  @ParameterizedTest(name = "h2: {0}")
+  @MethodSource("cases")
+  void routesAroundPeersThatNoLongerServeOverH2(Case c) throws Exception {
+    run(c, true);
+  }
+
+  void run(Case c, boolean h2) throws Exception {
     answers.clear();
     answers.putAll(c.behave());
     hits.clear();
     decided = c.decided();
     deadlineMs = c.deadlineMs();
-    proxy = PeerProxy.create(vertx, TlsOptions.peerClient(pki.caCert().toString(),
-        pki.proxyClientCert("node-a").toString(), pki.proxyClientKey("node-a").toString()), new NodeMetrics(),
+    io.vertx.core.http.HttpClientOptions peerOptions = TlsOptions.peerClient(pki.caCert().toString(),
+        pki.proxyClientCert("node-a").toString(), pki.proxyClientKey("node-a").toString());
+    proxy = PeerProxy.create(vertx, h2 ? TlsOptions.offerHttp2(peerOptions) : peerOptions, new NodeMetrics(),
         new FleetViewRef(viewOf(c.inView())));
     // the body is read in the same chain, on the response's context, before it can arrive unread
     java.util.Map.Entry<HttpClientResponse, String> got = client.request(new RequestOptions().setHost("127.0.0.1")
@@ -221,6 +233,8 @@ class PeerProxyTest {
     assertEquals(c.status(), resp.statusCode(), c.name() + ": " + body);
     assertEquals(c.reached(), hits.stream().map(h -> h.split(" ")[0]).toList(), c.name());
     assertTrue(hits.stream().allMatch(h -> h.endsWith("proxied=true")), hits.toString());
+    String version = h2 ? "HTTP_2" : "HTTP_1_1";
+    assertTrue(hits.stream().allMatch(h -> h.contains(" " + version + " ")), version + ": " + hits);
     assertNull(resp.getHeader(PeerProxy.NOT_SERVED_HERE), "the marker is between peers only");
     if (resp.statusCode() == 503) {
       assertNotNull(resp.getHeader("Retry-After"), body);
