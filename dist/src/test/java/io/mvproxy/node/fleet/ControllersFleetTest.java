@@ -30,7 +30,9 @@ import org.junit.jupiter.api.TestMethodOrder;
  * background, foreground and orphan propagation for owners only node-c serves; with node-c killed, dependents are
  * kept (owner unknown) and a namespace holding sprockets waits with a condition naming the group-version, then
  * completes once node-c is back; finally the leader is killed (replaced within the lease duration) and a leader
- * stopped with SIGTERM releases the Lease. Scenarios run in order on one fleet.
+ * stopped with SIGTERM releases the Lease. Scenarios run in order on one fleet. The same fleet shows the apiserver
+ * identity Leases (kube-apiserver's, one per live node, renewed; short {@code --identity-lease-*} timings here so
+ * renewals and the garbage collector's period fit in the test).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -40,6 +42,12 @@ class ControllersFleetTest {
   HttpsClient admin;
   ControllerFleet k;
   final List<String> figures = new ArrayList<>();
+  /** {@code --identity-lease-duration-seconds} of this fleet: also its identity lease collector's period. */
+  static final int IDENTITY_LEASE_S = 20;
+  /** {@code --identity-lease-renew-interval-seconds} of this fleet. */
+  static final int IDENTITY_RENEW_S = 2;
+  static final String LEASES = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases";
+  static final String IDENTITY_SELECTOR = "apiserver.kubernetes.io/identity=kube-apiserver";
 
   @BeforeAll
   void start() throws Exception {
@@ -47,6 +55,8 @@ class ControllersFleetTest {
         ControllerFleet.layout("node-a", "node-b", "node-c"));
     admin = new HttpsClient(fleet.pki().caCert(), fleet.pki().adminCert(), fleet.pki().adminKey());
     k = new ControllerFleet(fleet, admin);
+    fleet.configureAll(new JsonObject().put("identityLeaseDurationSeconds", IDENTITY_LEASE_S)
+        .put("identityLeaseRenewIntervalSeconds", IDENTITY_RENEW_S));
     for (String n : List.of("node-a", "node-b", "node-c")) {
       fleet.start(n);
     }
@@ -102,6 +112,83 @@ class ControllersFleetTest {
       assertTrue(r.out().lines().anyMatch(l -> l.startsWith("mvproxy-controller-manager") && l.contains("node-a")),
           r.all());
     }
+  }
+
+  /** holderIdentity to Lease of the identity Leases listed through {@code node}. */
+  java.util.Map<String, JsonObject> identityLeases(String node) throws Exception {
+    HttpsClient.Resp r = admin.get(k.url(node), LEASES + "?labelSelector="
+        + java.net.URLEncoder.encode(IDENTITY_SELECTOR, java.nio.charset.StandardCharsets.UTF_8));
+    assertEquals(200, r.status(), r.text());
+    java.util.Map<String, JsonObject> out = new java.util.TreeMap<>();
+    for (Object o : r.json().getJsonArray("items")) {
+      JsonObject lease = (JsonObject) o;
+      out.put(lease.getJsonObject("spec").getString("holderIdentity"), lease);
+    }
+    return out;
+  }
+
+  /**
+   * Every node keeps its identity Lease, listed through any node (and kubectl) with upstream's label selector: one
+   * per live node, holderIdentity its server ID, renewed; an expired one (a server gone for good) is collected.
+   */
+  @Test
+  @Order(1)
+  void identityLeasesOnePerLiveNodeRenewedAndCollected() throws Exception {
+    List<String> nodes = List.of("node-a", "node-b", "node-c");
+    for (String through : nodes) {
+      FleetTest.await("three identity leases through " + through, 30_000,
+          () -> identityLeases(through).keySet().equals(new java.util.TreeSet<>(nodes)));
+    }
+    java.util.Map<String, JsonObject> leases = identityLeases("node-a");
+    for (String n : nodes) {
+      JsonObject lease = leases.get(n);
+      String name = lease.getJsonObject("metadata").getString("name");
+      assertTrue(name.matches("apiserver-[a-z2-7]{26}"), name);
+      assertEquals(IDENTITY_LEASE_S, lease.getJsonObject("spec").getInteger("leaseDurationSeconds"));
+      JsonObject labels = lease.getJsonObject("metadata").getJsonObject("labels");
+      assertEquals("kube-apiserver", labels.getString("apiserver.kubernetes.io/identity"));
+      assertTrue(!labels.getString("kubernetes.io/hostname", "").isEmpty(), labels.encode());
+      assertEquals("127.0.0.1:" + fleet.node(n).port(), lease.getJsonObject("metadata").getJsonObject("annotations")
+          .getString("kubernetes.io/peer-advertise-address"));
+    }
+    assertEquals(3, leases.values().stream().map(l -> l.getJsonObject("metadata").getString("name")).distinct()
+        .count());
+    // renewed: each renewTime advances (read through another node than the holder)
+    for (String n : nodes) {
+      String before = leases.get(n).getJsonObject("spec").getString("renewTime");
+      String through = n.equals("node-c") ? "node-a" : "node-c";
+      FleetTest.await(n + "'s identity lease renewed", 10 * IDENTITY_RENEW_S * 1000L, () -> {
+        JsonObject now = identityLeases(through).get(n);
+        return now != null && now.getJsonObject("spec").getString("renewTime").compareTo(before) > 0;
+      });
+    }
+    String kubectl = KubectlFleetTest.which("kubectl");
+    if (kubectl != null) {
+      KubectlFleetTest.Result r = KubectlFleetTest.run(List.of(kubectl, "--kubeconfig",
+          fleet.pki().kubeconfig().toString(), "--context", "node-b", "get", "leases", "-n", "kube-system", "-l",
+          IDENTITY_SELECTOR, "-o", "jsonpath={range .items[*]}{.spec.holderIdentity}{\"\\n\"}{end}"), 60);
+      assertEquals(0, r.code(), r.all());
+      assertEquals(nodes, r.out().lines().sorted().toList(), r.all());
+    }
+    // a server gone for good: its expired identity Lease is deleted by a collector; other Leases are not touched
+    String old = "2026-01-01T00:00:00.000000Z";
+    JsonObject stale = new JsonObject().put("apiVersion", "coordination.k8s.io/v1").put("kind", "Lease")
+        .put("metadata", new JsonObject().put("name", "apiserver-gone").put("labels",
+            new JsonObject().put("apiserver.kubernetes.io/identity", "kube-apiserver")))
+        .put("spec", new JsonObject().put("holderIdentity", "gone").put("leaseDurationSeconds", IDENTITY_LEASE_S)
+            .put("renewTime", old));
+    JsonObject unlabelled = stale.copy();
+    unlabelled.getJsonObject("metadata").put("name", "someone-elses").remove("labels");
+    assertEquals(201, k.send("node-b", io.vertx.core.http.HttpMethod.POST, LEASES, stale).status());
+    assertEquals(201, k.send("node-b", io.vertx.core.http.HttpMethod.POST, LEASES, unlabelled).status());
+    long t0 = System.nanoTime();
+    FleetTest.await("the expired identity lease collected", 3 * IDENTITY_LEASE_S * 1000L,
+        () -> k.status("node-c", LEASES + "/apiserver-gone") == 404);
+    figures.add("FIGURE expired identity lease collected " + (System.nanoTime() - t0) / 1_000_000
+        + " ms after its creation (collector period " + IDENTITY_LEASE_S + " s)");
+    assertEquals(200, k.status("node-a", LEASES + "/someone-elses"), "only identity leases are collected");
+    assertEquals(new java.util.TreeSet<>(nodes), identityLeases("node-b").keySet(), "live nodes' leases stay");
+    k.delete("node-a", LEASES + "/someone-elses", null);
   }
 
   @Test

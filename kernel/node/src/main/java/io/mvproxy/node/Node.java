@@ -390,7 +390,8 @@ public final class Node {
       vertx.eventBus().<io.mvproxy.node.membership.MembershipSnapshot>localConsumer(
           io.mvproxy.api.Addresses.MEMBERSHIP_CHANGED, m -> members.set(m.body().peers()));
       ControllerVerticle controllers = new ControllerVerticle(config.serverId(), str(config.tlsCertFile()), host, port,
-          CONTROLLERS, metrics.registry(), config.peerProxyEnabled(), config.controllers(), balancerOptions, members::get);
+          CONTROLLERS, metrics.registry(), config.peerProxyEnabled(), config.controllers(), balancerOptions, members::get,
+          config.identityLease(), config.peerProxyEnabled() ? advertise + ":" + config.peerPort(port) : null);
       return vertx.deployVerticle(discovery).compose(d -> sourcesReady(sources.get()))
           .compose(v -> vertx.deployVerticle(membership))
           .compose(mid -> vertx.deployVerticle(controllers)

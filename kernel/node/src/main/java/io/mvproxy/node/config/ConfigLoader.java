@@ -151,7 +151,25 @@ public final class ConfigLoader {
             v.oneOf(ConfigKey.TLS_ENGINE, "jdk", "openssl"), http2MaxStreams(v), goawayChance(v),
             Boolean.parseBoolean(v.oneOf(ConfigKey.PEER_HTTP2, "true", "false"))), storage(v),
         Duration.ofSeconds(v.integer(ConfigKey.MEMBER_WAIT_SECONDS)), controllers(v, gate, proxyCert),
-        serviceAccounts(v), audit(v));
+        serviceAccounts(v), audit(v), identityLease(v));
+  }
+
+  /**
+   * The {@code --identity-lease-*} keys, validated as kube-apiserver's {@code options/validation.go} (both positive,
+   * with its texts).
+   */
+  private static NodeConfig.IdentityLease identityLease(Values v) {
+    int duration = v.integer(ConfigKey.IDENTITY_LEASE_DURATION_SECONDS);
+    if (duration <= 0) {
+      throw new ConfigException(ConfigKey.IDENTITY_LEASE_DURATION_SECONDS, "--identity-lease-duration-seconds "
+          + "should be a positive number, but value '" + duration + "' provided");
+    }
+    int renew = v.integer(ConfigKey.IDENTITY_LEASE_RENEW_INTERVAL_SECONDS);
+    if (renew <= 0) {
+      throw new ConfigException(ConfigKey.IDENTITY_LEASE_RENEW_INTERVAL_SECONDS, "--identity-lease-renew-interval-"
+          + "seconds should be a positive number, but value '" + renew + "' provided");
+    }
+    return new NodeConfig.IdentityLease(duration, renew);
   }
 
   /** The {@code --audit-*} keys; the policy file is read and validated here (a bad one stops the node). */

@@ -41,6 +41,7 @@ import java.util.List;
  *                                  {@code --controllers-server-ca-file})
  * @param serviceAccounts           the service account token keys ({@code --service-account-*}, {@code --api-audiences})
  * @param audit                     the audit policy and log ({@code --audit-*})
+ * @param identityLease             the apiserver identity Lease timings ({@code --identity-lease-*})
  */
 public record NodeConfig(String serverId, String bindAddress, int securePort, String advertiseAddress,
                          String peerAdvertiseIp, Integer peerAdvertisePort, Path tlsCertFile,
@@ -53,7 +54,19 @@ public record NodeConfig(String serverId, String bindAddress, int securePort, St
                          String loggingFormat, List<String> authorizationModes, ServingLimits serving,
                          io.mvproxy.storage.StorageConfig storage,
                          Duration memberWait, Controllers controllers,
-                         ServiceAccounts serviceAccounts, Audit audit) {
+                         ServiceAccounts serviceAccounts, Audit audit, IdentityLease identityLease) {
+
+  /**
+   * The apiserver identity Lease timings, as kube-apiserver's flags of the same names
+   * ({@code pkg/controlplane/apiserver/server.go}: {@code IdentityLeaseDurationSeconds},
+   * {@code IdentityLeaseRenewIntervalPeriod}).
+   *
+   * @param durationSeconds      {@code --identity-lease-duration-seconds}: the Lease's {@code leaseDurationSeconds}
+   *                             and the garbage collector's period (positive)
+   * @param renewIntervalSeconds {@code --identity-lease-renew-interval-seconds}: time between renewals (positive)
+   */
+  public record IdentityLease(int durationSeconds, int renewIntervalSeconds) {
+  }
 
   /**
    * The audit settings, as kube-apiserver's {@code --audit-*} flags.

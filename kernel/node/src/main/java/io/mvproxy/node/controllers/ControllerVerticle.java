@@ -4,6 +4,8 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.mvproxy.controllers.ApiClient;
 import io.mvproxy.controllers.ControllerManager;
+import io.mvproxy.controllers.IdentityLeaseController;
+import io.mvproxy.controllers.IdentityLeaseGc;
 import io.mvproxy.api.UserInfo;
 import io.mvproxy.node.membership.PeerInfo;
 import io.mvproxy.security.FrontProxyHeaders;
@@ -29,6 +31,12 @@ import java.util.function.Supplier;
  * {@code --peer-ca-file} and reached with the front-proxy client certificate, the controller's identity in
  * {@code X-Remote-*} headers) and with upstream's garbage collector rule (any 404 for an owner makes it absent).
  * Without {@code --peer-ca-file} they talk to this node only.
+ *
+ * <p>Besides the controller manager it runs, on every node and whatever {@code --controllers} says, what
+ * kube-apiserver runs in its post-start hooks {@code start-kube-apiserver-identity-lease-controller} and
+ * {@code start-kube-apiserver-identity-lease-garbage-collector}: this node's identity Lease
+ * ({@link ApiserverIdentity}, {@link IdentityLeaseController}) and the collector of expired ones
+ * ({@link IdentityLeaseGc}), both as {@code system:apiserver} on this node only.
  */
 public final class ControllerVerticle extends VerticleBase {
   private final String serverId;
@@ -41,8 +49,12 @@ public final class ControllerVerticle extends VerticleBase {
   private final io.mvproxy.node.config.NodeConfig.Controllers settings;
   private final HttpClientOptions peerOptions;
   private final Supplier<List<PeerInfo>> members;
+  private final io.mvproxy.node.config.NodeConfig.IdentityLease identityLease;
+  private final String peerAddress;
   private ControllerManager manager;
   private WebClient peerClient;
+  private IdentityLeaseController leaseController;
+  private IdentityLeaseGc leaseGc;
 
   /**
    * @param serverId    the holder identity
@@ -54,7 +66,8 @@ public final class ControllerVerticle extends VerticleBase {
    */
   public ControllerVerticle(String serverId, String servingCert, String host, int port,
                             ControllerIdentities identities, MeterRegistry registry) {
-    this(serverId, servingCert, host, port, identities, registry, true, null, null, List::of);
+    this(serverId, servingCert, host, port, identities, registry, true, null, null, List::of,
+        new io.mvproxy.node.config.NodeConfig.IdentityLease(3600, 10), null);
   }
 
   /**
@@ -69,11 +82,16 @@ public final class ControllerVerticle extends VerticleBase {
    * @param peerOptions with the gate off: TLS options reaching the other servers (peer CA, front-proxy client
    *                    certificate), or null to talk to this node only
    * @param members     the fleet's live members (this node's record may be among them)
+   * @param identityLease {@code --identity-lease-duration-seconds}, {@code --identity-lease-renew-interval-seconds}
+   * @param peerAddress {@code ip:port} peers proxy to (the identity Lease's annotation), or null without the proxy
    */
   public ControllerVerticle(String serverId, String servingCert, String host, int port,
                             ControllerIdentities identities, MeterRegistry registry, boolean proxy,
                             io.mvproxy.node.config.NodeConfig.Controllers settings, HttpClientOptions peerOptions,
-                            Supplier<List<PeerInfo>> members) {
+                            Supplier<List<PeerInfo>> members,
+                            io.mvproxy.node.config.NodeConfig.IdentityLease identityLease, String peerAddress) {
+    this.identityLease = identityLease;
+    this.peerAddress = peerAddress;
     this.proxy = proxy;
     this.settings = settings;
     this.peerOptions = proxy ? null : peerOptions;
@@ -118,7 +136,24 @@ public final class ControllerVerticle extends VerticleBase {
             + "indicates master. 'name' is the string used to identify the lease.")
         .tag("name", ControllerManager.LEASE_NAME).register(registry);
     manager.start();
+    startIdentityLease(election);
     return Future.succeededFuture();
+  }
+
+  /** The identity Lease and its garbage collector, as {@code system:apiserver} on this node. */
+  private void startIdentityLease(ApiClient pool) {
+    ApiClient loopback = new ApiClient(pool, identities.apiserverToken(), "kube-apiserver/mvproxy identity-lease");
+    java.util.Map<String, String> labels = java.util.Map.of(ApiserverIdentity.IDENTITY_LABEL,
+        ApiserverIdentity.KUBE_APISERVER, ApiserverIdentity.HOSTNAME_LABEL, ApiserverIdentity.hostname());
+    java.util.Map<String, String> annotations = peerAddress == null ? java.util.Map.of()
+        : java.util.Map.of(ApiserverIdentity.PEER_ADVERTISE_ADDRESS, peerAddress);
+    leaseController = new IdentityLeaseController(vertx, loopback, new IdentityLeaseController.Config(
+        ApiserverIdentity.NAMESPACE, ApiserverIdentity.leaseName(serverId), serverId, identityLease.durationSeconds(),
+        java.time.Duration.ofSeconds(identityLease.renewIntervalSeconds()), labels, annotations));
+    leaseGc = new IdentityLeaseGc(vertx, loopback, java.time.Duration.ofSeconds(identityLease.durationSeconds()),
+        ApiserverIdentity.NAMESPACE, ApiserverIdentity.IDENTITY_LABEL + "=" + ApiserverIdentity.KUBE_APISERVER);
+    leaseController.start();
+    leaseGc.start();
   }
 
   /** The load balancer: a server of the fleet at random, null (this node) for this node's own record. */
@@ -144,6 +179,10 @@ public final class ControllerVerticle extends VerticleBase {
 
   @Override
   public Future<?> stop() {
+    if (leaseController != null) {
+      leaseController.stop();
+      leaseGc.stop();
+    }
     Future<?> f = manager == null ? Future.succeededFuture() : manager.stop();
     return f.onComplete(ar -> {
       if (peerClient != null) {

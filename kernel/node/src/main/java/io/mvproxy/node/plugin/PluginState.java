@@ -8,6 +8,9 @@ public enum PluginState {
   ACTIVE,
   /** It could not be loaded; {@link Plugin#error()} says why. Nothing else is affected. */
   FAILED,
-  /** Removed from the node. */
+  /**
+   * Removed or replaced: withdrawn from this node's discovery but still serving while it drains, until every live
+   * peer stopped routing to this node for it ({@link PluginRegistry#draining()}; README "Plugins", make before break).
+   */
   UNLOADED
 }

@@ -35,10 +35,19 @@ import java.util.logging.Logger;
  * request body (read by the ingress, at most 3 MiB as in Kubernetes) is resent as is; the response (watch
  * included) streams.
  *
+ * <p>Deadline: the hop works within the request's own deadline, the one the local chain keeps
+ * ({@link io.mvproxy.node.ingress.RequestDeadline}: {@code --request-timeout}, shortened by {@code ?timeout}), as
+ * kube-apiserver's peer proxy works within the request's context: a short request waits for its peer as long as it
+ * would wait for a local handler, and at the deadline the client gets the local chain's {@code 504 Timeout} while the
+ * pending peer request is reset ({@link #attemptTimeouts}). Long-running requests have no deadline of their own;
+ * their peer must answer the head within {@link #HEAD_TIMEOUT_MS} and the attempts' budget is {@link #DEADLINE_MS}.
+ *
  * <p>Failover: a peer that cannot be connected to (refused, TLS failure, {@link #CONNECT_TIMEOUT_MS}) is skipped for
  * the next. An idempotent request ({@link #IDEMPOTENT}) whose connection fails after it was sent but before the
- * response head (reset, closed, {@link #IDLE_TIMEOUT_MS} / {@link #HEAD_TIMEOUT_MS} elapsed) is retried once on the
- * next capable peer, within {@link #DEADLINE_MS}; a non-idempotent one never is (503). A peer that answers 503
+ * response head (reset, closed, {@link #HEAD_TIMEOUT_MS} elapsed, or its peer left the fleet view) is retried once on
+ * the next capable peer, within the deadline; a non-idempotent one never is (503). A short request's peer that the
+ * fleet view stops listing as live (departed, e.g. frozen by SIGSTOP, or left) fails its attempt at once
+ * ({@link PeerStreams}), as a long-running one's stream is ended, instead of holding the request until its deadline. A peer that answers 503
  * {@link #NOT_SERVED_HERE} did nothing with the request (it withdrew the resource after this node's view was built):
  * the request, whatever its method, goes to the next target, then to capable peers of the current view not tried
  * yet, never relayed as a 404 (README "Plugins", make before break). When no peer answers: 503
@@ -67,17 +76,23 @@ public final class PeerProxy {
   /** Per-request connect (TCP + TLS handshake) timeout, ms: a half-open or stalled peer is skipped after it. */
   public static final long CONNECT_TIMEOUT_MS = 5_000;
   /**
-   * Idle timeout of a short proxied request, ms: no byte from the peer for this long fails the attempt. It is the
-   * short client's connection idle timeout (so also how long a pooled connection may sit unused), shortened per
-   * request only when the request's deadline is nearer.
+   * Seconds a pooled short-request connection may sit unused before it is closed (the short client's keep-alive
+   * timeout): well under the peers' own 90 s idle keep-alive ({@code ServerLimits.IDLE_TIMEOUT_S}), so this side
+   * closes first and never sends a request on a connection the peer is closing. It is no limit on a request in
+   * progress: a short request waits for its peer until its own deadline.
    */
-  public static final long IDLE_TIMEOUT_MS = 15_000;
-  /** A long-running request's peer must send its response head within this many ms. */
+  public static final int KEEP_ALIVE_TIMEOUT_S = 15;
+  /**
+   * A long-running request's peer must send its response head within this many ms: a watch's head comes at once
+   * from a healthy peer, and a long-running request has no deadline that would otherwise end the wait.
+   */
   public static final long HEAD_TIMEOUT_MS = 15_000;
   /**
    * Overall budget of a proxied request's attempts, ms, when the request has no deadline of its own
-   * ({@link io.mvproxy.api.RequestScope#deadlineMillis()}: {@code --request-timeout}, shortened by {@code ?timeout}):
-   * long-running requests, whose head must still come within this (kube-apiserver's default --request-timeout).
+   * ({@link io.mvproxy.api.RequestScope#deadlineMillis()}): long-running requests (kube-apiserver's default
+   * {@code --request-timeout}, which upstream's long-running requests are exempt from, as here). A short request
+   * always has its own ({@code --request-timeout}, shortened by {@code ?timeout}); a short one without (a caller that
+   * skipped the ingress chain) gets this too, as the attempt's silence limit.
    */
   public static final long DEADLINE_MS = 60_000;
   /** Connections per peer of the long-running pool (watches): well above the 2,000 watches of issue 7. */
@@ -135,11 +150,12 @@ public final class PeerProxy {
   public static PeerProxy create(Vertx vertx, HttpClientOptions peerOptions, NodeMetrics metrics,
                                  FleetViewRef view) {
     boolean h2 = peerOptions.getProtocolVersion() == io.vertx.core.http.HttpVersion.HTTP_2;
-    // the idle timeout of short requests is the connection's own (no timer set and cancelled per request); a request
-    // whose deadline is nearer gets its own, shorter one
+    // no idle timeout: Vert.x's HTTP/1.1 client idle timeout fires only while a request is in flight (a silent peer
+    // fails the request), and a short request waits until its own deadline, as a local one; unused pooled
+    // connections are closed by the keep-alive timeout
     HttpClient shortClient = build(vertx, new HttpClientOptions(peerOptions)
-        .setConnectTimeout((int) CONNECT_TIMEOUT_MS).setIdleTimeout((int) IDLE_TIMEOUT_MS)
-        .setIdleTimeoutUnit(java.util.concurrent.TimeUnit.MILLISECONDS),
+        .setConnectTimeout((int) CONNECT_TIMEOUT_MS).setIdleTimeout(0).setKeepAliveTimeout(KEEP_ALIVE_TIMEOUT_S)
+        .setHttp2KeepAliveTimeout(KEEP_ALIVE_TIMEOUT_S),
         TlsOptions.peerPool().setHttp2MaxSize(H2_CONNECTIONS_PER_PEER), h2);
     // watches: on h2 multiplexed too (a proxied watch costs a stream, not a TLS handshake), on connections of their
     // own so that short requests never queue behind a connection full of watches
@@ -198,9 +214,46 @@ public final class PeerProxy {
       return;
     }
     long start = System.nanoTime();
-    long deadline = io.mvproxy.api.RequestScope.of(ctx).deadlineMillis();
-    new Attempts(ctx, user, gvr, streaming, targets, refresh, start, deadline > 0 ? deadline
-        : System.currentTimeMillis() + DEADLINE_MS, vertx.getOrCreateContext()).next(null);
+    long own = io.mvproxy.api.RequestScope.of(ctx).deadlineMillis();
+    new Attempts(ctx, user, gvr, streaming, targets, refresh, start, own,
+        hopDeadline(own, System.currentTimeMillis()), vertx.getOrCreateContext()).next(null);
+  }
+
+  /**
+   * @param ownDeadline the request's own deadline, epoch ms ({@link io.mvproxy.api.RequestScope#deadlineMillis()}),
+   *                    0 for none
+   * @param now         the current time, epoch ms
+   * @return the deadline of the hop's attempts, epoch ms: the request's own, else {@link #DEADLINE_MS} from now
+   */
+  static long hopDeadline(long ownDeadline, long now) {
+    return ownDeadline > 0 ? ownDeadline : now + DEADLINE_MS;
+  }
+
+  /**
+   * The per-attempt time-outs of one attempt, ms, 0 meaning "none of its own" (the client's default applies).
+   *
+   * @param connectMs TCP + TLS handshake limit (the clients' {@link #CONNECT_TIMEOUT_MS} unless the deadline is nearer)
+   * @param idleMs    silence limit of the attempt: only for a short request without a deadline of its own (one with
+   *                  its own is ended by the ingress's {@code 504 Timeout} at that deadline, and its pending peer
+   *                  request reset)
+   * @param headMs    a long-running request's limit for the response head
+   */
+  record AttemptTimeouts(long connectMs, long idleMs, long headMs) {
+  }
+
+  /**
+   * The time-outs of an attempt started with {@code left} ms before the hop's deadline.
+   *
+   * @param left        ms until {@link #hopDeadline} (positive)
+   * @param ownDeadline whether the request has a deadline of its own
+   * @param streaming   whether it is long-running
+   * @return the attempt's time-outs
+   */
+  static AttemptTimeouts attemptTimeouts(long left, boolean ownDeadline, boolean streaming) {
+    long connect = left < CONNECT_TIMEOUT_MS ? left : 0;
+    long idle = !streaming && !ownDeadline ? left : 0;
+    long head = streaming ? Math.max(1, Math.min(HEAD_TIMEOUT_MS, left)) : 0;
+    return new AttemptTimeouts(connect, idle, head);
   }
 
   /** The attempts of one proxied request, tried in order. */
@@ -213,6 +266,7 @@ public final class PeerProxy {
     final java.util.function.Supplier<List<PeerTarget>> refresh;
     final Set<String> tried = new java.util.HashSet<>();
     final long start;
+    final boolean ownDeadline;
     final long deadline;
     final boolean idempotent;
     final Context context;
@@ -220,7 +274,9 @@ public final class PeerProxy {
     boolean retried;
 
     Attempts(RoutingContext ctx, UserInfo user, Gvr gvr, boolean streaming, List<PeerTarget> targets,
-             java.util.function.Supplier<List<PeerTarget>> refresh, long start, long deadline, Context context) {
+             java.util.function.Supplier<List<PeerTarget>> refresh, long start, long own, long deadline,
+             Context context) {
+      this.ownDeadline = own > 0;
       this.context = context;
       this.ctx = ctx;
       this.user = user;
@@ -234,7 +290,16 @@ public final class PeerProxy {
     }
 
     void next(Throwable last) {
+      if (ctx.response().ended()) {
+        return;  // answered already (the request's deadline: 504 Timeout)
+      }
       long left = deadline - System.currentTimeMillis();
+      if (left <= 0 && ownDeadline && !ctx.response().closed()) {
+        // the request's own deadline passed between attempts: the local chain's answer, not a peer error
+        fail(ctx, new StatusException(io.mvproxy.api.StatusReason.Timeout,
+            io.mvproxy.node.ingress.RequestDeadline.MESSAGE, new io.vertx.core.json.JsonObject()));
+        return;
+      }
       if (index >= targets.size() || left <= 0 || ctx.response().closed()) {
         if (gvr != null) {
           metrics.proxyError(ProxyErrorType.ENDPOINT_RESOLUTION, gvr);
@@ -250,12 +315,13 @@ public final class PeerProxy {
       HttpServerRequest in = ctx.request();
       RequestOptions opts = new RequestOptions().setHost(t.host()).setPort(t.port()).setMethod(in.method())
           .setURI(in.uri()).setSsl(true).setHeaders(headers(in, user, t));
-      if (left < CONNECT_TIMEOUT_MS && perRequestConnectTimeout) {
-        // per-request timeouts only when the deadline is nearer than the clients' own (each costs a timer)
-        opts.setConnectTimeout(left);
+      // per-request timeouts only where the clients' own do not fit (each costs a timer)
+      AttemptTimeouts limits = attemptTimeouts(left, ownDeadline, streaming);
+      if (limits.connectMs() > 0 && perRequestConnectTimeout) {
+        opts.setConnectTimeout(limits.connectMs());
       }
-      if (!streaming && left < IDLE_TIMEOUT_MS) {
-        opts.setIdleTimeout(left);
+      if (limits.idleMs() > 0) {
+        opts.setIdleTimeout(limits.idleMs());
       }
       (streaming ? longRunning : client).request(opts).onComplete(ar -> {
         if (ar.failed()) {
@@ -271,19 +337,47 @@ public final class PeerProxy {
     }
 
     private void send(PeerTarget t, HttpClientRequest out) {
-      long headTimer = streaming ? vertx.setTimer(Math.min(HEAD_TIMEOUT_MS, Math.max(1, deadline
-          - System.currentTimeMillis())), x -> out.reset(0, new java.util.concurrent.TimeoutException(
+      long headMs = attemptTimeouts(Math.max(1, deadline - System.currentTimeMillis()), ownDeadline, streaming)
+          .headMs();
+      long headTimer = streaming ? vertx.setTimer(headMs, x -> out.reset(0, new java.util.concurrent.TimeoutException(
           "no response head from peer " + t.serverId() + " within " + HEAD_TIMEOUT_MS + " ms"))) : -1;
+      // a short attempt ends early when its peer leaves the fleet view (a frozen peer never closes its connections)
+      Runnable untrack = streaming ? () -> { } : streams.add(t.serverId(), context, () -> out.reset(0,
+          new java.io.IOException("peer " + t.serverId() + " left the fleet")));
       Buffer body = ctx.body() == null ? null : ctx.body().buffer();
       Future<HttpClientResponse> sent = body == null ? out.send() : out.send(body);
+      if (!streaming && !view.get().members().containsKey(t.serverId())) {
+        // it left while this attempt connected (the view was published before the attempt was recorded)
+        out.reset(0, new java.io.IOException("peer " + t.serverId() + " left the fleet"));
+      }
+      if (!streaming) {
+        // the client's response ended before the peer's head came (the request's deadline answered 504 Timeout, or
+        // the client went away): the peer request is reset, freeing its pooled connection
+        ctx.addEndHandler(x -> {
+          untrack.run();
+          if (!sent.isComplete()) {
+            out.reset(0, new java.util.concurrent.CancellationException("the request ended before its peer "
+                + t.serverId() + " answered"));
+          }
+        });
+      }
       sent.onComplete(rr -> {
         if (headTimer >= 0) {
           vertx.cancelTimer(headTimer);
         }
+        if (rr.failed()) {
+          untrack.run();
+          if (ctx.response().ended()) {
+            return;  // answered already (the request's deadline: 504 Timeout)
+          }
+        }
         if (rr.succeeded()) {
           HttpClientResponse resp = rr.result();
           if (resp.statusCode() == 503 && resp.getHeader(NOT_SERVED_HERE) != null) {
-            resp.body().onComplete(x -> notServed(t));
+            resp.body().onComplete(x -> {
+              untrack.run();
+              notServed(t);
+            });
           } else {
             relay(t, resp);
           }

@@ -174,6 +174,23 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void identityLeaseKeysAsKubeApiserver() {
+    NodeConfig d = ConfigLoader.load(file, List.of());
+    assertEquals(new NodeConfig.IdentityLease(3600, 10), d.identityLease());
+    NodeConfig c = ConfigLoader.load(file, List.of("--identity-lease-duration-seconds=20",
+        "--identity-lease-renew-interval-seconds=2"));
+    assertEquals(new NodeConfig.IdentityLease(20, 2), c.identityLease());
+    assertEquals("--identity-lease-duration-seconds (identityLeaseDurationSeconds): --identity-lease-duration-seconds "
+        + "should be a positive number, but value '0' provided",
+        error(List.of("--identity-lease-duration-seconds=0")));
+    assertEquals("--identity-lease-renew-interval-seconds (identityLeaseRenewIntervalSeconds): --identity-lease-renew-"
+        + "interval-seconds should be a positive number, but value '0' provided",
+        error(List.of("--identity-lease-renew-interval-seconds=0")));
+    assertTrue(error(List.of("--identity-lease-renew-interval-seconds=-1"))
+        .startsWith("--identity-lease-renew-interval-seconds (identityLeaseRenewIntervalSeconds)"));
+  }
+
+  @Test
   void tlsEngineAndHttp2Keys() throws Exception {
     NodeConfig d = ConfigLoader.load(file, List.of());
     assertEquals("jdk", d.serving().tlsEngine());

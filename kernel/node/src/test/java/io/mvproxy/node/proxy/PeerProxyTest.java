@@ -59,11 +59,19 @@ class PeerProxyTest {
 
   /** How a fake peer answers. */
   enum Answer {
-    OK, NOT_SERVED_HERE, UNAVAILABLE, SLOW
+    OK, NOT_SERVED_HERE, UNAVAILABLE,
+    /** after {@link #SLOW_MS} */
+    SLOW,
+    /** after {@link #SILENT_MS}: longer than the 15 s a proxied request's peer could stay silent before */
+    SILENT,
+    /** never (a frozen peer) */
+    HANG
   }
 
   /** How long a SLOW peer takes to answer, ms. */
   static final long SLOW_MS = 3_000;
+  /** How long a SILENT peer takes to answer, ms. */
+  static final long SILENT_MS = 16_000;
 
   Vertx vertx;
   DevPki pki;
@@ -78,6 +86,8 @@ class PeerProxyTest {
   volatile List<String> decided = List.of();
   /** The request's own deadline from now, ms ({@code --request-timeout}); 0: none. */
   volatile long deadlineMs;
+  /** How long after a HANG peer got the request the fleet view drops it, ms; 0: never. */
+  volatile long departMs;
 
   @BeforeAll
   void start() throws Exception {
@@ -92,8 +102,20 @@ class PeerProxyTest {
       s.requestHandler(req -> req.body().onComplete(b -> {
         hits.add(peer + " " + req.method() + " " + req.version() + " proxied=" + req.getHeader(PeerProxy.PEER_PROXIED));
         Answer a = answers.getOrDefault(peer, Answer.OK);
-        if (a == Answer.SLOW) {
-          vertx.setTimer(SLOW_MS, t -> req.response().end("{\"from\":\"" + peer + "\"}"));
+        if (a == Answer.SLOW || a == Answer.SILENT) {
+          vertx.setTimer(a == Answer.SLOW ? SLOW_MS : SILENT_MS, t -> {
+            if (!req.response().closed()) {
+              req.response().end("{\"from\":\"" + peer + "\"}");
+            }
+          });
+          return;
+        }
+        if (a == Answer.HANG) {
+          if (departMs > 0) {
+            // the fleet view stops listing this peer as live, as PeerProxy's view listener does
+            vertx.setTimer(departMs, t -> proxy.streams().retainLive(Set.copyOf(peers.keySet().stream()
+                .filter(p -> !p.equals(peer)).toList())));
+          }
           return;
         }
         switch (a) {
@@ -101,7 +123,7 @@ class PeerProxyTest {
               .end("{\"from\":\"" + peer + "\"}");
           case NOT_SERVED_HERE -> req.response().setStatusCode(503).putHeader(PeerProxy.NOT_SERVED_HERE, "true")
               .putHeader("Retry-After", "1").end("{\"kind\":\"Status\",\"code\":503}");
-          case SLOW -> throw new IllegalStateException("answered by the timer");
+          case SLOW, SILENT, HANG -> throw new IllegalStateException("answered by the timer, or never");
           case UNAVAILABLE -> req.response().setStatusCode(503).putHeader("Retry-After", "1")
               .end("{\"kind\":\"Status\",\"code\":503,\"message\":\"storage is unavailable\"}");
         }
@@ -113,11 +135,16 @@ class PeerProxyTest {
     peers.put("node-d", new PeerTarget("node-d", "127.0.0.1", freePort()));
     Router router = Router.router(vertx);
     router.route().handler(BodyHandler.create());
+    // the ingress's own deadline handler (--request-timeout), as in the node's chain
+    router.route().handler(ctx -> {
+      if (deadlineMs > 0) {
+        new io.mvproxy.node.ingress.RequestDeadline(java.time.Duration.ofMillis(deadlineMs)).handle(ctx);
+      } else {
+        ctx.next();
+      }
+    });
     router.route().handler(ctx -> {
       RequestInfo info = RequestInfo.parse(ctx.request().method().name(), ctx.request().path(), null);
-      if (deadlineMs > 0) {
-        io.mvproxy.api.RequestScope.of(ctx).deadlineMillis(System.currentTimeMillis() + deadlineMs);
-      }
       proxy.forwardResource(ctx, new UserInfo("alice", "", List.of("system:authenticated"), Map.of()), info,
           decided.stream().map(peers::get).toList());
     });
@@ -146,8 +173,12 @@ class PeerProxyTest {
     }
     RoutingSnapshot rs = new RoutingSnapshot(Map.of(), Capabilities.NONE, entries, Map.of(), true, Map.of(),
         List.of());
+    // every peer is a live member (node-d too: listed, but nothing listens on its port)
+    Map<String, io.mvproxy.node.membership.PeerInfo> members = new java.util.HashMap<>();
+    peers.values().forEach(p -> members.put(p.serverId(), new io.mvproxy.node.membership.PeerInfo(p.serverId(),
+        p.host(), p.port(), p.serverId(), "", "test", List.of())));
     return new FleetView(rs, DiscoveryDocuments.empty("node-a", "127.0.0.1:6443"), OpenApiDocuments.empty(),
-        Map.of());
+        members);
   }
 
   /**
@@ -159,12 +190,19 @@ class PeerProxyTest {
    * @param status   what the client gets
    * @param reached  which peers saw the request, in order
    * @param deadlineMs the request's deadline from now (its --request-timeout), 0 for none
+   * @param departMs   when (ms after it got the request) the fleet view stops listing a HANG peer as live, 0 for
+   *                   never
    */
   record Case(String name, HttpMethod method, List<String> decided, List<String> inView,
-              Map<String, Answer> behave, int status, List<String> reached, long deadlineMs) {
+              Map<String, Answer> behave, int status, List<String> reached, long deadlineMs, long departMs) {
     Case(String name, HttpMethod method, List<String> decided, List<String> inView, Map<String, Answer> behave,
          int status, List<String> reached) {
-      this(name, method, decided, inView, behave, status, reached, 0);
+      this(name, method, decided, inView, behave, status, reached, 0, 0);
+    }
+
+    Case(String name, HttpMethod method, List<String> decided, List<String> inView, Map<String, Answer> behave,
+         int status, List<String> reached, long deadlineMs) {
+      this(name, method, decided, inView, behave, status, reached, deadlineMs, 0);
     }
 
     @Override
@@ -194,8 +232,16 @@ class PeerProxyTest {
             List.of(), Map.of(), 201, List.of("node-c")),
         new Case("a slow peer within the request's deadline: answered", HttpMethod.GET, List.of("node-b"), List.of(),
             Map.of("node-b", Answer.SLOW), 200, List.of("node-b"), 10_000),
-        new Case("the hop keeps the request's own deadline (--request-timeout), not a fixed 60 s", HttpMethod.GET,
-            List.of("node-b"), List.of(), Map.of("node-b", Answer.SLOW), 503, List.of("node-b"), 1_000)
+        new Case("past the request's own deadline (--request-timeout): 504 Timeout, as a local request", HttpMethod.GET,
+            List.of("node-b"), List.of(), Map.of("node-b", Answer.SLOW), 504, List.of("node-b"), 1_000),
+        new Case("a peer silent for 16 s within a 30 s --request-timeout: answered (no 15 s idle cut)", HttpMethod.POST,
+            List.of("node-b", "node-c"), List.of(), Map.of("node-b", Answer.SILENT), 200, List.of("node-b"), 30_000),
+        new Case("a GET's peer leaves the fleet view while it waits: retried on the next peer", HttpMethod.GET,
+            List.of("node-b", "node-c"), List.of(), Map.of("node-b", Answer.HANG), 200,
+            List.of("node-b", "node-c"), 30_000, 500),
+        new Case("a POST's peer leaves the fleet view while it waits: 503, never sent twice", HttpMethod.POST,
+            List.of("node-b", "node-c"), List.of(), Map.of("node-b", Answer.HANG), 503, List.of("node-b"), 30_000,
+            500)
     ).map(a);
   }
 
@@ -222,6 +268,7 @@ class PeerProxyTest {
         pki.proxyClientCert("node-a").toString(), pki.proxyClientKey("node-a").toString());
     proxy = PeerProxy.create(vertx, h2 ? TlsOptions.offerHttp2(peerOptions) : peerOptions, new NodeMetrics(),
         new FleetViewRef(viewOf(c.inView())));
+    departMs = c.departMs();
     // the body is read in the same chain, on the response's context, before it can arrive unread
     java.util.Map.Entry<HttpClientResponse, String> got = client.request(new RequestOptions().setHost("127.0.0.1")
             .setPort(front.actualPort()).setMethod(c.method()).setURI(PATH))
@@ -239,5 +286,51 @@ class PeerProxyTest {
     if (resp.statusCode() == 503) {
       assertNotNull(resp.getHeader("Retry-After"), body);
     }
+    if (resp.statusCode() == 504) {
+      assertTrue(body.contains("\"reason\":\"Timeout\"") && body.contains(
+          io.mvproxy.node.ingress.RequestDeadline.MESSAGE), body);
+    }
+  }
+
+  /**
+   * The hop's deadline and the time-outs of one attempt, as data.
+   *
+   * @param name        the case
+   * @param own         the request's own deadline from now, ms (0: none)
+   * @param left        ms left when the attempt starts
+   * @param streaming   long-running
+   * @param hopFromNow  expected hop deadline from now, ms
+   * @param connect     expected per-attempt connect time-out (0: the client's 5 s)
+   * @param idle        expected per-attempt silence limit (0: none, the request's deadline decides)
+   * @param head        expected head limit (0: none)
+   */
+  record Limits(String name, long own, long left, boolean streaming, long hopFromNow, long connect, long idle,
+                long head) {
+    @Override
+    public String toString() {
+      return name;
+    }
+  }
+
+  static Stream<Limits> limits() {
+    return Stream.of(
+        new Limits("--request-timeout=2m: the hop has 2 min, no silence limit", 120_000, 120_000, false, 120_000, 0,
+            0, 0),
+        new Limits("default 1m, 100 ms left: connect within them", 60_000, 100, false, 60_000, 100, 0, 0),
+        new Limits("?timeout=3s: 3 s", 3_000, 3_000, false, 3_000, 3_000, 0, 0),
+        new Limits("a watch: no deadline of its own, 60 s budget, head within 15 s", 0, 60_000, true, 60_000, 0, 0,
+            15_000),
+        new Limits("a watch with 2 s of the budget left: head within them", 0, 2_000, true, 60_000, 2_000, 0, 2_000),
+        new Limits("a short request that skipped the ingress's deadline: silence limit = budget", 0, 60_000, false,
+            60_000, 0, 60_000, 0));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("limits")
+  void deadlineOfTheHopFollowsTheRequest(Limits c) {
+    long now = 1_000_000;
+    assertEquals(now + c.hopFromNow(), PeerProxy.hopDeadline(c.own() == 0 ? 0 : now + c.own(), now), c.name());
+    PeerProxy.AttemptTimeouts t = PeerProxy.attemptTimeouts(c.left(), c.own() > 0, c.streaming());
+    assertEquals(new PeerProxy.AttemptTimeouts(c.connect(), c.idle(), c.head()), t, c.name());
   }
 }
