@@ -15,8 +15,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.UUID;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -85,9 +85,10 @@ public final class RehearsalFleet implements AutoCloseable {
    * @param gate    {@code UnknownVersionInteroperabilityProxy}
    * @param initial the plugin set every node starts with
    * @param heap    {@code -Xmx} of each node, e.g. {@code 384m}
+   * @param random  the run's seeded random choices (here: the ports tried)
    * @throws IOException on file errors or when no free port is found
    */
-  public RehearsalFleet(Path dir, List<String> names, boolean gate, PluginSet initial, String heap)
+  public RehearsalFleet(Path dir, List<String> names, boolean gate, PluginSet initial, String heap, Random random)
       throws IOException {
     this.dir = Files.createDirectories(dir);
     this.heap = heap;
@@ -96,8 +97,8 @@ public final class RehearsalFleet implements AutoCloseable {
     Map<String, Integer> hz = new LinkedHashMap<>();
     Map<String, String> urls = new LinkedHashMap<>();
     for (String n : names) {
-      ports.put(n, freePort(taken));
-      hz.put(n, freePort(taken));
+      ports.put(n, freePort(taken, random));
+      hz.put(n, freePort(taken, random));
       urls.put(n, "https://127.0.0.1:" + ports.get(n));
     }
     pki = new DevPki(dir.resolve("pki"));
@@ -237,9 +238,9 @@ public final class RehearsalFleet implements AutoCloseable {
     }
   }
 
-  private static int freePort(java.util.Set<Integer> taken) throws IOException {
+  private static int freePort(java.util.Set<Integer> taken, Random random) throws IOException {
     for (int i = 0; i < 2000; i++) {
-      int port = 20_000 + ThreadLocalRandom.current().nextInt(12_000);
+      int port = 20_000 + random.nextInt(12_000);
       if (!taken.add(port)) {
         continue;
       }
