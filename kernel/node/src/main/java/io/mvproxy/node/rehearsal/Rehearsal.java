@@ -220,6 +220,17 @@ public final class Rehearsal {
     return b.toString();
   }
 
+  /**
+   * @param s the settings
+   * @return one line naming them for a report's heading (seed, nodes upgraded, soak, namespace period, drain)
+   */
+  public static String describe(RehearsalSettings s) {
+    return String.format("Seed %d (repeat: --seed %d). %d nodes, %d upgraded from the old to the new plugin set one "
+            + "at a time; soak %d s, a namespace every %d s, at least %d owner/dependent pairs, drain at most %d s.",
+        s.seed(), s.seed(), NODES.size(), s.upgrades(), s.soak().toSeconds(), s.namespacePeriod().toSeconds(),
+        s.minPairs(), s.drain().toSeconds());
+  }
+
   private static void row(StringBuilder b, String label, long on, long off) {
     b.append("| ").append(label).append(" | ").append(on).append(" | ").append(off).append(" |\n");
   }
