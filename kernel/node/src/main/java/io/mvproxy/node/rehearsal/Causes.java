@@ -6,6 +6,7 @@ import io.mvproxy.node.rehearsal.Journal.Request;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
@@ -18,7 +19,8 @@ import java.util.Optional;
  *   <li>with the gate off, a false 404: the answering node lacks the API and does not proxy;</li>
  *   <li>a 503 inside a named {@link Window}: a <i>restart</i> of a node (SIGTERM to {@code /readyz} 200) while no
  *   live node serves the API, or a node <i>learning</i> a peer (from the peer's {@code /readyz} 200 to the node's
- *   first 2xx for that API after it: measured, so the report shows how long each window lasts);</li>
+ *   first 2xx for the new APIs after it: measured, so the report shows how long each window lasts, at most; a
+ *   window that never closes explains nothing);</li>
  *   <li>no answer from a node that got SIGTERM while the request was in flight;</li>
  *   <li>a 403 for a create in a namespace whose DELETE was accepted before.</li>
  * </ul>
@@ -161,7 +163,7 @@ public final class Causes {
   }
 
   private String state(String node, long t) {
-    return last(node, t).map(e -> node + " (" + e.pluginSet() + " set, last " + e.kind().name().toLowerCase()
+    return last(node, t).map(e -> node + " (" + e.pluginSet() + " set; " + e.kind().name().toLowerCase(Locale.ROOT)
         .replace('_', ' ') + " at " + sec(e.atMs()) + ")").orElse(node);
   }
 
@@ -245,8 +247,9 @@ public final class Causes {
           + "restarting (404 expected)." + msg);
     }
     for (String x : s) {
+      // a window never closed (no 2xx for the new APIs from that node afterwards) explains nothing
       Optional<Window> w = learning.values().stream().filter(l -> l.what().startsWith(r.node() + " learning that "
-          + x + " ") && l.contains(t)).findFirst();
+          + x + " ") && l.toMs() >= 0 && l.contains(t)).findFirst();
       if (w.isPresent()) {
         return new Cause(true, w.get().name(), r.node() + " had not yet learnt that " + x + " serves "
             + r.resource() + " (" + x + " ready at " + sec(w.get().fromMs()) + "; " + r.node() + "'s first 2xx for "

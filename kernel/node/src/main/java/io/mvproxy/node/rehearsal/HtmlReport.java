@@ -25,6 +25,7 @@ import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.NumberAxis;
 import org.jfree.chart.axis.SymbolAxis;
 import org.jfree.chart.plot.CombinedDomainXYPlot;
+import org.jfree.chart.plot.DatasetRenderingOrder;
 import org.jfree.chart.plot.IntervalMarker;
 import org.jfree.chart.plot.XYPlot;
 import org.jfree.chart.renderer.xy.StackedXYBarRenderer;
@@ -199,7 +200,7 @@ public final class HtmlReport {
   /**
    * Draws one run: node timeline (with marks) over requests per second by outcome, sharing the time axis.
    *
-   * @return the SVG document
+   * @return the SVG element (with its namespace, no DOCTYPE)
    */
   static String chart(Journal j, Causes causes, String gate) {
     List<String> nodes = j.nodes();
@@ -306,6 +307,7 @@ public final class HtmlReport {
     }
     timeline.setDataset(1, markData);
     timeline.setRenderer(1, markRenderer);
+    timeline.setDatasetRenderingOrder(DatasetRenderingOrder.FORWARD); // the marks over the bars
 
     // requests per second by outcome group, stacked
     int seconds = (int) Math.ceil(end);
@@ -367,8 +369,15 @@ public final class HtmlReport {
         new Font(Font.SANS_SERIF, Font.BOLD, 14), plot, true);
     chart.setBackgroundPaint(Color.WHITE);
     SVGGraphics2D g2 = new SVGGraphics2D(WIDTH, HEIGHT);
+    g2.setGeomDoubleConverter(HtmlReport::tenth); // a tenth of a pixel is enough: a third of the size
+    g2.setTransformDoubleConverter(HtmlReport::tenth);
     chart.draw(g2, new Rectangle(0, 0, WIDTH, HEIGHT));
-    return g2.getSVGDocument();
+    return g2.getSVGElement(); // no DOCTYPE: nothing for a reader to fetch
+  }
+
+  private static String tenth(double d) {
+    long r = Math.round(d * 10);
+    return r % 10 == 0 ? Long.toString(r / 10) : Double.toString(r / 10.0);
   }
 
   /** @return the Markdown table as an HTML table ({@code **x**} as bold) */

@@ -212,6 +212,21 @@ public final class Journal {
     }
   }
 
+  /** @param e a node event with its own time (replaying a run) */
+  synchronized void add(NodeEvent e) {
+    nodeEvents.add(e);
+  }
+
+  /** @param m a mark with its own time (replaying a run) */
+  synchronized void add(Mark m) {
+    marks.add(m);
+  }
+
+  /** @param r a request with its own time (replaying a run) */
+  synchronized void add(Request r) {
+    requests.add(r);
+  }
+
   /** @return the node events, in time order */
   public synchronized List<NodeEvent> nodeEvents() {
     return nodeEvents.stream().sorted(Comparator.comparingLong(NodeEvent::atMs)).toList();

@@ -76,6 +76,8 @@ public final class RehearsalFleet implements AutoCloseable {
   private final DevPki pki;
   private final Map<String, NodeProcess> nodes = new LinkedHashMap<>();
   private final String heap;
+  /** Stops the nodes when the rehearsal's JVM is stopped (SIGTERM, Ctrl-C) before {@link #close()}. */
+  private final Thread shutdownHook = new Thread(this::destroyAll, "rehearsal-fleet-shutdown");
 
   /**
    * Lays out the fleet: PKI, configs, the {@code initial} plugin set in every node's folder; nothing runs yet.
@@ -92,6 +94,7 @@ public final class RehearsalFleet implements AutoCloseable {
       throws IOException {
     this.dir = Files.createDirectories(dir);
     this.heap = heap;
+    Runtime.getRuntime().addShutdownHook(shutdownHook);
     java.util.Set<Integer> taken = new java.util.HashSet<>();
     Map<String, Integer> ports = new LinkedHashMap<>();
     Map<String, Integer> hz = new LinkedHashMap<>();
@@ -220,14 +223,23 @@ public final class RehearsalFleet implements AutoCloseable {
     return p.exitValue();
   }
 
-  /** Stops every node (SIGTERM to all, then waits). */
-  @Override
-  public void close() {
+  private void destroyAll() {
     for (NodeProcess n : nodes.values()) {
       if (n.process != null && n.process.isAlive()) {
         n.process.destroy();
       }
     }
+  }
+
+  /** Stops every node (SIGTERM to all, then waits). */
+  @Override
+  public void close() {
+    try {
+      Runtime.getRuntime().removeShutdownHook(shutdownHook);
+    } catch (IllegalStateException shuttingDown) {
+      // the hook runs already
+    }
+    destroyAll();
     for (NodeProcess n : nodes.values()) {
       try {
         stop(n);
