@@ -1,5 +1,6 @@
 package io.mvproxy.node.cli;
 
+import io.mvproxy.node.rehearsal.HtmlReport;
 import io.mvproxy.node.rehearsal.Rehearsal;
 import io.mvproxy.node.rehearsal.RehearsalSettings;
 import io.mvproxy.node.rehearsal.RunReport;
@@ -12,8 +13,10 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code mvproxy rehearse}: the upgrade rehearsal ({@link Rehearsal}), once with
- * {@code UnknownVersionInteroperabilityProxy} on and once off, then the report side by side on stdout. Exit code 0
- * when the gate-on run shows no false 404 and no wrongly deleted object, 1 otherwise.
+ * {@code UnknownVersionInteroperabilityProxy} on and once off, then the report side by side on stdout (Markdown) and,
+ * with {@code --report FILE}, as a self-contained HTML page ({@link HtmlReport}). Exit code 1 when the gate-on run had
+ * any false 404, any 404 naming an existing object, a dependent of a live owner collected or a namespace finished
+ * with content ({@link RunReport#failures()}), else 0 (2: bad arguments).
  */
 @Command(name = "rehearse", mixinStandardHelpOptions = true,
     description = "Upgrade a local 3-node fleet from the old to the new plugin set under traffic, gate on and off, "
@@ -48,19 +51,38 @@ public final class RehearseCommand implements Callable<Integer> {
   @Option(names = "--gate", defaultValue = "both", description = "Which runs: on, off or both.")
   String gate;
 
+  @Option(names = "--seed", description = "Seed of every random choice of a run (default: a new one, printed), so "
+      + "a run can be repeated.")
+  Long seed;
+
+  @Option(names = "--report", paramLabel = "FILE", description = "Also write the report as a self-contained HTML "
+      + "page: each node's timeline, requests per second by outcome, every non-2xx answer and its cause.")
+  Path report;
+
   @Override
   public Integer call() throws Exception {
+    if (!java.util.Set.of("on", "off", "both").contains(gate)) {
+      throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
+          "--gate must be on, off or both: " + gate);
+    }
     Path root = (home != null ? home : Path.of(System.getProperty("mvproxy.home", "."))).toAbsolutePath().normalize();
     Path scratch = dir != null ? dir : root.resolve("run/rehearsal");
     Files.createDirectories(scratch);
     RehearsalSettings s = new RehearsalSettings(scratch, root, Duration.ofSeconds(soak),
-        Duration.ofSeconds(namespacePeriod), Duration.ofSeconds(drain), Duration.ofSeconds(120), "384m", upgrades, minPairs);
+        Duration.ofSeconds(namespacePeriod), Duration.ofSeconds(drain), Duration.ofSeconds(120), "384m", upgrades, minPairs,
+        seed != null ? seed : RehearsalSettings.newSeed());
+    System.err.println("rehearsal: seed " + s.seed() + (seed == null ? " (repeat the run with --seed " + s.seed()
+        + ")" : ""));
     Rehearsal r = new Rehearsal(s, System.err);
     RunReport on = "off".equals(gate) ? null : r.run(true);
     RunReport off = "on".equals(gate) ? null : r.run(false);
     System.out.println(Rehearsal.format(on != null ? on : off, off != null ? off : on));
-    if (on != null && (on.false404s() > 0 || on.wronglyCollected() > 0)) {
-      System.err.println("rehearsal: the gate-on run had false 404s or wrongly deleted objects");
+    if (report != null) {
+      HtmlReport.write(report, "mvproxy upgrade rehearsal", Rehearsal.describe(s), on, off);
+      System.err.println("rehearsal: report written to " + report.toAbsolutePath());
+    }
+    if (on != null && !on.failures().isEmpty()) {
+      System.err.println("rehearsal: the gate-on run failed: " + String.join("; ", on.failures()));
       return 1;
     }
     return 0;

@@ -129,7 +129,17 @@ public final class FleetClient implements AutoCloseable {
    * @return the response once its head arrived (failed when no answer)
    */
   public Future<HttpClientResponse> watch(String path) {
-    String node = pick();
+    return watch(pick(), path);
+  }
+
+  /**
+   * Opens a watch on a given node.
+   *
+   * @param node base URL
+   * @param path the watch path (with {@code watch=true})
+   * @return the response once its head arrived (failed when no answer)
+   */
+  public Future<HttpClientResponse> watch(String node, String path) {
     java.net.URI u = java.net.URI.create(node);
     return stream.request(new RequestOptions().setMethod(HttpMethod.GET).setHost(u.getHost()).setPort(u.getPort())
             .setURI(path).setSsl(true).putHeader("Accept", "application/json").setConnectTimeout(3000))
@@ -141,7 +151,8 @@ public final class FleetClient implements AutoCloseable {
     return vertx;
   }
 
-  private static JsonObject json(Buffer b) {
+  /** @param b a body, may be null @return it as a JSON object, empty when it is none */
+  static JsonObject json(Buffer b) {
     if (b == null || b.length() == 0) {
       return new JsonObject();
     }

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -23,7 +24,8 @@ import java.util.stream.Stream;
  * ({@link Traffic#probe}: an old node among them answers the route's 404 unless it proxies), then a soak of
  * traffic; the last soak lasts until {@link RehearsalSettings#minPairs} pairs exist. Then the traffic stops, deleted
  * namespaces and collected dependents are waited for (at most the drain time) and the end-of-run checks run through
- * the upgraded nodes.
+ * the upgraded nodes. Every step goes to the run's {@link Journal} (node life, requests, namespace and GC events) and
+ * every random choice comes from {@code new Random(settings.seed())}.
  */
 public final class Rehearsal {
   /** The node names. */
@@ -72,20 +74,28 @@ public final class Rehearsal {
     String tag = "gate " + (gate ? "on" : "off");
     Path dir = settings.dir().resolve(gate ? "gate-on" : "gate-off");
     Vertx vertx = Vertx.vertx();
-    try (RehearsalFleet fleet = new RehearsalFleet(dir, NODES, gate, oldSet(), settings.nodeHeap());
+    Random random = new Random(settings.seed());
+    Journal journal = new Journal(gate, settings.seed());
+    try (RehearsalFleet fleet = new RehearsalFleet(dir, NODES, gate, oldSet(), settings.nodeHeap(), random);
          FleetClient client = new FleetClient(vertx, fleet.pki().caCert(), fleet.pki().adminCert(),
              fleet.pki().adminKey())) {
-      log.printf("rehearsal (%s): starting %s on the old plugin set (logs in %s)%n", tag, NODES, dir);
+      log.printf("rehearsal (%s): starting %s on the old plugin set (logs in %s, seed %d)%n", tag, NODES, dir,
+          settings.seed());
       for (RehearsalFleet.NodeProcess n : fleet.nodes()) {
+        journal.nodeUrl(n.url(), n.name());
         fleet.start(n);
+        journal.node(n.name(), Journal.NodeKind.STARTED, n.pluginSet());
       }
       for (RehearsalFleet.NodeProcess n : fleet.nodes()) {
         awaitReady(fleet, client, n);
+        journal.node(n.name(), Journal.NodeKind.READY, n.pluginSet());
         client.add(n.url());
+        journal.node(n.name(), Journal.NodeKind.IN_ROTATION, n.pluginSet());
       }
-      Traffic traffic = new Traffic(client, settings.namespacePeriod());
+      Traffic traffic = new Traffic(client, settings.namespacePeriod(), journal, random);
       await(traffic.setUp(), settings.startTimeout().toMillis());
       long t0 = System.nanoTime();
+      journal.trafficStarted();
       traffic.start();
       log.printf("rehearsal (%s): traffic running; soak %d s%n", tag, settings.soak().toSeconds());
       Thread.sleep(settings.soak().toMillis());
@@ -95,11 +105,17 @@ public final class Rehearsal {
       for (RehearsalFleet.NodeProcess n : upgraded) {
         long u0 = System.nanoTime();
         client.remove(n.url());
+        journal.node(n.name(), Journal.NodeKind.OUT_OF_ROTATION, n.pluginSet());
+        journal.node(n.name(), Journal.NodeKind.SIGTERM, n.pluginSet());
         int code = fleet.stop(n);
+        journal.node(n.name(), Journal.NodeKind.EXITED, n.pluginSet());
         fleet.install(n, next);
         fleet.start(n);
+        journal.node(n.name(), Journal.NodeKind.STARTED, n.pluginSet());
         awaitReady(fleet, client, n);
+        journal.node(n.name(), Journal.NodeKind.READY, n.pluginSet());
         client.add(n.url());
+        journal.node(n.name(), Journal.NodeKind.IN_ROTATION, n.pluginSet());
         traffic.newServed = true;
         long ms = (System.nanoTime() - u0) / 1_000_000;
         upgrades.add(ms);
@@ -114,6 +130,7 @@ public final class Rehearsal {
         Thread.sleep(200);
       }
       await(traffic.stopTraffic(), 30_000);
+      journal.trafficStopped();
       long drainEnd = System.currentTimeMillis() + settings.drain().toMillis();
       while (!traffic.drained() && System.currentTimeMillis() < drainEnd) {
         Thread.sleep(200);
@@ -121,6 +138,7 @@ public final class Rehearsal {
       await(traffic.stopChecks(), 30_000);
       for (RehearsalFleet.NodeProcess n : fleet.nodes().subList(settings.upgrades(), fleet.nodes().size())) {
         client.remove(n.url()); // the end-of-run checks read through nodes serving every API
+        journal.node(n.name(), Journal.NodeKind.OUT_OF_ROTATION, n.pluginSet());
       }
       long seconds = (System.nanoTime() - t0) / 1_000_000_000;
       RunReport r = await(traffic.report(gate, seconds, upgrades), 60_000);
@@ -200,6 +218,17 @@ public final class Rehearsal {
         off.upgradeMs()));
     b.append(String.format("| run length | %d s | %d s |%n", on.seconds(), off.seconds()));
     return b.toString();
+  }
+
+  /**
+   * @param s the settings
+   * @return one line naming them for a report's heading (seed, nodes upgraded, soak, namespace period, drain)
+   */
+  public static String describe(RehearsalSettings s) {
+    return String.format("Seed %d (repeat: --seed %d). %d nodes, %d upgraded from the old to the new plugin set one "
+            + "at a time; soak %d s, a namespace every %d s, at least %d owner/dependent pairs, drain at most %d s.",
+        s.seed(), s.seed(), NODES.size(), s.upgrades(), s.soak().toSeconds(), s.namespacePeriod().toSeconds(),
+        s.minPairs(), s.drain().toSeconds());
   }
 
   private static void row(StringBuilder b, String label, long on, long off) {

@@ -15,8 +15,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.UUID;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -76,6 +76,8 @@ public final class RehearsalFleet implements AutoCloseable {
   private final DevPki pki;
   private final Map<String, NodeProcess> nodes = new LinkedHashMap<>();
   private final String heap;
+  /** Stops the nodes when the rehearsal's JVM is stopped (SIGTERM, Ctrl-C) before {@link #close()}. */
+  private final Thread shutdownHook = new Thread(this::destroyAll, "rehearsal-fleet-shutdown");
 
   /**
    * Lays out the fleet: PKI, configs, the {@code initial} plugin set in every node's folder; nothing runs yet.
@@ -85,19 +87,21 @@ public final class RehearsalFleet implements AutoCloseable {
    * @param gate    {@code UnknownVersionInteroperabilityProxy}
    * @param initial the plugin set every node starts with
    * @param heap    {@code -Xmx} of each node, e.g. {@code 384m}
+   * @param random  the run's seeded random choices (here: the ports tried)
    * @throws IOException on file errors or when no free port is found
    */
-  public RehearsalFleet(Path dir, List<String> names, boolean gate, PluginSet initial, String heap)
+  public RehearsalFleet(Path dir, List<String> names, boolean gate, PluginSet initial, String heap, Random random)
       throws IOException {
     this.dir = Files.createDirectories(dir);
     this.heap = heap;
+    Runtime.getRuntime().addShutdownHook(shutdownHook);
     java.util.Set<Integer> taken = new java.util.HashSet<>();
     Map<String, Integer> ports = new LinkedHashMap<>();
     Map<String, Integer> hz = new LinkedHashMap<>();
     Map<String, String> urls = new LinkedHashMap<>();
     for (String n : names) {
-      ports.put(n, freePort(taken));
-      hz.put(n, freePort(taken));
+      ports.put(n, freePort(taken, random));
+      hz.put(n, freePort(taken, random));
       urls.put(n, "https://127.0.0.1:" + ports.get(n));
     }
     pki = new DevPki(dir.resolve("pki"));
@@ -219,14 +223,23 @@ public final class RehearsalFleet implements AutoCloseable {
     return p.exitValue();
   }
 
-  /** Stops every node (SIGTERM to all, then waits). */
-  @Override
-  public void close() {
+  private void destroyAll() {
     for (NodeProcess n : nodes.values()) {
       if (n.process != null && n.process.isAlive()) {
         n.process.destroy();
       }
     }
+  }
+
+  /** Stops every node (SIGTERM to all, then waits). */
+  @Override
+  public void close() {
+    try {
+      Runtime.getRuntime().removeShutdownHook(shutdownHook);
+    } catch (IllegalStateException shuttingDown) {
+      // the hook runs already
+    }
+    destroyAll();
     for (NodeProcess n : nodes.values()) {
       try {
         stop(n);
@@ -237,9 +250,9 @@ public final class RehearsalFleet implements AutoCloseable {
     }
   }
 
-  private static int freePort(java.util.Set<Integer> taken) throws IOException {
+  private static int freePort(java.util.Set<Integer> taken, Random random) throws IOException {
     for (int i = 0; i < 2000; i++) {
-      int port = 20_000 + ThreadLocalRandom.current().nextInt(12_000);
+      int port = 20_000 + random.nextInt(12_000);
       if (!taken.add(port)) {
         continue;
       }

@@ -18,9 +18,12 @@ import java.time.Duration;
  *                        of the load balancer only for the end-of-run checks)
  * @param minPairs        owner/dependent pairs the traffic must have created before it stops (the last soak lasts
  *                        until then, at most {@code startTimeout})
+ * @param seed            seed of every random choice of a run (the ports tried, which live owner a read asks for):
+ *                        each run (gate on, gate off) draws from its own {@code new Random(seed)}, so both runs and a
+ *                        repeated run make the same choices; timing (and so what the choices meet) still varies
  */
 public record RehearsalSettings(Path dir, Path home, Duration soak, Duration namespacePeriod, Duration drain,
-                                Duration startTimeout, String nodeHeap, int upgrades, int minPairs) {
+                                Duration startTimeout, String nodeHeap, int upgrades, int minPairs, long seed) {
   /** Validates the counts. */
   public RehearsalSettings {
     if (upgrades < 1 || upgrades > Rehearsal.NODES.size()) {
@@ -34,11 +37,16 @@ public record RehearsalSettings(Path dir, Path home, Duration soak, Duration nam
   /**
    * @param dir  scratch folder
    * @param home checkout
-   * @return the CI settings: 2 of the 3 nodes upgraded (the fleet stays mixed to the end), 4 s soaks, a namespace
+   * @return the CI settings (a fresh seed, see {@link #newSeed}): 2 of the 3 nodes upgraded (the fleet stays mixed to the end), 4 s soaks, a namespace
    *     every 2 s, at least 4 pairs, 40 s drain, a start-up limit of 300 s (a loaded 2-core machine), 384 MiB heaps
    */
   public static RehearsalSettings shortRun(Path dir, Path home) {
     return new RehearsalSettings(dir, home, Duration.ofSeconds(4), Duration.ofSeconds(2), Duration.ofSeconds(40),
-        Duration.ofSeconds(300), "384m", 2, 4);
+        Duration.ofSeconds(300), "384m", 2, 4, newSeed());
+  }
+
+  /** @return a seed for a run given none (from {@link java.security.SecureRandom}) */
+  public static long newSeed() {
+    return new java.security.SecureRandom().nextLong();
   }
 }

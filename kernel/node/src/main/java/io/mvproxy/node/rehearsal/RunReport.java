@@ -25,12 +25,16 @@ import java.util.Map;
  * @param namespacesStuck       not gone by the end of the drain
  * @param namespaceMedianMs     median time from a namespace's DELETE to its 404, ms (-1: none)
  * @param upgradeMs             time of each node's upgrade (stop, new jars, start, ready), ms
+ * @param journal               what the run did and saw, for the HTML report ({@link HtmlReport})
+ * @param wronglyCollectedPaths the dependents wrongly collected (path and owner)
+ * @param namespacesLeftFull    the finished namespaces with content (name and count)
  */
 public record RunReport(boolean gate, long seconds, Map<Outcome, Long> requests, Map<String, Long> falseByResource,
                         long watchEvents, int pairs, int wronglyCollected, int inconsistentReads, int ownersDeleted,
                         int dependentsCollected, long gcMedianMs, int namespaces, int namespacesFinished,
                         int namespacesWithContent, int objectsLeft, int namespacesStuck, long namespaceMedianMs,
-                        java.util.List<Long> upgradeMs) {
+                        java.util.List<Long> upgradeMs, Journal journal,
+                        java.util.List<String> wronglyCollectedPaths, java.util.List<String> namespacesLeftFull) {
   /** Copies. */
   public RunReport {
     EnumMap<Outcome, Long> r = new EnumMap<>(Outcome.class);
@@ -40,6 +44,32 @@ public record RunReport(boolean gate, long seconds, Map<Outcome, Long> requests,
     requests = java.util.Collections.unmodifiableMap(r);
     falseByResource = Map.copyOf(falseByResource);
     upgradeMs = java.util.List.copyOf(upgradeMs);
+    wronglyCollectedPaths = java.util.List.copyOf(wronglyCollectedPaths);
+    namespacesLeftFull = java.util.List.copyOf(namespacesLeftFull);
+  }
+
+  /**
+   * What makes a gate-on run fail ({@code bin/mvproxy rehearse} exits 1): any false 404, any 404 naming an object
+   * (every object the traffic addresses exists: it created it and has not deleted it), any dependent of a live owner
+   * collected, any namespace finished with content left.
+   *
+   * @return one line per failed check, empty when the run passed
+   */
+  public java.util.List<String> failures() {
+    java.util.List<String> f = new java.util.ArrayList<>();
+    if (false404s() > 0) {
+      f.add(false404s() + " false 404s " + falseByResource);
+    }
+    if (requests.get(Outcome.OBJECT_NOT_FOUND) > 0) {
+      f.add(requests.get(Outcome.OBJECT_NOT_FOUND) + " 404s naming an existing object");
+    }
+    if (wronglyCollected > 0) {
+      f.add(wronglyCollected + " dependents of live owners garbage-collected " + wronglyCollectedPaths);
+    }
+    if (namespacesWithContent > 0) {
+      f.add(namespacesWithContent + " namespaces finished with content left " + namespacesLeftFull);
+    }
+    return f;
   }
 
   /** @return the number of false 404s */

@@ -11,9 +11,9 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
@@ -36,7 +36,9 @@ import java.util.function.Supplier;
  * </ul>
  * Every answer is counted by {@link Outcome}; a request for a resource of the new set counts as "served" once the
  * first upgraded node is ready ({@link #newServed}). The checks (a deleted namespace gone, a deleted owner's
- * dependent gone) are not counted as traffic.
+ * dependent gone) are not counted as traffic. Every counted request and every namespace and garbage-collection event
+ * goes to the run's {@link Journal}; the one random choice (which live owner a read asks for) comes from the run's
+ * seeded {@link Random}.
  */
 final class Traffic {
   /** The namespace of the steady objects and the pairs. */
@@ -80,6 +82,8 @@ final class Traffic {
   private final Vertx vertx;
   private final FleetClient client;
   private final Duration namespacePeriod;
+  private final Journal journal;
+  private final Random random;
   private final Map<Outcome, LongAdder> outcomes = new ConcurrentHashMap<>();
   private final Map<String, LongAdder> falseByResource = new ConcurrentHashMap<>();
   private final LongAdder watchEvents = new LongAdder();
@@ -93,10 +97,12 @@ final class Traffic {
   /** True once a node serving the new plugin set is ready (and stays so: upgraded nodes are never downgraded). */
   volatile boolean newServed;
 
-  Traffic(FleetClient client, Duration namespacePeriod) {
+  Traffic(FleetClient client, Duration namespacePeriod, Journal journal, Random random) {
     this.vertx = client.vertx();
     this.client = client;
     this.namespacePeriod = namespacePeriod;
+    this.journal = journal;
+    this.random = random;
   }
 
   /** @return completes once the rehearsal namespace and the steady widgets exist (retried until they do) */
@@ -185,8 +191,11 @@ final class Traffic {
   private Future<FleetClient.Answer> reqTo(String node, String resource, boolean isNew, HttpMethod m, String path,
                                             JsonObject body, String contentType) {
     boolean served = !isNew || newServed;
+    long sent = journal.now();
     return client.sendTo(node, m, path, body, contentType).map(a -> {
-      count(resource, Outcome.of(a.status(), a.body(), served));
+      Outcome o = Outcome.of(a.status(), a.body(), served);
+      count(resource, o);
+      journal.request(sent, node, m.name(), path, resource, isNew, a.status(), a.body(), o);
       return a;
     });
   }
@@ -201,6 +210,8 @@ final class Traffic {
    * @return completes when every node answered (or failed)
    */
   Future<Void> probe() {
+    journal.mark(Journal.MarkKind.PROBE, String.join(" ", client.rotation().stream().map(journal::nodeName)
+        .toList()), null);
     List<Future<?>> fs = new ArrayList<>();
     for (String node : client.rotation()) {
       fs.add(reqTo(node, "widgets.demo.mvproxy.io/v2", true, HttpMethod.GET, W2 + NS + "/widgets?limit=1", null,
@@ -238,7 +249,7 @@ final class Traffic {
         if (live.isEmpty()) {
           yield Future.succeededFuture();
         }
-        Pair p = live.get(ThreadLocalRandom.current().nextInt(live.size()));
+        Pair p = live.get(random.nextInt(live.size()));
         yield req(p.ownerResource, true, HttpMethod.GET, p.ownerPath, null, null);
       }
     };
@@ -255,14 +266,20 @@ final class Traffic {
 
   private Future<?> watch(String path, String resource, boolean isNew) {
     boolean served = !isNew || newServed;
-    return client.watch(path).compose(resp -> {
+    String node = client.pick();
+    long sent = journal.now();
+    return client.watch(node, path).compose(resp -> {
       if (resp.statusCode() != 200) {
         return resp.body().map(b -> {
-          count(resource, Outcome.of(resp.statusCode(), new JsonObject(), served));
+          JsonObject status = FleetClient.json(b);
+          Outcome o = Outcome.of(resp.statusCode(), status, served);
+          count(resource, o);
+          journal.request(sent, node, "WATCH", path, resource, isNew, resp.statusCode(), status, o);
           return null;
         });
       }
       count(resource, Outcome.OK);
+      journal.request(sent, node, "WATCH", path, resource, isNew, 200, new JsonObject(), Outcome.OK);
       Promise<Void> ended = Promise.promise();
       resp.handler(buf -> {
         for (int k = 0; k < buf.length(); k++) {
@@ -282,6 +299,8 @@ final class Traffic {
       return ended.future().onComplete(ar -> vertx.cancelTimer(stopCheck));
     }, t -> {
       count(resource, Outcome.NO_ANSWER);
+      journal.request(sent, node, "WATCH", path, resource, isNew, 0,
+          new JsonObject().put("message", String.valueOf(t.getMessage())), Outcome.NO_ANSWER);
       return Future.succeededFuture();
     });
   }
@@ -295,6 +314,7 @@ final class Traffic {
             return Future.succeededFuture();
           }
           namespaces.add(ns);
+          journal.mark(Journal.MarkKind.NAMESPACE_CREATED, ns.name, created.node());
           Future<?> fill = req("widgets.demo.mvproxy.io/v1", false, HttpMethod.POST, W1 + ns.name + "/widgets",
               widget("demo.mvproxy.io/v1", "content"), null)
               .compose(v -> req("configmaps/v1", false, HttpMethod.POST, CORE + ns.name + "/configmaps",
@@ -307,6 +327,7 @@ final class Traffic {
               null, null)).map(d -> {
                 if (d.ok()) {
                   ns.deletedAt = System.nanoTime();
+                  journal.mark(Journal.MarkKind.NAMESPACE_DELETED, ns.name, d.node());
                 }
                 return null;
               });
@@ -341,6 +362,7 @@ final class Traffic {
       if (!o.ok()) {
         return Future.succeededFuture();
       }
+      journal.mark(Journal.MarkKind.OWNER_CREATED, ownerCollection + "/owner-" + i, o.node());
       JsonObject ref = new JsonObject().put("apiVersion", owner.getString("apiVersion"))
           .put("kind", owner.getString("kind")).put("name", "owner-" + i)
           .put("uid", o.body().getJsonObject("metadata", new JsonObject()).getString("uid"));
@@ -371,6 +393,7 @@ final class Traffic {
             .put("apiVersion", "v1").put("propagationPolicy", "Background"), null).map(x -> {
               if (x.ok()) {
                 p.ownerDeletedAt = System.nanoTime();
+                journal.mark(Journal.MarkKind.OWNER_DELETED, ownerPath, x.node());
               }
               return null;
             });
@@ -385,6 +408,7 @@ final class Traffic {
         fs.add(client.send(HttpMethod.GET, "/api/v1/namespaces/" + ns.name, null, null).map(a -> {
           if (a.status() == 404) {
             ns.goneAt = System.nanoTime();
+            journal.mark(Journal.MarkKind.NAMESPACE_GONE, ns.name, a.node());
           }
           return null;
         }));
@@ -400,6 +424,7 @@ final class Traffic {
         fs.add(client.send(HttpMethod.GET, p.dependentPath, null, null).map(a -> {
           if (a.status() == 404) {
             p.dependentGoneAt = System.nanoTime();
+            journal.mark(Journal.MarkKind.DEPENDENT_COLLECTED, p.dependentPath, a.node());
           }
           return null;
         }));
@@ -419,10 +444,17 @@ final class Traffic {
    */
   Future<RunReport> report(boolean gate, long seconds, List<Long> upgradeMs) {
     List<Future<Integer>> wrong = new ArrayList<>();
+    List<String> wrongPaths = new CopyOnWriteArrayList<>();
+    List<String> contentLeft = new CopyOnWriteArrayList<>();
     for (Pair p : pairs) {
       if (!p.deleteOwner) {
         wrong.add(client.send(HttpMethod.GET, p.ownerPath, null, null).compose(o -> !o.ok()
-            ? Future.succeededFuture(0) : gone(p.dependentPath)));
+            ? Future.succeededFuture(0) : gone(p.dependentPath)).map(n -> {
+              if (n > 0) {
+                wrongPaths.add(p.dependentPath + " (owner " + p.ownerPath + " alive)");
+              }
+              return n;
+            }));
       }
     }
     List<Future<Integer>> left = new ArrayList<>();
@@ -434,7 +466,13 @@ final class Traffic {
           counts.add(client.send(HttpMethod.GET, coll, null, null).map(a -> a.ok()
               ? a.body().getJsonArray("items", new JsonArray()).size() : 0));
         }
-        left.add(Future.all(counts).map(cf -> counts.stream().mapToInt(Future::result).sum()));
+        left.add(Future.all(counts).map(cf -> {
+          int n = counts.stream().mapToInt(Future::result).sum();
+          if (n > 0) {
+            contentLeft.add(ns.name + " (" + n + " objects left)");
+          }
+          return n;
+        }));
       }
     }
     return Future.all(wrong).compose(w -> Future.all(left)).map(v -> {
@@ -454,7 +492,8 @@ final class Traffic {
       return new RunReport(gate, seconds, req, fb, watchEvents.sum(), pairs.size(), wronglyCollected,
           (int) inconsistent.sum(),
           (int) pairs.stream().filter(p -> p.ownerDeletedAt > 0).count(), gc.size(), median(gc), deleted, finished,
-          withContent, objectsLeft, deleted - finished, median(nsMs), upgradeMs);
+          withContent, objectsLeft, deleted - finished, median(nsMs), upgradeMs, journal, List.copyOf(wrongPaths),
+          List.copyOf(contentLeft));
     });
   }
 

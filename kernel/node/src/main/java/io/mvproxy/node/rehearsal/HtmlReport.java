@@ -1,0 +1,438 @@
+package io.mvproxy.node.rehearsal;
+
+import io.mvproxy.node.rehearsal.Journal.Mark;
+import io.mvproxy.node.rehearsal.Journal.NodeEvent;
+import io.mvproxy.node.rehearsal.Journal.Request;
+import java.awt.BasicStroke;
+import java.awt.Color;
+import java.awt.Font;
+import java.awt.Rectangle;
+import java.awt.Shape;
+import java.awt.geom.Ellipse2D;
+import java.awt.geom.Rectangle2D;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.jfree.chart.JFreeChart;
+import org.jfree.chart.axis.NumberAxis;
+import org.jfree.chart.axis.SymbolAxis;
+import org.jfree.chart.plot.CombinedDomainXYPlot;
+import org.jfree.chart.plot.DatasetRenderingOrder;
+import org.jfree.chart.plot.IntervalMarker;
+import org.jfree.chart.plot.XYPlot;
+import org.jfree.chart.renderer.xy.StackedXYBarRenderer;
+import org.jfree.chart.renderer.xy.StandardXYBarPainter;
+import org.jfree.chart.renderer.xy.XYBarRenderer;
+import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
+import org.jfree.chart.ui.Layer;
+import org.jfree.chart.ui.RectangleAnchor;
+import org.jfree.chart.ui.TextAnchor;
+import org.jfree.data.xy.DefaultTableXYDataset;
+import org.jfree.data.xy.XYIntervalSeries;
+import org.jfree.data.xy.XYIntervalSeriesCollection;
+import org.jfree.data.xy.XYSeries;
+import org.jfree.data.xy.XYSeriesCollection;
+import org.jfree.svg.SVGGraphics2D;
+
+/**
+ * The rehearsal's report as one self-contained HTML page (no external script, style sheet or image: the charts are
+ * SVG drawn by JFreeChart through JFreeSVG and inlined as {@code data:} URIs). Per run (gate on above gate off): a
+ * chart of each node's life (plugin set, in and out of the load balancer, SIGTERM, stopped, starting, ready) with the
+ * namespace and garbage-collection events and every non-2xx answer marked, over the client requests per second by
+ * outcome with the {@link Causes.Window}s shaded; the windows with their lengths; and every non-2xx answer with time,
+ * node, request, status and reason and the {@link Causes cause} attributed to it. The Markdown table of
+ * {@link Rehearsal#format} heads the page.
+ */
+public final class HtmlReport {
+  /** The outcome groups of the requests-per-second chart. */
+  enum Group {
+    OK("2xx", new Color(0x4caf50)),
+    NOT_SERVED("404 not served anywhere", new Color(0xb0bec5)),
+    FALSE_404("false 404", new Color(0xd32f2f)),
+    OBJECT_404("404 naming an object", new Color(0xff9800)),
+    UNAVAILABLE("503", new Color(0x7e57c2)),
+    OTHER("other (403, 409, 429, no answer, ...)", new Color(0x212121));
+
+    final String label;
+    final Color color;
+
+    Group(String label, Color color) {
+      this.label = label;
+      this.color = color;
+    }
+
+    static Group of(Outcome o) {
+      return switch (o) {
+        case OK -> OK;
+        case NOT_SERVED_YET -> NOT_SERVED;
+        case FALSE_404 -> FALSE_404;
+        case OBJECT_NOT_FOUND -> OBJECT_404;
+        case UNAVAILABLE -> UNAVAILABLE;
+        default -> OTHER;
+      };
+    }
+  }
+
+  /** A node's state between two of its events (the timeline's bars). */
+  private enum State {
+    SERVING_OLD("serving, old plugin set", new Color(0x90caf9)),
+    SERVING_NEW("serving, new plugin set", new Color(0x1565c0)),
+    STARTING("starting (not ready)", new Color(0xffe082)),
+    OUT("ready, out of the load balancer", new Color(0xcfd8dc)),
+    STOPPING("SIGTERM, draining", new Color(0xef9a9a)),
+    STOPPED("stopped (plugin jars swapped)", new Color(0x616161));
+
+    final String label;
+    final Color color;
+
+    State(String label, Color color) {
+      this.label = label;
+      this.color = color;
+    }
+  }
+
+  private static final int WIDTH = 1200;
+  private static final int HEIGHT = 720;
+
+  private HtmlReport() {
+  }
+
+  /**
+   * Writes the page.
+   *
+   * @param file  the HTML file (its folder is created)
+   * @param title the page title
+   * @param intro settings line (seed, soak, upgrades ...)
+   * @param on    the gate-on run, or null
+   * @param off   the gate-off run, or null
+   * @throws IOException when the file cannot be written
+   */
+  public static void write(Path file, String title, String intro, RunReport on, RunReport off) throws IOException {
+    System.setProperty("java.awt.headless", "true");
+    StringBuilder h = new StringBuilder();
+    h.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>").append(esc(title))
+        .append("</title>\n<style>\n").append(CSS).append("</style></head>\n<body>\n<h1>").append(esc(title))
+        .append("</h1>\n<p>").append(esc(intro)).append("</p>\n");
+    if (on != null) {
+      List<String> f = on.failures();
+      h.append("<p class=\"verdict ").append(f.isEmpty() ? "pass" : "fail").append("\" id=\"verdict\">Gate on: ")
+          .append(f.isEmpty() ? "no false 404, no 404 naming an existing object, no dependent of a live owner "
+              + "collected, no namespace finished with content (exit code 0)"
+              : "FAILED (exit code 1): " + esc(String.join("; ", f))).append("</p>\n");
+    }
+    h.append("<h2>Summary</h2>\n").append(markdownTable(Rehearsal.format(on != null ? on : off,
+        off != null ? off : on)));
+    for (RunReport r : new RunReport[] {on, off}) {
+      if (r != null) {
+        run(h, r);
+      }
+    }
+    h.append(SCRIPT).append("</body></html>\n");
+    Files.createDirectories(file.toAbsolutePath().getParent());
+    Files.writeString(file, h.toString(), StandardCharsets.UTF_8);
+  }
+
+  private static void run(StringBuilder h, RunReport r) {
+    Journal j = r.journal();
+    Causes causes = new Causes(j);
+    String gate = r.gate() ? "gate on" : "gate off";
+    String id = r.gate() ? "gate-on" : "gate-off";
+    h.append("<h2 id=\"").append(id).append("\">").append(gate).append(r.gate()
+        ? " (UnknownVersionInteroperabilityProxy=true)" : " (UnknownVersionInteroperabilityProxy=false)")
+        .append("</h2>\n");
+    String svg = chart(j, causes, gate);
+    h.append("<img class=\"chart\" id=\"chart-").append(id).append("\" width=\"").append(WIDTH).append("\" height=\"")
+        .append(HEIGHT).append("\" alt=\"").append(gate).append(": node timeline and requests per second by outcome"
+            + "\" src=\"data:image/svg+xml;base64,")
+        .append(Base64.getEncoder().encodeToString(svg.getBytes(StandardCharsets.UTF_8))).append("\">\n");
+    List<Request> non2xx = j.requests().stream().filter(q -> q.outcome() != Outcome.OK).toList();
+    List<Causes.Cause> cs = non2xx.stream().map(causes::of).toList();
+    long unexplained = cs.stream().filter(c -> !c.explained()).count();
+    Map<String, Integer> inWindow = new LinkedHashMap<>();
+    cs.forEach(c -> {
+      if (!c.window().isEmpty()) {
+        inWindow.merge(c.window(), 1, Integer::sum);
+      }
+    });
+    h.append("<h3>Windows in which a 503 is right</h3>\n<table class=\"windows\"><tr><th>window</th><th>what</th>"
+        + "<th>from</th><th>to</th><th>length</th><th>non-2xx inside</th></tr>\n");
+    for (Causes.Window w : causes.windows()) {
+      h.append("<tr><td>").append(w.name()).append("</td><td>").append(esc(w.what())).append("</td><td>")
+          .append(sec(w.fromMs())).append("</td><td>").append(w.toMs() < 0 ? "-" : sec(w.toMs()))
+          .append("</td><td>").append(w.lengthMs() < 0 ? "not closed" : w.lengthMs() + " ms").append("</td><td>")
+          .append(inWindow.getOrDefault(w.name(), 0)).append("</td></tr>\n");
+    }
+    h.append("</table>\n");
+    if (!r.wronglyCollectedPaths().isEmpty() || !r.namespacesLeftFull().isEmpty()) {
+      h.append("<h3>Lost or left behind</h3>\n<ul>\n");
+      r.wronglyCollectedPaths().forEach(p -> h.append("<li class=\"bad\">dependent wrongly collected: ")
+          .append(esc(p)).append("</li>\n"));
+      r.namespacesLeftFull().forEach(p -> h.append("<li class=\"bad\">namespace finished with content: ")
+          .append(esc(p)).append("</li>\n"));
+      h.append("</ul>\n");
+    }
+    h.append("<h3>Every non-2xx answer (").append(non2xx.size()).append(" of ").append(j.requests().size())
+        .append(" requests; ").append(unexplained).append(" unexplained)</h3>\n")
+        .append("<table class=\"non2xx\" id=\"non2xx-").append(id).append("\"><tr><th>time</th><th>node</th>"
+            + "<th>request</th><th>status</th><th>outcome</th><th>cause</th></tr>\n");
+    for (int i = 0; i < non2xx.size(); i++) {
+      Request q = non2xx.get(i);
+      Causes.Cause c = cs.get(i);
+      h.append("<tr class=\"").append(c.explained() ? "explained" : "unexplained").append("\"><td>")
+          .append(sec(q.atMs())).append("</td><td>").append(esc(q.node())).append("</td><td><code>")
+          .append(esc(q.method() + " " + q.path())).append("</code></td><td>")
+          .append(q.status() == 0 ? "no answer" : q.status() + (q.reason().isEmpty() ? "" : " " + esc(q.reason())))
+          .append("</td><td>").append(esc(q.outcome().label())).append("</td><td>")
+          .append(c.window().isEmpty() ? "" : "<b>" + c.window() + "</b>: ").append(esc(c.text()))
+          .append("</td></tr>\n");
+    }
+    h.append("</table>\n");
+  }
+
+  /**
+   * Draws one run: node timeline (with marks) over requests per second by outcome, sharing the time axis.
+   *
+   * @return the SVG element (with its namespace, no DOCTYPE)
+   */
+  static String chart(Journal j, Causes causes, String gate) {
+    List<String> nodes = j.nodes();
+    List<String> lanes = new ArrayList<>(List.of("garbage collector", "namespaces"));
+    for (int i = nodes.size() - 1; i >= 0; i--) {
+      lanes.add(nodes.get(i));
+    }
+    List<NodeEvent> events = j.nodeEvents();
+    List<Request> requests = j.requests();
+    List<Mark> marks = j.marks();
+    double end = Math.max(events.isEmpty() ? 0 : events.get(events.size() - 1).atMs(),
+        Math.max(requests.isEmpty() ? 0 : requests.get(requests.size() - 1).atMs(),
+            marks.isEmpty() ? 0 : marks.get(marks.size() - 1).atMs())) / 1000.0 + 1;
+
+    // the timeline: one bar per node state
+    Map<State, XYIntervalSeries> bars = new EnumMap<>(State.class);
+    for (State s : State.values()) {
+      bars.put(s, new XYIntervalSeries(s.label));
+    }
+    for (String n : nodes) {
+      double y = lanes.indexOf(n);
+      State state = null;
+      double from = 0;
+      for (NodeEvent e : events) {
+        if (!e.node().equals(n)) {
+          continue;
+        }
+        State next = switch (e.kind()) {
+          case STARTED -> State.STARTING;
+          case READY, OUT_OF_ROTATION -> State.OUT;
+          case IN_ROTATION -> "new".equals(e.pluginSet()) ? State.SERVING_NEW : State.SERVING_OLD;
+          case SIGTERM -> State.STOPPING;
+          case EXITED -> State.STOPPED;
+        };
+        double x = e.atMs() / 1000.0;
+        if (state != null && x > from) {
+          bars.get(state).add(from + (x - from) / 2, from, x, y, y - 0.3, y + 0.3);
+        }
+        state = next;
+        from = x;
+      }
+      if (state != null && end > from) {
+        bars.get(state).add(from + (end - from) / 2, from, end, y, y - 0.3, y + 0.3);
+      }
+    }
+    XYIntervalSeriesCollection barData = new XYIntervalSeriesCollection();
+    bars.values().forEach(barData::addSeries);
+    XYBarRenderer barRenderer = new XYBarRenderer();
+    barRenderer.setUseYInterval(true);
+    barRenderer.setShadowVisible(false);
+    barRenderer.setBarPainter(new StandardXYBarPainter());
+    for (State s : State.values()) {
+      barRenderer.setSeriesPaint(s.ordinal(), s.color);
+    }
+    SymbolAxis laneAxis = new SymbolAxis(null, lanes.toArray(new String[0]));
+    laneAxis.setGridBandsVisible(false);
+    XYPlot timeline = new XYPlot(barData, null, laneAxis, barRenderer);
+
+    // marks: namespace and GC events on their lanes, non-2xx answers on the answering node's lane
+    XYSeriesCollection markData = new XYSeriesCollection();
+    Map<String, XYSeries> markSeries = new LinkedHashMap<>();
+    Map<String, Color> markColor = new LinkedHashMap<>();
+    Map<String, Shape> markShape = new LinkedHashMap<>();
+    for (Mark m : marks) {
+      String lane = switch (m.kind()) {
+        case NAMESPACE_CREATED, NAMESPACE_DELETED, NAMESPACE_GONE -> "namespaces";
+        case OWNER_CREATED, OWNER_DELETED, DEPENDENT_COLLECTED -> "garbage collector";
+        case PROBE -> null;
+      };
+      if (lane == null || m.kind() == Journal.MarkKind.OWNER_CREATED) {
+        continue;
+      }
+      double dy = switch (m.kind()) {
+        case NAMESPACE_CREATED, OWNER_DELETED -> 0.2;
+        case NAMESPACE_DELETED -> 0;
+        default -> -0.2;
+      };
+      markSeries.computeIfAbsent(m.kind().label(), k -> new XYSeries(k, false, true))
+          .add(m.atMs() / 1000.0, lanes.indexOf(lane) + dy);
+      markColor.putIfAbsent(m.kind().label(), switch (m.kind()) {
+        case NAMESPACE_CREATED -> new Color(0x43a047);
+        case NAMESPACE_DELETED, OWNER_DELETED -> new Color(0xe53935);
+        default -> new Color(0x1e88e5);
+      });
+      markShape.putIfAbsent(m.kind().label(), new Ellipse2D.Double(-3, -3, 6, 6));
+    }
+    for (Request q : requests) {
+      if (q.outcome() != Outcome.OK && lanes.contains(q.node())) {
+        Group g = Group.of(q.outcome());
+        String key = "answer: " + g.label;
+        markSeries.computeIfAbsent(key, k -> new XYSeries(k, false, true)).add(q.atMs() / 1000.0,
+            lanes.indexOf(q.node()));
+        markColor.putIfAbsent(key, g.color);
+        markShape.putIfAbsent(key, new Rectangle2D.Double(-2, -6, 4, 12));
+      }
+    }
+    XYLineAndShapeRenderer markRenderer = new XYLineAndShapeRenderer(false, true);
+    int k = 0;
+    for (Map.Entry<String, XYSeries> e : markSeries.entrySet()) {
+      markData.addSeries(e.getValue());
+      markRenderer.setSeriesPaint(k, markColor.get(e.getKey()));
+      markRenderer.setSeriesShape(k, markShape.get(e.getKey()));
+      k++;
+    }
+    timeline.setDataset(1, markData);
+    timeline.setRenderer(1, markRenderer);
+    timeline.setDatasetRenderingOrder(DatasetRenderingOrder.FORWARD); // the marks over the bars
+
+    // requests per second by outcome group, stacked
+    int seconds = (int) Math.ceil(end);
+    long[][] counts = new long[Group.values().length][seconds + 1];
+    for (Request q : requests) {
+      counts[Group.of(q.outcome()).ordinal()][(int) Math.min(seconds, q.atMs() / 1000)]++;
+    }
+    DefaultTableXYDataset rate = new DefaultTableXYDataset();
+    StackedXYBarRenderer rateRenderer = new StackedXYBarRenderer(0.1);
+    rateRenderer.setShadowVisible(false);
+    rateRenderer.setBarPainter(new StandardXYBarPainter());
+    for (Group g : Group.values()) {
+      XYSeries s = new XYSeries(g.label, false, false);
+      for (int i = 0; i <= seconds; i++) {
+        s.add(i + 0.5, counts[g.ordinal()][i]);
+      }
+      rate.addSeries(s);
+      rateRenderer.setSeriesPaint(g.ordinal(), g.color);
+    }
+    NumberAxis rateAxis = new NumberAxis("requests per second");
+    XYPlot rates = new XYPlot(rate, null, rateAxis, rateRenderer);
+    for (Causes.Window w : causes.windows()) {
+      boolean restart = w.what().contains(" restart ");
+      double to = (w.toMs() < 0 ? end * 1000 : w.toMs()) / 1000.0;
+      if (to - w.fromMs() / 1000.0 < 0.05) {
+        continue;
+      }
+      IntervalMarker m = new IntervalMarker(w.fromMs() / 1000.0, to, restart ? new Color(0, 0, 0, 28)
+          : new Color(255, 193, 7, 40));
+      m.setLabel(w.name());
+      m.setLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 10));
+      m.setLabelAnchor(restart ? RectangleAnchor.TOP_LEFT : RectangleAnchor.BOTTOM_LEFT);
+      m.setLabelTextAnchor(restart ? TextAnchor.TOP_LEFT : TextAnchor.BOTTOM_LEFT);
+      rates.addDomainMarker(m, Layer.BACKGROUND);
+    }
+    if (j.trafficStartMs() >= 0) {
+      IntervalMarker pre = new IntervalMarker(0, j.trafficStartMs() / 1000.0, new Color(0, 0, 0, 10));
+      pre.setLabel("fleet start-up, no traffic");
+      pre.setLabelFont(new Font(Font.SANS_SERIF, Font.PLAIN, 10));
+      pre.setLabelAnchor(RectangleAnchor.TOP_LEFT);
+      pre.setLabelTextAnchor(TextAnchor.TOP_LEFT);
+      timeline.addDomainMarker(pre, Layer.BACKGROUND);
+    }
+
+    NumberAxis time = new NumberAxis("seconds since the run started");
+    time.setRange(0, end);
+    CombinedDomainXYPlot plot = new CombinedDomainXYPlot(time);
+    plot.setGap(8);
+    plot.add(timeline, 5);
+    plot.add(rates, 4);
+    for (XYPlot p : List.of(timeline, rates)) {
+      p.setBackgroundPaint(Color.WHITE);
+      p.setDomainGridlinePaint(new Color(0xe0e0e0));
+      p.setRangeGridlinePaint(new Color(0xe0e0e0));
+      p.setDomainGridlineStroke(new BasicStroke(0.5f));
+      p.setRangeGridlineStroke(new BasicStroke(0.5f));
+    }
+    JFreeChart chart = new JFreeChart(gate + ": each node's life over client requests per second by outcome",
+        new Font(Font.SANS_SERIF, Font.BOLD, 14), plot, true);
+    chart.setBackgroundPaint(Color.WHITE);
+    SVGGraphics2D g2 = new SVGGraphics2D(WIDTH, HEIGHT);
+    g2.setGeomDoubleConverter(HtmlReport::tenth); // a tenth of a pixel is enough: a third of the size
+    g2.setTransformDoubleConverter(HtmlReport::tenth);
+    chart.draw(g2, new Rectangle(0, 0, WIDTH, HEIGHT));
+    return g2.getSVGElement(); // no DOCTYPE: nothing for a reader to fetch
+  }
+
+  private static String tenth(double d) {
+    long r = Math.round(d * 10);
+    return r % 10 == 0 ? Long.toString(r / 10) : Double.toString(r / 10.0);
+  }
+
+  /** @return the Markdown table as an HTML table ({@code **x**} as bold) */
+  static String markdownTable(String md) {
+    StringBuilder b = new StringBuilder("<table class=\"summary\">\n");
+    boolean head = true;
+    for (String line : md.split("\n")) {
+      if (!line.startsWith("|") || line.startsWith("|---")) {
+        continue;
+      }
+      String[] cells = line.substring(1, line.length() - 1).split("\\|", -1);
+      b.append("<tr>");
+      for (String c : cells) {
+        String cell = esc(c.trim()).replaceAll("\\*\\*(.+?)\\*\\*", "<b>$1</b>");
+        b.append(head ? "<th>" : "<td>").append(cell).append(head ? "</th>" : "</td>");
+      }
+      b.append("</tr>\n");
+      head = false;
+    }
+    return b.append("</table>\n").toString();
+  }
+
+  private static String sec(long ms) {
+    return String.format(Locale.ROOT, "%.1f s", ms / 1000.0);
+  }
+
+  static String esc(String s) {
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("\"", "&quot;");
+  }
+
+  private static final String CSS = """
+      body { font-family: sans-serif; margin: 1.5em; color: #212121; max-width: 1250px; }
+      table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 13px; }
+      th, td { border: 1px solid #cfd8dc; padding: 2px 6px; text-align: left; vertical-align: top; }
+      th { background: #eceff1; }
+      tr.unexplained td { background: #ffebee; }
+      code { font-size: 12px; word-break: break-all; }
+      img.chart { display: block; border: 1px solid #cfd8dc; max-width: 100%; height: auto; }
+      .verdict { font-weight: bold; padding: 0.5em; }
+      .pass { background: #e8f5e9; }
+      .fail, .bad { background: #ffebee; }
+      """;
+
+  /**
+   * The page's only script, inline: once loaded it notes each chart's decoded size on the body
+   * ({@code data-charts="1200x720 1200x720"}), which a test reads from the headless browser's DOM.
+   */
+  private static final String SCRIPT = """
+      <script>
+      window.addEventListener('load', function () {
+        var s = Array.prototype.map.call(document.querySelectorAll('img.chart'), function (i) {
+          return i.naturalWidth + 'x' + i.naturalHeight;
+        });
+        document.body.setAttribute('data-charts', s.join(' '));
+      });
+      </script>
+      """;
+}
