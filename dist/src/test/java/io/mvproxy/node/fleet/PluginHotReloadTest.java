@@ -106,6 +106,44 @@ class PluginHotReloadTest {
     return false;
   }
 
+  static final java.util.regex.Pattern STAGE = java.util.regex.Pattern.compile(
+      "convergence (\\S+) origin=(\\S+) etag=(\\S+) at=(\\d+)");
+
+  /**
+   * The convergence stages ({@code io.mvproxy.node.fleet.Convergence}) of a change on {@code origin} as seen by
+   * {@code peer}, from their logs: the first of each stage at or after {@code wall0}, in ms after it.
+   */
+  static String stages(long wall0, FleetHarness.NodeProc origin, FleetHarness.NodeProc peer) {
+    Map<String, Long> at = new java.util.LinkedHashMap<>();
+    for (String stage : List.of("file-event", "applied", "announced")) {
+      at.put(stage, null);
+    }
+    for (String stage : List.of("announce-received", "fetched", "merged")) {
+      at.put(stage, null);
+    }
+    scan(origin.log(), wall0, at, List.of("file-event", "applied", "announced"), null);
+    scan(peer.log(), wall0, at, List.of("announce-received", "fetched", "merged"), origin.name);
+    StringBuilder b = new StringBuilder();
+    Long prev = wall0;
+    for (Map.Entry<String, Long> e : at.entrySet()) {
+      b.append(e.getKey()).append(' ').append(e.getValue() == null ? "?" : (e.getValue() - wall0)
+          + (prev == null ? "" : " (+" + (e.getValue() - prev) + ")")).append(", ");
+      prev = e.getValue();
+    }
+    return b.substring(0, b.length() - 2);
+  }
+
+  private static void scan(String log, long wall0, Map<String, Long> at, List<String> stages, String origin) {
+    java.util.regex.Matcher m = STAGE.matcher(log);
+    while (m.find()) {
+      long t = Long.parseLong(m.group(4));
+      if (t >= wall0 && stages.contains(m.group(1)) && at.get(m.group(1)) == null
+          && (origin == null || origin.equals(m.group(2)))) {
+        at.put(m.group(1), t);
+      }
+    }
+  }
+
   long waitMs(long t0, String what, FleetTest.Check check) throws Exception {
     FleetTest.await(what, 10_000, check);
     return (System.nanoTime() - t0) / 1_000_000;
@@ -117,6 +155,7 @@ class PluginHotReloadTest {
     Path jar = sprocketsJar("sprockets-1", "v1");
     FleetHarness.NodeProc b = fleet.node("node-b");
     FleetHarness.NodeProc c = fleet.node("node-c");
+    long wall0 = System.currentTimeMillis();
     long t0 = System.nanoTime();
     Files.move(jar, pluginDir("node-a").resolve("sprockets.jar"), StandardCopyOption.ATOMIC_MOVE);
     long onB = waitMs(t0, "node-b lists sprockets v1", () -> lists(b, "sprockets.mvproxy.io/v1"));
@@ -125,6 +164,7 @@ class PluginHotReloadTest {
         () -> admin.get(c.url(), SPROCKETS.formatted("v1")).status() == 200);
     System.out.printf("FIGURE drop: node-b discovery %d ms, node-c discovery %d ms, proxied request via node-c %d ms%n",
         onB, onC, proxied);
+    System.out.println("FIGURE drop stages (ms after the move): " + stages(wall0, fleet.node("node-a"), c));
     JsonObject s = new JsonObject().put("apiVersion", "sprockets.mvproxy.io/v1").put("kind", "Sprocket")
         .put("metadata", new JsonObject().put("name", "s1")).put("teeth", 12);
     assertEquals(201, admin.send(HttpMethod.POST, c.url(), SPROCKETS.formatted("v1"),
@@ -151,11 +191,13 @@ class PluginHotReloadTest {
   @Order(3)
   void removedJarConvergesAndTheApiIsGone() throws Exception {
     FleetHarness.NodeProc c = fleet.node("node-c");
+    long wall0 = System.currentTimeMillis();
     long t0 = System.nanoTime();
     Files.delete(pluginDir("node-a").resolve("sprockets.jar"));
     long onC = waitMs(t0, "node-c drops sprockets", () -> !lists(c, "sprockets.mvproxy.io/v1"));
     long gone = waitMs(t0, "404 through node-c", () -> admin.get(c.url(), SPROCKETS.formatted("v1")).status() == 404);
     System.out.printf("FIGURE remove: node-c discovery %d ms, 404 via node-c %d ms%n", onC, gone);
+    System.out.println("FIGURE remove stages (ms after the delete): " + stages(wall0, fleet.node("node-a"), c));
   }
 
   @Test

@@ -212,6 +212,7 @@ public final class DiscoveryVerticle extends VerticleBase {
   private void onAnnounce(io.mvproxy.node.bus.Announcements.DiscoveryChanged a) {
     PeerState s = peers.get(a.serverId());
     if (s != null && !Objects.equals(a.etag(), s.fetchedEtag)) {
+      Convergence.stage("announce-received", a.serverId(), a.etag());
       s.info = new PeerInfo(s.info.serverId(), s.info.host(), s.info.port(), s.info.nodeId(),
           a.etag(), s.info.version(), s.info.plugins());
       fetch(s);
@@ -243,6 +244,7 @@ public final class DiscoveryVerticle extends VerticleBase {
         }
         departedAt.remove(s.info.serverId());
         applied = etag;
+        Convergence.stage("fetched", s.info.serverId(), etag);
       } else {
         s.failures++;
         s.stale = s.loaded;
@@ -262,6 +264,7 @@ public final class DiscoveryVerticle extends VerticleBase {
       }
       rebuild();
       if (applied != null) {
+        Convergence.stage("merged", s.info.serverId(), applied);
         // the new view is published: tell the peer, so it may stop serving what it withdrew (make before break)
         vertx.eventBus().send(Addresses.discoveryApplied(s.info.serverId()),
             new io.mvproxy.node.bus.Announcements.DiscoveryApplied(serverId, applied).toJson());

@@ -188,6 +188,7 @@ public final class MembershipVerticle extends VerticleBase {
     }
     vertx.eventBus().publish(Addresses.DISCOVERY_CHANGED,
         new io.mvproxy.node.bus.Announcements.DiscoveryChanged(serverId, etag).toJson());
+    io.mvproxy.node.fleet.Convergence.stage("announced", serverId, etag);
   }
 
   private void updatePlugins() {

@@ -127,6 +127,7 @@ public final class PluginVerticle extends VerticleBase {
         WatchKey key = watcher.take();
         key.pollEvents();
         key.reset();
+        io.mvproxy.node.fleet.Convergence.stage("file-event", "-", "-");
         context.runOnContext(v -> scanSoon(DEBOUNCE_MS));
       }
     } catch (InterruptedException | ClosedWatchServiceException e) {
@@ -255,6 +256,7 @@ public final class PluginVerticle extends VerticleBase {
       }));
       LOG.info("plugin " + p.name() + (p.version().isEmpty() ? "" : " " + p.version()) + " ACTIVE from " + file + ": "
           + p.sources().stream().map(ApiSource::name).toList());
+      io.mvproxy.node.fleet.Convergence.stage("applied", "-", "-");
     } else {
       LOG.warning("plugin " + file + " FAILED: " + p.error());
     }
@@ -317,6 +319,9 @@ public final class PluginVerticle extends VerticleBase {
     }
     LOG.info("plugin " + p.fileName() + " UNLOADED (" + why + "): withdrawn from discovery, serving until the peers"
         + " stop routing to it");
+    if (why.startsWith("removed")) {
+      io.mvproxy.node.fleet.Convergence.stage("applied", "-", "-");
+    }
     registry.addDraining(p);
     withdrawn.add(p);
   }
