@@ -32,7 +32,9 @@ import org.junit.jupiter.api.TestInstance;
  * {@code mutated: "yes"} through a JSONPatch. A create through the proxying node is admitted once, on node-b, and
  * the webhook sees the original user (alice), not the proxy's identity. A webhook that is down fails the request with
  * kube's 500 under {@code failurePolicy: Fail} (nothing stored) and lets it through under {@code Ignore}; one that
- * does not answer in {@code timeoutSeconds} fails it with {@code context deadline exceeded}.
+ * does not answer in {@code timeoutSeconds} fails it with {@code context deadline exceeded}. A
+ * ValidatingAdmissionPolicy (CEL, with a variable and a messageExpression) and its Deny binding refuse large widgets
+ * through either node with kube's 422 text, and stop applying once the binding is deleted.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Tag("fleet")
@@ -327,5 +329,43 @@ class AdmissionWebhookFleetTest {
       FleetTest.await(node + " forgets the down webhook", 20_000, () -> send(HttpMethod.POST, node,
           WIDGETS_V1 + "?dryRun=All", widget("v1", "probe-gone", "\"route\":\"down-fail\"")).status() == 201);
     }
+  }
+  @Test
+  void validatingAdmissionPolicyOnTheServingNode() throws Exception {
+    String vap = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies";
+    String vapb = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings";
+    create("node-a", vap, "{\"apiVersion\":\"admissionregistration.k8s.io/v1\",\"kind\":\"ValidatingAdmissionPolicy\","
+        + "\"metadata\":{\"name\":\"max-size\"},\"spec\":{\"matchConstraints\":{\"resourceRules\":[{"
+        + "\"apiGroups\":[\"demo.mvproxy.io\"],\"apiVersions\":[\"*\"],\"operations\":[\"CREATE\",\"UPDATE\"],"
+        + "\"resources\":[\"widgets\"]}]},\"variables\":[{\"name\":\"size\",\"expression\":"
+        + "\"has(object.spec.size) ? object.spec.size : 0\"}],\"validations\":[{\"expression\":"
+        + "\"variables.size <= 10\",\"messageExpression\":\"'size ' + string(variables.size) + ' is more than 10'\"}]}}");
+    HttpsClient.Resp bad = send(HttpMethod.POST, "node-b", vapb, "{\"apiVersion\":\"admissionregistration.k8s.io/v1\","
+        + "\"kind\":\"ValidatingAdmissionPolicyBinding\",\"metadata\":{\"name\":\"x\"},\"spec\":{"
+        + "\"policyName\":\"max-size\",\"validationActions\":[\"Deny\",\"Warn\"]}}");
+    assertEquals(422, bad.status(), bad.text());
+    create("node-b", vapb, "{\"apiVersion\":\"admissionregistration.k8s.io/v1\",\"kind\":"
+        + "\"ValidatingAdmissionPolicyBinding\",\"metadata\":{\"name\":\"max-size-deny\"},\"spec\":{"
+        + "\"policyName\":\"max-size\",\"validationActions\":[\"Deny\"]}}");
+    String big = "{\"apiVersion\":\"demo.mvproxy.io/v2\",\"kind\":\"Widget\",\"metadata\":{\"name\":\"big\"},"
+        + "\"spec\":{\"size\":20}}";
+    for (String node : List.of("node-a", "node-b")) {
+      FleetTest.await(node + " applies the policy", 20_000, () -> send(HttpMethod.POST, node,
+          WIDGETS_V1 + "?dryRun=All", big.replace("/v2", "/v1")).status() == 422);
+    }
+    for (String node : List.of("node-a", "node-b")) {
+      HttpsClient.Resp r = send(HttpMethod.POST, node, WIDGETS_V2, big);
+      assertEquals(422, r.status(), r.text());
+      assertEquals("Invalid", r.json().getString("reason"));
+      assertEquals("widgets.demo.mvproxy.io \"big\" is forbidden: ValidatingAdmissionPolicy 'max-size' with binding "
+          + "'max-size-deny' denied request: size 20 is more than 10", r.json().getString("message"));
+    }
+    assertEquals(404, send(HttpMethod.GET, "node-b", WIDGETS_V2 + "/big", null).status());
+    create("node-a", WIDGETS_V2, big.replace("20", "7"));
+    HttpsClient.Resp grow = send(HttpMethod.PATCH, "node-a", WIDGETS_V2 + "/big", "{\"spec\":{\"size\":12}}");
+    assertEquals(422, grow.status(), grow.text());
+    assertEquals(200, send(HttpMethod.DELETE, "node-a", vapb + "/max-size-deny", null).status());
+    FleetTest.await("node-b forgets the binding", 20_000, () -> send(HttpMethod.PATCH, "node-a",
+        WIDGETS_V2 + "/big", "{\"spec\":{\"size\":12}}").status() == 200);
   }
 }

@@ -21,7 +21,8 @@ import java.util.function.BiFunction;
  * configmaps, secrets, serviceaccounts, events; {@code coordination.k8s.io/v1} leases;
  * {@code rbac.authorization.k8s.io/v1} roles, rolebindings, clusterroles, clusterrolebindings,
  * {@code admissionregistration.k8s.io/v1} validatingwebhookconfigurations and mutatingwebhookconfigurations
- * ({@link WebhookConfigStrategy}; their webhooks called by {@link WebhookDispatcher});
+ * ({@link WebhookConfigStrategy}; their webhooks called by {@link WebhookDispatcher}),
+ * validatingadmissionpolicies and validatingadmissionpolicybindings ({@link AdmissionPolicyStrategy});
  * {@code apiextensions.k8s.io/v1} customresourcedefinitions (written through the API, {@link CrdStrategy}, or
  * published from the fleet's plugins, {@link CrdRegistry}) (all stored, see
  * {@link BuiltinKinds}); and the review APIs of {@link ReviewsApiSource}.
@@ -39,6 +40,8 @@ public record BuiltinApis(List<ApiSource> sources, NamespaceLifecycle namespaces
   private static final String CRDS = "customresourcedefinitions.apiextensions.k8s.io";
   private static final String VALIDATING = "validatingwebhookconfigurations.admissionregistration.k8s.io";
   private static final String MUTATING = "mutatingwebhookconfigurations.admissionregistration.k8s.io";
+  private static final String POLICIES = "validatingadmissionpolicies.admissionregistration.k8s.io";
+  private static final String BINDINGS = "validatingadmissionpolicybindings.admissionregistration.k8s.io";
 
   /** Copies the list. */
   public BuiltinApis {
@@ -83,7 +86,9 @@ public record BuiltinApis(List<ApiSource> sources, NamespaceLifecycle namespaces
             .then(Printers.bindings())),
         Map.entry(CRDS, crdStrategy.then(Printers.createdAt())),
         Map.entry(VALIDATING, new WebhookConfigStrategy(false)),
-        Map.entry(MUTATING, new WebhookConfigStrategy(true)));
+        Map.entry(MUTATING, new WebhookConfigStrategy(true)),
+        Map.entry(POLICIES, new AdmissionPolicyStrategy(false)),
+        Map.entry(BINDINGS, new AdmissionPolicyStrategy(true)));
     Map<String, CrdApiSource> kinds = BuiltinKinds.create(ctx, strategies);
     CrdApiSource nsSource = kinds.get("namespaces");
     WebhookDispatcher admission = new WebhookDispatcher(ctx.vertx(), ctx::serviceUrl,
@@ -93,6 +98,8 @@ public record BuiltinApis(List<ApiSource> sources, NamespaceLifecycle namespaces
       kinds.get(VALIDATING).follow(e -> admission.configEvent(WebhookConfigurations.VALIDATING, e));
       kinds.get(MUTATING).follow(e -> admission.configEvent(WebhookConfigurations.MUTATING, e));
       nsSource.follow(admission::namespaceEvent);
+      kinds.get(POLICIES).follow(admission.policies()::policyEvent);
+      kinds.get(BINDINGS).follow(admission.policies()::bindingEvent);
     }
     Future<Void> ns = namespaces.start(kinds.get("namespaces"), ctx.vertx());
     Future<Void> rbac = new RbacFeed(authorization.index()).start(kinds.get("roles.rbac.authorization.k8s.io"),

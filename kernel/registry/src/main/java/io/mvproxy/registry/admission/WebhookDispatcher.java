@@ -73,7 +73,8 @@ public final class WebhookDispatcher implements Admission {
   private final Function<String, Future<JsonObject>> namespaceReader;
   private final Map<String, JsonObject> validatingConfigs = new ConcurrentHashMap<>();
   private final Map<String, JsonObject> mutatingConfigs = new ConcurrentHashMap<>();
-  private final Map<String, Map<String, String>> namespaceLabels = new ConcurrentHashMap<>();
+  private final Map<String, JsonObject> namespaces = new ConcurrentHashMap<>();
+  private final ValidatingPolicies policies = new ValidatingPolicies();
   private final Map<String, HttpClient> clients = new ConcurrentHashMap<>();
   private volatile List<Webhook> validating = List.of();
   private volatile List<Webhook> mutating = List.of();
@@ -117,9 +118,9 @@ public final class WebhookDispatcher implements Admission {
     JsonObject o = e.object().object();
     String name = o.getJsonObject("metadata", new JsonObject()).getString("name", "");
     if (e.type() == WatchEvent.Type.DELETED) {
-      namespaceLabels.remove(name);
+      namespaces.remove(name);
     } else {
-      namespaceLabels.put(name, WebhookMatching.labels(o));
+      namespaces.put(name, o.copy());
     }
   }
 
@@ -141,6 +142,11 @@ public final class WebhookDispatcher implements Admission {
     }
   }
 
+  /** @return the ValidatingAdmissionPolicy evaluator (fed by the node with the policies' and bindings' events) */
+  public ValidatingPolicies policies() {
+    return policies;
+  }
+
   /** @return the mutating webhooks in call order (configurations by name, then their order) */
   public List<Webhook> mutatingWebhooks() {
     return mutating;
@@ -153,7 +159,7 @@ public final class WebhookDispatcher implements Admission {
 
   @Override
   public boolean active() {
-    return !mutating.isEmpty() || !validating.isEmpty();
+    return !mutating.isEmpty() || !validating.isEmpty() || policies.active();
   }
 
   private static boolean exempt(Attributes a) {
@@ -248,10 +254,17 @@ public final class WebhookDispatcher implements Admission {
   @Override
   public Future<Void> validate(Attributes a) {
     List<Webhook> hooks = validating;
-    if (hooks.isEmpty() || exempt(a)) {
+    if (exempt(a)) {
       return Future.succeededFuture();
     }
-    return labelsFor(a, hooks).compose(ns -> {
+    Future<Void> policy = !policies.active() ? Future.succeededFuture() : namespaceObject(a).compose(ns -> {
+      StatusException denied = policies.evaluate(a, ns);
+      return denied == null ? Future.succeededFuture() : Future.failedFuture(denied);
+    });
+    if (hooks.isEmpty()) {
+      return policy;
+    }
+    return policy.compose(p -> labelsFor(a, hooks)).compose(ns -> {
       List<Future<Void>> calls = new ArrayList<>();
       for (Webhook hook : hooks) {
         String version = matches(hook, a, ns);
@@ -310,12 +323,19 @@ public final class WebhookDispatcher implements Admission {
         || h.namespaceSelector().isEmpty())) {
       return Future.succeededFuture(Map.of());
     }
-    Map<String, String> known = namespaceLabels.get(a.namespace());
+    return namespaceObject(a).map(WebhookMatching::labels);
+  }
+
+  /** The request's namespace (watched, else read from storage); null for cluster-scoped requests or when absent. */
+  private Future<JsonObject> namespaceObject(Attributes a) {
+    if (!WebhookMatching.needsNamespaceLabels(a)) {
+      return Future.succeededFuture(null);
+    }
+    JsonObject known = namespaces.get(a.namespace());
     if (known != null) {
       return Future.succeededFuture(known);
     }
-    return namespaceReader.apply(a.namespace()).map(WebhookMatching::labels)
-        .otherwise(t -> Map.of());
+    return namespaceReader.apply(a.namespace()).otherwise(t -> null);
   }
 
   /**
