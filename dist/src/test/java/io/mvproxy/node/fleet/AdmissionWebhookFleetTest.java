@@ -78,6 +78,7 @@ class AdmissionWebhookFleetTest {
           JsonObject obj = r.getJsonObject("object");
           JsonObject old = r.getJsonObject("oldObject");
           if (path.equals("/validate")) {
+            resp.put("warnings", new JsonArray().add("checked by \"the test\" webhook"));
             if (obj != null && labels(obj).containsKey("deny")) {
               resp.put("allowed", false).put("status", new JsonObject().put("code", 403)
                   .put("message", "label deny is set"));
@@ -248,6 +249,8 @@ class AdmissionWebhookFleetTest {
     HttpsClient.Resp r = send(HttpMethod.POST, "node-a", WIDGETS_V2, widget("v2", "proxied", null));
     assertEquals(201, r.status(), r.text());
     assertEquals("yes", labels(r.json()).get("mutated"));
+    // the webhook's warnings reach the client through the proxying node
+    assertEquals(List.of("299 - \"checked by \\\"the test\\\" webhook\""), r.headers().getAll("Warning"));
     List<JsonObject> mutate = reviewsOf("proxied", "/mutate");
     List<JsonObject> validate = reviewsOf("proxied", "/validate");
     assertEquals(1, mutate.size(), mutate.toString());

@@ -31,14 +31,26 @@ public interface Admission {
    * @param user               the original caller (on a proxied request: the front-proxy identity)
    * @param namespaced         true for a namespaced resource
    * @param equivalentVersions the other versions serving the same objects (for {@code matchPolicy: Equivalent})
+   * @param warnings           receives the warnings for the client (a webhook's {@code response.warnings}, a
+   *                           policy's {@code Warn} action), sent as {@code Warning: 299 - "..."} headers
    */
   record Attributes(String group, String version, String resource, String subresource, String kind,
                     String namespace, String name, String operation, JsonObject object, JsonObject oldObject,
                     JsonObject options, boolean dryRun, UserInfo user, boolean namespaced,
-                    List<String> equivalentVersions) {
-    /** Copies the list. */
+                    List<String> equivalentVersions, java.util.function.Consumer<String> warnings) {
+    /** Copies the list; a null warnings sink drops them. */
     public Attributes {
       equivalentVersions = List.copyOf(equivalentVersions);
+      warnings = warnings == null ? w -> { } : warnings;
+    }
+
+    /** The attributes without a warnings sink (warnings are dropped). */
+    public Attributes(String group, String version, String resource, String subresource, String kind,
+                      String namespace, String name, String operation, JsonObject object, JsonObject oldObject,
+                      JsonObject options, boolean dryRun, UserInfo user, boolean namespaced,
+                      List<String> equivalentVersions) {
+      this(group, version, resource, subresource, kind, namespace, name, operation, object, oldObject, options, dryRun,
+          user, namespaced, equivalentVersions, null);
     }
 
     /**
@@ -47,7 +59,7 @@ public interface Admission {
      */
     public Attributes withObject(JsonObject next) {
       return new Attributes(group, version, resource, subresource, kind, namespace, name, operation, next,
-          oldObject, options, dryRun, user, namespaced, equivalentVersions);
+          oldObject, options, dryRun, user, namespaced, equivalentVersions, warnings);
     }
   }
 

@@ -23,8 +23,9 @@ import java.util.logging.Logger;
  * containing {@code Deny} the first failed validation denies the request:
  * {@code <resource> "<name>" is forbidden: ValidatingAdmissionPolicy 'P' with binding 'B' denied request: MSG}, with
  * the validation's {@code reason} (default {@code Invalid}, 422). An expression that fails to evaluate denies under
- * {@code failurePolicy: Fail} and is skipped under {@code Ignore}. {@code Warn} and {@code Audit} actions are
- * accepted and not acted on. Policies and bindings are fed from watches ({@link #policyEvent},
+ * {@code failurePolicy: Fail} and is skipped under {@code Ignore}. {@code Warn} sends the failure as a warning
+ * ({@code Validation failed for ValidatingAdmissionPolicy 'P' with binding 'B': MSG}); {@code Audit} is accepted
+ * and not acted on (no audit annotation). Policies and bindings are fed from watches ({@link #policyEvent},
  * {@link #bindingEvent}).
  */
 public final class ValidatingPolicies {
@@ -130,11 +131,18 @@ public final class ValidatingPolicies {
       if (spec.getValue("matchResources") instanceof JsonObject mr && matchResources(mr, a, nsLabels) == null) {
         continue;
       }
-      boolean deny = spec.getJsonArray("validationActions", new JsonArray()).contains("Deny");
+      JsonArray actions = spec.getJsonArray("validationActions", new JsonArray());
       String bindingName = binding.getJsonObject("metadata", new JsonObject()).getString("name", "");
       String failure = check(policy, a, version, namespaceObject);
-      if (failure != null && deny) {
+      if (failure == null) {
+        continue;
+      }
+      if (actions.contains("Deny")) {
         return denied(a, policy.name(), bindingName, failure);
+      }
+      if (actions.contains("Warn")) {
+        a.warnings().accept("Validation failed for ValidatingAdmissionPolicy '" + policy.name() + "' with binding '"
+            + bindingName + "': " + failure.split("\0", 2)[0]);
       }
     }
     return null;

@@ -226,6 +226,7 @@ public final class WebhookDispatcher implements Admission {
         if (resp == null) {
           return Future.succeededFuture(s);
         }
+        resp.warnings().forEach(a.warnings());
         if (!resp.allowed()) {
           return Future.failedFuture(AdmissionReviews.denied(hook.name(), resp.result()));
         }
@@ -274,9 +275,14 @@ public final class WebhookDispatcher implements Admission {
         String uid = UUID.randomUUID().toString();
         JsonObject review = AdmissionReviews.request(uid, a, version);
         calls.add(conditions(hook, a, review).compose(run -> !run ? Future.<Void>succeededFuture()
-            : call(hook, review, uid).compose(resp -> resp == null || resp.allowed()
-            ? Future.<Void>succeededFuture() : Future.<Void>failedFuture(AdmissionReviews.denied(hook.name(),
-            resp.result())))));
+            : call(hook, review, uid).compose(resp -> {
+              if (resp == null) {
+                return Future.<Void>succeededFuture();
+              }
+              resp.warnings().forEach(a.warnings());
+              return resp.allowed() ? Future.<Void>succeededFuture()
+                  : Future.<Void>failedFuture(AdmissionReviews.denied(hook.name(), resp.result()));
+            })));
       }
       return Future.join(calls).transform(done -> {
         for (Future<Void> c : calls) {

@@ -49,7 +49,16 @@ final class AdmissionStep {
     return new Admission.Attributes(req.crd().group(), req.version().name(), req.crd().plural(),
         req.info().subresource() == null ? "" : req.info().subresource(), req.crd().kind(),
         req.crd().namespaced() ? req.namespace() : "", name, operation, inRequestVersion(req, object),
-        old == null ? null : req.view(old), options, req.dryRun(), req.user(), req.crd().namespaced(), others);
+        old == null ? null : req.view(old), options, req.dryRun(), req.user(), req.crd().namespaced(), others,
+        w -> warn(req, w));
+  }
+
+  /** Adds {@code Warning: 299 - "<text>"} to the response (as apiserver's {@code warning.AddWarning}). */
+  private static void warn(CrdRequest req, String text) {
+    io.vertx.core.http.HttpServerResponse resp = req.ctx().response();
+    if (!resp.headWritten() && text != null && !text.isEmpty()) {
+      resp.headers().add("Warning", "299 - \"" + text.replace("\\", "\\\\").replace("\"", "\\\"") + "\"");
+    }
   }
 
   private static JsonObject inRequestVersion(CrdRequest req, JsonObject o) {

@@ -114,7 +114,13 @@ class ValidatingPoliciesTest {
     ValidatingPolicies warn = new ValidatingPolicies();
     warn.policyEvent(added(policy("p", null, new JsonObject().put("expression", "false"))));
     warn.bindingEvent(added(binding("b", "p", "Warn", "Audit")));
-    assertNull(warn.evaluate(create(widget(1)), null));
+    List<String> warnings = new java.util.ArrayList<>();
+    Admission.Attributes a = create(widget(1));
+    assertNull(warn.evaluate(new Admission.Attributes(a.group(), a.version(), a.resource(), a.subresource(), a.kind(),
+        a.namespace(), a.name(), a.operation(), a.object(), a.oldObject(), a.options(), a.dryRun(), a.user(),
+        a.namespaced(), a.equivalentVersions(), warnings::add), null));
+    assertEquals(List.of("Validation failed for ValidatingAdmissionPolicy 'p' with binding 'b': failed expression: "
+        + "false"), warnings);
     // a binding to a policy that does not exist does nothing
     ValidatingPolicies orphan = new ValidatingPolicies();
     orphan.bindingEvent(added(binding("b", "nope", "Deny")));
