@@ -130,8 +130,13 @@ public final class Deletes {
     }
     CrdRequest named = req.name().isEmpty() ? withName(req, name) : req;
     JsonObject options = opts.copy().put("kind", "DeleteOptions").put("apiVersion", "meta.k8s.io/v1");
-    io.mvproxy.api.admission.Admission.Attributes attrs = AdmissionStep.attributes(named, "DELETE", null,
+    io.mvproxy.api.admission.Admission.Attributes a0 = AdmissionStep.attributes(named, "DELETE", null,
         cur.object(), options);
+    // the DeleteOptions of the body may ask for the dry run too
+    io.mvproxy.api.admission.Admission.Attributes attrs = new io.mvproxy.api.admission.Admission.Attributes(
+        a0.group(), a0.version(), a0.resource(), a0.subresource(), a0.kind(), a0.namespace(), a0.name(),
+        a0.operation(), null, a0.oldObject(), a0.options(), a0.dryRun() || dryRun(req, opts), a0.user(),
+        a0.namespaced(), a0.equivalentVersions(), a0.warnings());
     return a.mutate(attrs).compose(x -> a.validate(attrs)).map(v -> cur);
   }
 
