@@ -34,7 +34,8 @@ import org.junit.jupiter.api.TestInstance;
  * kube's 500 under {@code failurePolicy: Fail} (nothing stored) and lets it through under {@code Ignore}; one that
  * does not answer in {@code timeoutSeconds} fails it with {@code context deadline exceeded}. A
  * ValidatingAdmissionPolicy (CEL, with a variable and a messageExpression) and its Deny binding refuse large widgets
- * through either node with kube's 422 text, and stop applying once the binding is deleted.
+ * through either node with kube's 422 text, and stop applying once the binding is deleted. A webhook named by
+ * {@code clientConfig.service} is reached through node-b's {@code serviceResolution}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Tag("fleet")
@@ -103,6 +104,9 @@ class AdmissionWebhookFleetTest {
       downPort = s.getLocalPort();
     }
     caBundle = Base64.getEncoder().encodeToString(Files.readAllBytes(fleet.pki().caCert()));
+    // node-b finds the service "webhooks/widget-hook:443" of a clientConfig.service here
+    fleet.configure("node-b", new JsonObject().put("serviceResolution", new JsonObject()
+        .put("webhooks/widget-hook:443", "https://127.0.0.1:" + webhook.actualPort())));
     admin = new HttpsClient(fleet.pki().caCert(), fleet.pki().adminCert(), fleet.pki().adminKey());
     anon = new HttpsClient(fleet.pki().caCert(), null, null);
     fleet.startAllAndAwaitReady(admin, 300_000);
@@ -370,5 +374,21 @@ class AdmissionWebhookFleetTest {
     assertEquals(200, send(HttpMethod.DELETE, "node-a", vapb + "/max-size-deny", null).status());
     FleetTest.await("node-b forgets the binding", 20_000, () -> send(HttpMethod.PATCH, "node-a",
         WIDGETS_V2 + "/big", "{\"spec\":{\"size\":12}}").status() == 200);
+  }
+  @Test
+  void clientConfigServiceResolvedThroughServiceResolution() throws Exception {
+    JsonObject svc = hook("svc.widgets.example.com", "/validate", 0, "Fail", "CREATE", "*");
+    svc.put("clientConfig", new JsonObject().put("caBundle", caBundle).put("service", new JsonObject()
+        .put("namespace", "webhooks").put("name", "widget-hook").put("path", "/validate")))
+        .put("objectSelector", new JsonObject().put("matchLabels", new JsonObject().put("route", "svc")));
+    create("node-b", VWC, config("ValidatingWebhookConfiguration", "svc-policy", svc));
+    String body = widget("v2", "svc-denied", "\"route\":\"svc\",\"deny\":\"yes\"");
+    FleetTest.await("node-b calls the service webhook", 20_000, () -> send(HttpMethod.POST, "node-b",
+        WIDGETS_V2 + "?dryRun=All", body).text().contains("svc.widgets.example.com"));
+    HttpsClient.Resp r = send(HttpMethod.POST, "node-a", WIDGETS_V2, body);
+    assertEquals(403, r.status(), r.text());
+    assertEquals("admission webhook \"svc.widgets.example.com\" denied the request: label deny is set",
+        r.json().getString("message"));
+    assertEquals(200, send(HttpMethod.DELETE, "node-b", VWC + "/svc-policy", null).status());
   }
 }
