@@ -35,7 +35,8 @@ import org.junit.jupiter.api.TestInstance;
  * does not answer in {@code timeoutSeconds} fails it with {@code context deadline exceeded}. A
  * ValidatingAdmissionPolicy (CEL, with a variable and a messageExpression) and its Deny binding refuse large widgets
  * through either node with kube's 422 text, and stop applying once the binding is deleted. A webhook named by
- * {@code clientConfig.service} is reached through node-b's {@code serviceResolution}.
+ * {@code clientConfig.service} is reached through node-b's {@code serviceResolution}. {@code kubectl apply}
+ * installs a webhook for ConfigMaps (a built-in kind), which then refuses a labelled ConfigMap.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Tag("fleet")
@@ -390,5 +391,63 @@ class AdmissionWebhookFleetTest {
     assertEquals("admission webhook \"svc.widgets.example.com\" denied the request: label deny is set",
         r.json().getString("message"));
     assertEquals(200, send(HttpMethod.DELETE, "node-b", VWC + "/svc-policy", null).status());
+  }
+  @Test
+  void kubectlInstallsAWebhookForABuiltInKind() throws Exception {
+    Path dir = Files.createTempDirectory("mvproxy-admission-kubectl");
+    Path yaml = Files.writeString(dir.resolve("webhook.yaml"), """
+        apiVersion: admissionregistration.k8s.io/v1
+        kind: ValidatingWebhookConfiguration
+        metadata:
+          name: configmap-policy
+        webhooks:
+        - name: cm.example.com
+          clientConfig:
+            url: https://127.0.0.1:%d/validate
+            caBundle: %s
+          rules:
+          - operations: ["CREATE", "UPDATE"]
+            apiGroups: [""]
+            apiVersions: ["v1"]
+            resources: ["configmaps"]
+          sideEffects: None
+          admissionReviewVersions: ["v1", "v1beta1"]
+        """.formatted(webhook.actualPort(), caBundle));
+    Path cm = Files.writeString(dir.resolve("cm.yaml"), """
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: refused, namespace: default, labels: {deny: "yes"}}
+        data: {a: b}
+        """);
+    String binary = KubectlFleetTest.which("kubectl");
+    org.junit.jupiter.api.Assumptions.assumeTrue(binary != null, "kubectl is not on PATH: real-client test skipped");
+    List<String> base = List.of(binary, "--kubeconfig", fleet.pki().kubeconfig().toString(), "--context",
+        "node-a", "--cache-dir", dir.resolve("cache").toString(), "--request-timeout=20s");
+    java.util.function.Function<String[], KubectlFleetTest.Result> kubectl = args -> {
+      List<String> cmd = new java.util.ArrayList<>(base);
+      cmd.addAll(List.of(args));
+      try {
+        return KubectlFleetTest.run(cmd, 60);
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    };
+    KubectlFleetTest.Result applied = kubectl.apply(new String[] {"apply", "-f", yaml.toString()});
+    assertEquals(0, applied.code(), applied.err());
+    assertTrue(applied.out().contains("validatingwebhookconfiguration.admissionregistration.k8s.io/configmap-policy "
+        + "created"), applied.out());
+    KubectlFleetTest.Result table = kubectl.apply(new String[] {"get", "validatingwebhookconfigurations",
+        "configmap-policy"});
+    assertTrue(table.out().matches("(?s)NAME\\s+WEBHOOKS\\s+AGE\\s+configmap-policy\\s+1\\s+.*"), table.out());
+    String[] refused = {""};
+    FleetTest.await("node-a calls the configmap webhook", 20_000, () -> {
+      KubectlFleetTest.Result r = kubectl.apply(new String[] {"apply", "-f", cm.toString()});
+      refused[0] = r.err();
+      return r.code() != 0;
+    });
+    assertTrue(refused[0].contains("admission webhook \"cm.example.com\" denied the request: label deny is set"),
+        refused[0]);
+    KubectlFleetTest.Result deleted = kubectl.apply(new String[] {"delete", "-f", yaml.toString()});
+    assertEquals(0, deleted.code(), deleted.err());
   }
 }
