@@ -420,10 +420,17 @@ public final class WebhookDispatcher implements Admission {
 
   /** A Java I/O failure in Go's words where they are well known (connection refused, unknown authority). */
   private static String goError(Throwable t, String url) {
-    String m = String.valueOf(t.getMessage());
+    StringBuilder all = new StringBuilder();
+    for (Throwable c = t; c != null && all.length() < 4096; c = c.getCause() == c ? null : c.getCause()) {
+      all.append(c.getMessage()).append('\n');
+      if (c instanceof java.net.ConnectException) {
+        all.append("Connection refused\n");
+      }
+    }
+    String m = all.toString();
     URI u = URI.create(url);
     String hostPort = u.getHost() + ":" + (u.getPort() < 0 ? 443 : u.getPort());
-    if (t instanceof java.net.ConnectException || m.contains("Connection refused")) {
+    if (m.contains("Connection refused")) {
       return "dial tcp " + hostPort + ": connect: connection refused";
     }
     if (m.contains("PKIX") || m.contains("unable to find valid certification path")) {
@@ -432,7 +439,7 @@ public final class WebhookDispatcher implements Admission {
     if (m.contains("No subject alternative") || m.contains("doesn't match any of the subject alternative names")) {
       return "tls: failed to verify certificate: x509: certificate is valid for other names, not " + u.getHost();
     }
-    return m;
+    return String.valueOf(t.getMessage());
   }
 
   /** @return the webhook's URL with upstream's {@code ?timeout=<n>s} */
