@@ -68,6 +68,14 @@ public interface ApiSourceContext {
   }
 
   /**
+   * @return the node's dynamic admission (webhooks) every stored kind runs on writes, or null when the node has
+   *     none (tests)
+   */
+  default io.mvproxy.api.admission.Admission admission() {
+    return null;
+  }
+
+  /**
    * A typed node service, for the built-in API set and plugins that need more than this interface offers (the
    * kernel's authorization, service account tokens, authenticator). Services are looked up by the exact type the
    * node registered.

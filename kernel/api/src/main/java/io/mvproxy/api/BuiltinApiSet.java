@@ -13,6 +13,11 @@ public interface BuiltinApiSet {
   /** @return the node's NamespaceLifecycle admission (for every namespaced kind, built-in or custom) */
   NamespaceLifecycle namespaces();
 
+  /** @return the node's dynamic admission (webhook configurations read from storage), or null for none */
+  default io.mvproxy.api.admission.Admission admission() {
+    return null;
+  }
+
   /** @return completes when the system namespaces and the default RBAC policy are stored */
   Future<Void> started();
 

@@ -12,6 +12,7 @@ public class StatusException extends RuntimeException {
   private final JsonObject details;
   private final int retryAfterSeconds;
   private final int code;
+  private final String reasonText;
 
   /**
    * @param reason  the Status reason (gives the HTTP code)
@@ -34,14 +35,41 @@ public class StatusException extends RuntimeException {
     this.details = details;
     this.retryAfterSeconds = retryAfterSeconds;
     this.code = reason.code();
+    this.reasonText = null;
   }
 
   private StatusException(int code, String message) {
+    this(code, message, null, null);
+  }
+
+  private StatusException(int code, String message, String reasonText, JsonObject details) {
     super(message);
-    this.reason = null;
-    this.details = null;
+    StatusReason known = null;
+    for (StatusReason r : StatusReason.values()) {
+      if (r.name().equals(reasonText) && r.code() == code) {
+        known = r;
+      }
+    }
+    this.reason = known;
+    this.details = details;
     this.retryAfterSeconds = 0;
     this.code = code;
+    this.reasonText = known == null ? reasonText : null;
+  }
+
+  /**
+   * A Status made elsewhere, answered as is (e.g. an admission webhook's {@code result}, apiserver
+   * {@code webhookerrors.ToStatusErr}).
+   *
+   * @param code       the HTTP status code
+   * @param message    the message
+   * @param reasonText the reason (any string; {@code ""} or null for none); a known one is also {@link #reason()}
+   * @param details    the details or null
+   * @return the exception
+   */
+  public static StatusException of(int code, String message, String reasonText, JsonObject details) {
+    return new StatusException(code, message, reasonText == null || reasonText.isEmpty() ? null : reasonText,
+        details);
   }
 
   /**
@@ -82,6 +110,8 @@ public class StatusException extends RuntimeException {
         .put("status", "Failure").put("message", getMessage());
     if (reason != null) {
       s.put("reason", reason.name());
+    } else if (reasonText != null) {
+      s.put("reason", reasonText);
     }
     if (d != null) {
       s.put("details", d);

@@ -258,7 +258,8 @@ public final class Node {
           : TlsOptions.keyCert(str(config.proxyClientCertFile()), "--proxy-client-cert-file",
               str(config.proxyClientKeyFile()), "--proxy-client-key-file"), authorization,
           authenticator::authenticateToken,
-          new java.util.concurrent.atomic.AtomicReference<>(), services());
+          new java.util.concurrent.atomic.AtomicReference<>(), services(),
+          new java.util.concurrent.atomic.AtomicReference<>());
       try {
         builtin = java.util.ServiceLoader.load(io.mvproxy.api.BuiltinApiProvider.class, Node.class.getClassLoader())
             .findFirst().orElseThrow(() -> new IllegalStateException("no " + io.mvproxy.api.BuiltinApiProvider.class
@@ -268,6 +269,7 @@ public final class Node {
         return Future.failedFuture(e);
       }
       ctx.namespaces().set(builtin.namespaces());
+      ctx.admissionRef().set(builtin.admission());
       List<io.mvproxy.api.ApiSourceFactory> factories = PluginLoader.discoverFactories();
       io.mvproxy.api.ApiSourceFactory crdFactory = factories.stream()
           .filter(f -> f.supports("apiextensions.k8s.io/v1", "CustomResourceDefinition")).findFirst().orElse(null);

@@ -19,13 +19,15 @@ import java.util.Optional;
  * @param tokens            the node's token authenticator (TokenReviews)
  * @param namespaces        the NamespaceLifecycle of the built-in namespaces (set once they exist)
  * @param services          typed node services by their registered type ({@link #service(Class)})
+ * @param admissionRef      the node's dynamic admission (set once the built-in APIs exist)
  */
 record NodeSourceContext(Vertx vertx, Storage storage, String serverId,
                          Map<String, String> serviceResolution, PemKeyCertOptions proxyClientKeyCert,
                          io.mvproxy.api.authz.AccessControl accessControl,
                          java.util.function.Function<String, Optional<io.mvproxy.api.UserInfo>> tokens,
                          java.util.concurrent.atomic.AtomicReference<io.mvproxy.api.NamespaceLifecycle> namespaces,
-                         Map<Class<?>, Object> services)
+                         Map<Class<?>, Object> services,
+                         java.util.concurrent.atomic.AtomicReference<io.mvproxy.api.admission.Admission> admissionRef)
     implements ApiSourceContext {
 
   /** Copies the map. */
@@ -41,6 +43,11 @@ record NodeSourceContext(Vertx vertx, Storage storage, String serverId,
   @Override
   public io.mvproxy.api.NamespaceLifecycle namespaceLifecycle() {
     return namespaces.get();
+  }
+
+  @Override
+  public io.mvproxy.api.admission.Admission admission() {
+    return admissionRef.get();
   }
 
   @Override

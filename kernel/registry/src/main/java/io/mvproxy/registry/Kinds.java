@@ -39,7 +39,7 @@ public final class Kinds {
     ResourceStorage store = context.storage() == null ? null : context.storage().resource(storageKey, crd.group(),
         crd.plural());
     return new CrdApiSource(crd, manifest.copy(), store, new CrdRuntime(context.vertx(), crd, store, options,
-        strategy), discovery);
+        strategy, context::admission), discovery);
   }
 
   /**

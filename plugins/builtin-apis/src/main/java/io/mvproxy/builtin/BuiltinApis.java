@@ -5,6 +5,8 @@ import io.mvproxy.api.ApiSourceContext;
 import io.mvproxy.api.NamespaceLifecycle;
 import io.mvproxy.authorization.NodeAuthorization;
 import io.mvproxy.registry.CrdApiSource;
+import io.mvproxy.registry.admission.WebhookConfigurations;
+import io.mvproxy.registry.admission.WebhookDispatcher;
 import io.mvproxy.registry.rest.ObjectStrategy;
 import io.mvproxy.security.Authenticator;
 import io.mvproxy.security.serviceaccount.ServiceAccountTokens;
@@ -18,6 +20,9 @@ import java.util.function.BiFunction;
  * The built-in API set every node serves, created once per node (not hot-loaded): core {@code v1} namespaces,
  * configmaps, secrets, serviceaccounts, events; {@code coordination.k8s.io/v1} leases;
  * {@code rbac.authorization.k8s.io/v1} roles, rolebindings, clusterroles, clusterrolebindings,
+ * {@code admissionregistration.k8s.io/v1} validatingwebhookconfigurations and mutatingwebhookconfigurations
+ * ({@link WebhookConfigStrategy}; their webhooks called by {@link WebhookDispatcher}),
+ * validatingadmissionpolicies and validatingadmissionpolicybindings ({@link AdmissionPolicyStrategy});
  * {@code apiextensions.k8s.io/v1} customresourcedefinitions (written through the API, {@link CrdStrategy}, or
  * published from the fleet's plugins, {@link CrdRegistry}) (all stored, see
  * {@link BuiltinKinds}); and the review APIs of {@link ReviewsApiSource}.
@@ -27,10 +32,16 @@ import java.util.function.BiFunction;
  * @param started    completes when the system namespaces and the default RBAC policy are stored
  * @param crds       publishes the CRDs the node's plugins loaded as {@code apiextensions.k8s.io/v1} objects (the
  *                   node calls it on every change of its plugins)
+ * @param admission  the node's webhook admission, fed by watches of the stored
+ *                   {@code admissionregistration.k8s.io/v1} webhook configurations and of the namespaces
  */
 public record BuiltinApis(List<ApiSource> sources, NamespaceLifecycle namespaces, Future<Void> started,
-                          CrdRegistry crds) implements io.mvproxy.api.BuiltinApiSet {
+                          CrdRegistry crds, WebhookDispatcher admission) implements io.mvproxy.api.BuiltinApiSet {
   private static final String CRDS = "customresourcedefinitions.apiextensions.k8s.io";
+  private static final String VALIDATING = "validatingwebhookconfigurations.admissionregistration.k8s.io";
+  private static final String MUTATING = "mutatingwebhookconfigurations.admissionregistration.k8s.io";
+  private static final String POLICIES = "validatingadmissionpolicies.admissionregistration.k8s.io";
+  private static final String BINDINGS = "validatingadmissionpolicybindings.admissionregistration.k8s.io";
 
   /** Copies the list. */
   public BuiltinApis {
@@ -73,8 +84,23 @@ public record BuiltinApis(List<ApiSource> sources, NamespaceLifecycle namespaces
         Map.entry("rolebindings.rbac.authorization.k8s.io", new Rbac(authorization, true).then(Printers.bindings())),
         Map.entry("clusterrolebindings.rbac.authorization.k8s.io", new Rbac(authorization, true)
             .then(Printers.bindings())),
-        Map.entry(CRDS, crdStrategy.then(Printers.createdAt())));
+        Map.entry(CRDS, crdStrategy.then(Printers.createdAt())),
+        Map.entry(VALIDATING, new WebhookConfigStrategy(false)),
+        Map.entry(MUTATING, new WebhookConfigStrategy(true)),
+        Map.entry(POLICIES, new AdmissionPolicyStrategy(false)),
+        Map.entry(BINDINGS, new AdmissionPolicyStrategy(true)));
     Map<String, CrdApiSource> kinds = BuiltinKinds.create(ctx, strategies);
+    CrdApiSource nsSource = kinds.get("namespaces");
+    WebhookDispatcher admission = new WebhookDispatcher(ctx.vertx(), ctx::serviceUrl,
+        name -> nsSource.store() == null ? Future.failedFuture("no storage")
+            : nsSource.store().get(name).map(so -> so.object()));
+    if (nsSource.store() != null) {
+      kinds.get(VALIDATING).follow(e -> admission.configEvent(WebhookConfigurations.VALIDATING, e));
+      kinds.get(MUTATING).follow(e -> admission.configEvent(WebhookConfigurations.MUTATING, e));
+      nsSource.follow(admission::namespaceEvent);
+      kinds.get(POLICIES).follow(admission.policies()::policyEvent);
+      kinds.get(BINDINGS).follow(admission.policies()::bindingEvent);
+    }
     Future<Void> ns = namespaces.start(kinds.get("namespaces"), ctx.vertx());
     Future<Void> rbac = new RbacFeed(authorization.index()).start(kinds.get("roles.rbac.authorization.k8s.io"),
         kinds.get("clusterroles.rbac.authorization.k8s.io"), kinds.get("rolebindings.rbac.authorization.k8s.io"),
@@ -89,7 +115,7 @@ public record BuiltinApis(List<ApiSource> sources, NamespaceLifecycle namespaces
     kinds.values().forEach(k -> out.add(new PatchStrategyOpenApi(new ProtobufBodies(k == accounts && tokens != null
         && tokens.issuer() != null ? new TokenRequests(accounts, tokens) : k), k.definition().plural())));
     out.add(new ReviewsApiSource(new AccessReviews(authorization), new AuthenticationReviews(tokenReview)));
-    return new BuiltinApis(out, namespaces, Future.all(ns, rbac).mapEmpty(), crds);
+    return new BuiltinApis(out, namespaces, Future.all(ns, rbac).mapEmpty(), crds, admission);
   }
 
   /** Stores the CRDs as {@code apiextensions.k8s.io/v1} objects through {@link #crds()}. */

@@ -19,7 +19,8 @@ import java.util.Map;
  * surface with kube-apiserver's storage name (resource prefix: the plural, {@code
  * apiextensions.k8s.io/customresourcedefinitions} for CRDs, so both Event APIs share {@code events}) and discovery
  * priorities ({@code pkg/controlplane/apiserver/aggregator.go}): core {@code v1} 18000/1, {@code events.k8s.io/v1}
- * 17750/15, {@code rbac.authorization.k8s.io/v1} 17000/15, {@code apiextensions.k8s.io/v1} 16700/15,
+ * 17750/15, {@code rbac.authorization.k8s.io/v1} 17000/15, {@code apiextensions.k8s.io/v1} and
+ * {@code admissionregistration.k8s.io/v1} 16700/15,
  * {@code coordination.k8s.io/v1} 16500/15; each kind's upstream semantics ({@link KindSemantics}) follow its own
  * strategy. Kinds are keyed by their group-resource ({@code configmaps}, {@code roles.rbac.authorization.k8s.io}),
  * the {@code metadata.name} of their description.
@@ -46,7 +47,7 @@ public final class BuiltinKinds {
         case "" -> new int[] {18000, 1};
         case "events.k8s.io" -> new int[] {17750, 15};
         case "rbac.authorization.k8s.io" -> new int[] {17000, 15};
-        case "apiextensions.k8s.io" -> new int[] {16700, 15};
+        case "apiextensions.k8s.io", "admissionregistration.k8s.io" -> new int[] {16700, 15};
         case "coordination.k8s.io" -> new int[] {16500, 15};
         default -> new int[] {1000, 100};
       };

@@ -20,6 +20,7 @@ public final class CrdRuntime {
   private final ObjectRules rules;
   private final Map<String, TableRenderer> tables = new HashMap<>();
   private final ObjectStrategy strategy;
+  private final java.util.function.Supplier<io.mvproxy.api.admission.Admission> admission;
   private final java.util.concurrent.atomic.AtomicInteger watches = new java.util.concurrent.atomic.AtomicInteger();
 
   /**
@@ -41,6 +42,20 @@ public final class CrdRuntime {
    */
   public CrdRuntime(Vertx vertx, CrdDefinition crd, ResourceStorage store, CrdSourceOptions options,
                     ObjectStrategy strategy) {
+    this(vertx, crd, store, options, strategy, () -> null);
+  }
+
+  /**
+   * @param vertx     the node's Vert.x
+   * @param crd       the definition
+   * @param store     its storage
+   * @param options   tunables
+   * @param strategy  per-kind behaviour (admission, defaulting, delete)
+   * @param admission supplies the node's webhook admission (null while it has none)
+   */
+  public CrdRuntime(Vertx vertx, CrdDefinition crd, ResourceStorage store, CrdSourceOptions options,
+                    ObjectStrategy strategy, java.util.function.Supplier<io.mvproxy.api.admission.Admission> admission) {
+    this.admission = admission;
     this.strategy = strategy;
     this.rules = new ObjectRules(strategy.setsGeneration());
     this.vertx = vertx;
@@ -80,6 +95,11 @@ public final class CrdRuntime {
   /** @return the per-kind behaviour */
   public ObjectStrategy strategy() {
     return strategy;
+  }
+
+  /** @return the node's webhook admission, or null when it has none */
+  public io.mvproxy.api.admission.Admission admission() {
+    return admission.get();
   }
 
   /** @return the object rules */

@@ -84,7 +84,7 @@ public final class Deletes {
   }
 
   private Future<JsonObject> deleteOne(CrdRequest req, String key, String name, JsonObject opts, int left) {
-    return rt.store().get(key).compose(cur -> {
+    return rt.store().get(key).compose(cur -> admitDelete(req, name, opts, cur)).compose(cur -> {
       checkPreconditions(req, name, opts, cur);
       JsonObject meta = cur.object().getJsonObject("metadata");
       Preconditions read = new Preconditions(cur.uid(), Long.toString(cur.resourceVersion()));
@@ -117,6 +117,27 @@ public final class Deletes {
       return retryOnRace(req, key, name, opts, left, deleted.map(last ->
           Responses.deleted(req.name().isEmpty() ? withName(req, name) : req, meta.getString("uid"))));
     });
+  }
+
+  /**
+   * The webhooks of a DELETE (operation DELETE, {@code oldObject} the stored object, {@code options} the
+   * DeleteOptions), mutating then validating, as kube-apiserver's {@code delete.go} and {@code store.go Delete}.
+   */
+  private Future<StoredObject> admitDelete(CrdRequest req, String name, JsonObject opts, StoredObject cur) {
+    io.mvproxy.api.admission.Admission a = AdmissionStep.active(rt);
+    if (a == null) {
+      return Future.succeededFuture(cur);
+    }
+    CrdRequest named = req.name().isEmpty() ? withName(req, name) : req;
+    JsonObject options = opts.copy().put("kind", "DeleteOptions").put("apiVersion", "meta.k8s.io/v1");
+    io.mvproxy.api.admission.Admission.Attributes a0 = AdmissionStep.attributes(named, "DELETE", null,
+        cur.object(), options);
+    // the DeleteOptions of the body may ask for the dry run too
+    io.mvproxy.api.admission.Admission.Attributes attrs = new io.mvproxy.api.admission.Admission.Attributes(
+        a0.group(), a0.version(), a0.resource(), a0.subresource(), a0.kind(), a0.namespace(), a0.name(),
+        a0.operation(), null, a0.oldObject(), a0.options(), a0.dryRun() || dryRun(req, opts), a0.user(),
+        a0.namespaced(), a0.equivalentVersions(), a0.warnings());
+    return a.mutate(attrs).compose(x -> a.validate(attrs)).map(v -> cur);
   }
 
   /** Re-runs the delete when the object changed between the read and the write (a lost race, not the client's). */

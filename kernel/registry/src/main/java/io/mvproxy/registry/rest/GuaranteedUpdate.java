@@ -45,12 +45,39 @@ public final class GuaranteedUpdate {
    * @return the resulting object in storage form; fails 404 when absent, 409 for failed preconditions
    */
   public static Future<JsonObject> run(CrdRuntime rt, CrdRequest req, Function<StoredObject, JsonObject> transform) {
-    return attempt(rt, req, transform, ATTEMPTS);
+    io.mvproxy.api.admission.Admission admission = AdmissionStep.active(rt);
+    if (admission == null) {
+      return attempt(rt, req, cur -> {
+        JsonObject next = transform.apply(cur);
+        AdmissionStep.validateSchema(req, next, req.stored(cur.object()));
+        return next;
+      }, ATTEMPTS, Preconditions.NONE);
+    }
+    return admitted(rt, req, transform, admission, ATTEMPTS);
+  }
+
+  /**
+   * The update with webhooks: read, transform, admit (mutating webhooks, schema validation, validating webhooks:
+   * asynchronous, outside the storage's retry loop), then write only if the object is still the one read; a lost
+   * race runs it all again, as kube-apiserver re-runs admission in each {@code GuaranteedUpdate} attempt.
+   */
+  private static Future<JsonObject> admitted(CrdRuntime rt, CrdRequest req,
+                                             Function<StoredObject, JsonObject> transform,
+                                             io.mvproxy.api.admission.Admission admission, int left) {
+    String optionsKind = "PATCH".equals(req.ctx().request().method().name()) ? "PatchOptions" : "UpdateOptions";
+    return rt.store().get(req.key()).compose(cur -> {
+      JsonObject next = transform.apply(cur);
+      return AdmissionStep.admit(admission, req, "UPDATE", next, cur.object(), req.stored(cur.object()), optionsKind)
+          .compose(fin -> attempt(rt, req, c -> fin, 1,
+              new Preconditions(cur.uid(), Long.toString(cur.resourceVersion()))));
+    }).recover(t -> t instanceof StorageException se && se.storageCode() == StorageException.Code.CONFLICT
+        && left > 1 ? admitted(rt, req, transform, admission, left - 1) : Future.failedFuture(t));
   }
 
   private static Future<JsonObject> attempt(CrdRuntime rt, CrdRequest req,
-                                            Function<StoredObject, JsonObject> transform, int left) {
-    return rt.store().guaranteedUpdate(req.key(), Preconditions.NONE, cur -> {
+                                            Function<StoredObject, JsonObject> transform, int left,
+                                            Preconditions pre) {
+    return rt.store().guaranteedUpdate(req.key(), pre, cur -> {
       JsonObject next = transform.apply(cur);
       if (ObjectRules.sameContent(next, cur.object())) {
         return cur.object();
@@ -74,7 +101,7 @@ public final class GuaranteedUpdate {
       Preconditions read = new Preconditions(stop.current.uid(), Long.toString(stop.current.resourceVersion()));
       return rt.store().delete(req.key(), read, null).map(StoredObject::object).recover(d ->
           d instanceof StorageException se && se.storageCode() == StorageException.Code.CONFLICT && left > 1
-              ? attempt(rt, req, transform, left - 1) : Future.failedFuture(d));
+              ? attempt(rt, req, transform, left - 1, pre) : Future.failedFuture(d));
     });
   }
 

@@ -59,17 +59,22 @@ public final class Writes {
     if (!applied) {
       FieldManager.update(null, prepared, manager(req), req.apiVersion(), "");
     }
-    SchemaValidator.validate(req, prepared, null, false);
-    ObjectBounds.check(req, prepared);
-    return rt.strategy().admitCreate(req, prepared).compose(admitted -> {
+    io.mvproxy.api.admission.Admission admission = AdmissionStep.active(rt);
+    if (admission == null) {
+      SchemaValidator.validate(req, prepared, null, false);
+      ObjectBounds.check(req, prepared);
+    }
+    return rt.strategy().admitCreate(req, prepared).compose(admitted -> admission == null
+        ? Future.succeededFuture(prepared)
+        : AdmissionStep.admit(admission, req, "CREATE", prepared, null, null, "CreateOptions")).compose(obj -> {
       if (req.dryRun()) {
-        return Future.succeededFuture(prepared);
+        return Future.succeededFuture(obj);
       }
       if (versionSet) {
         return Future.failedFuture(StatusException.withoutReason(500, RESOURCE_VERSION_SET_ON_CREATE));
       }
-      String name = prepared.getJsonObject("metadata").getString("name");
-      return rt.store().create(req.key(name), prepared).map(StoredObject::object);
+      String name = obj.getJsonObject("metadata").getString("name");
+      return rt.store().create(req.key(name), obj).map(StoredObject::object);
     });
   }
 
@@ -121,7 +126,8 @@ public final class Writes {
    * @param incoming the object sent (main or status) in any served version
    * @param applied  true for server-side apply ({@code incoming} carries the managedFields); false: the write is
    *                 recorded as an Update of its manager
-   * @return the next stored object for the request's subresource ({@code ""} or {@code status})
+   * @return the next stored object for the request's subresource ({@code ""} or {@code status}), not yet validated
+   *     ({@link GuaranteedUpdate#run} validates it, after the mutating webhooks)
    */
   JsonObject next(CrdRequest req, StoredObject cur, JsonObject incoming, boolean applied) {
     boolean status = "status".equals(req.info().subresource());
@@ -134,18 +140,16 @@ public final class Writes {
     } else if (status && ObjectRules.metadata(incoming).getValue("managedFields") != null) {
       ObjectRules.metadata(next).put("managedFields", ObjectRules.metadata(incoming).getValue("managedFields"));
     }
-    SchemaValidator.validate(req, next, old, status);
-    return ObjectBounds.check(req, next);
+    return next;
   }
 
-  /** @return the next stored object after setting the replicas of {@code scale} */
+  /** @return the next stored object after setting the replicas of {@code scale}, not yet validated */
   JsonObject scaleTo(CrdRequest req, StoredObject cur, JsonObject scale) {
     JsonObject applied = ScaleCodec.applyScale(req, cur.object(), scale, req.version().scale());
     JsonObject old = req.stored(cur.object());
     JsonObject next = rt.rules().prepareUpdate(req, old, applied);
     FieldManager.update(old, next, manager(req), req.apiVersion(), "scale");
-    SchemaValidator.validate(req, next, old, false);
-    return ObjectBounds.check(req, next);
+    return next;
   }
 
   /** @return the Update manager of {@code req} ({@link FieldManager#updateManager}) */

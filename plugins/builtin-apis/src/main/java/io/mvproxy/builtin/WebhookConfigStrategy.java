@@ -1,0 +1,50 @@
+package io.mvproxy.builtin;
+
+import io.mvproxy.api.StatusException;
+import io.mvproxy.registry.admission.WebhookConfigurations;
+import io.mvproxy.registry.rest.CrdRequest;
+import io.mvproxy.registry.rest.ObjectStrategy;
+import io.mvproxy.registry.schema.FieldError;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.List;
+
+/**
+ * The REST strategy of {@code admissionregistration.k8s.io/v1} validatingwebhookconfigurations and
+ * mutatingwebhookconfigurations ({@code pkg/registry/admissionregistration/validatingwebhookconfiguration/strategy.go},
+ * {@code mutatingwebhookconfiguration/strategy.go}): v1 defaults filled on create and update
+ * ({@link WebhookConfigurations#setDefaults}), then validated ({@link WebhookConfigurations#validate}; 422 Invalid
+ * with causes, nothing stored); the {@code Webhooks} Table cell counts the webhooks (kube's printer).
+ */
+final class WebhookConfigStrategy implements ObjectStrategy {
+  private final boolean mutating;
+
+  /** @param mutating true for mutatingwebhookconfigurations */
+  WebhookConfigStrategy(boolean mutating) {
+    this.mutating = mutating;
+  }
+
+  @Override
+  public JsonObject prepareCreate(CrdRequest req, JsonObject obj) {
+    return check(req, WebhookConfigurations.setDefaults(obj, mutating));
+  }
+
+  @Override
+  public JsonObject prepareUpdate(CrdRequest req, JsonObject old, JsonObject next) {
+    return check(req, WebhookConfigurations.setDefaults(next, mutating));
+  }
+
+  private JsonObject check(CrdRequest req, JsonObject obj) {
+    List<FieldError> errs = WebhookConfigurations.validate(obj, mutating);
+    if (!errs.isEmpty()) {
+      String name = obj.getJsonObject("metadata", new JsonObject()).getString("name", "");
+      throw StatusException.invalid(req.gvr(), req.crd().kind(), name, FieldError.causes(errs));
+    }
+    return obj;
+  }
+
+  @Override
+  public Object tableCell(String column, JsonObject obj, Object cell) {
+    return "Webhooks".equals(column) ? (Object) (long) obj.getJsonArray("webhooks", new JsonArray()).size() : cell;
+  }
+}
