@@ -24,7 +24,7 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * HTTP/2 on the ingress and both TLS engines, on two real nodes: node-a ({@code --tls-engine=openssl}, ingress and
  * peer hop on BoringSSL) proxies widgets v2 to node-b (JDK TLS). curl negotiates h2 and http/1.1 through ALPN, plain
- * HTTP is answered 400 as Go does, a bad request on an h2 connection leaves the connection to the next request, and
+ * HTTP is answered 400 as Go does, node-a's peer hop speaks h2 ({@code --peer-http2}), a bad request on an h2 connection leaves the connection to the next request, and
  * kubectl (Go's h2 transport, seen through {@code GODEBUG=http2debug=1}) watches widgets through the hop over h2 and
  * gets the event of a create.
  */
@@ -46,7 +46,8 @@ class Http2FleetTest {
     Map<String, Map<String, List<Path>>> plugins = FleetHarness.oldNewNew();
     plugins.remove("node-c");
     fleet = new FleetHarness(tmp.resolve("fleet"), plugins);
-    fleet.configure("node-a", new JsonObject().put("tlsEngine", "openssl"));
+    // node-a's peer hop speaks h2 too (--peer-http2): kubectl -> h2 -> node-a -> h2 -> node-b
+    fleet.configure("node-a", new JsonObject().put("tlsEngine", "openssl").put("peerHttp2", "true"));
     fleet.startAllAndAwaitReady(fleet.admin(), 120_000);
     FleetTest.await("node-a routes widgets v2", 60_000,
         () -> fleet.admin().get(fleet.node("node-a").url(), WIDGETS_V2).status() == 200);

@@ -159,9 +159,12 @@ public record NodeConfig(String serverId, String bindAddress, int securePort, St
                               boolean peerHttp2) {
     /** kube-apiserver's {@code --http2-max-streams-per-connection} default (what 0 means). */
     public static final int DEFAULT_HTTP2_MAX_STREAMS = 100;
-    /** kube-apiserver's defaults: 1m0s, 400, 200; one ingress per CPU core; JDK TLS, 100 streams, no GOAWAY chance, h2 peer hop. */
+    /**
+     * kube-apiserver's defaults: 1m0s, 400, 200; one ingress per CPU core; JDK TLS, 100 streams, no GOAWAY chance;
+     * an HTTP/1.1 peer hop.
+     */
     public static final ServingLimits DEFAULTS = new ServingLimits(Duration.ofMinutes(1), 400, 200,
-        defaultIngressInstances(), "jdk", DEFAULT_HTTP2_MAX_STREAMS, 0, true);
+        defaultIngressInstances(), "jdk", DEFAULT_HTTP2_MAX_STREAMS, 0, false);
 
     /** @return the CPU cores this JVM may use (Vert.x's default event-loop count is twice that) */
     public static int defaultIngressInstances() {

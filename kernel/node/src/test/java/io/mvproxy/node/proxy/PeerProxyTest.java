@@ -333,4 +333,41 @@ class PeerProxyTest {
     PeerProxy.AttemptTimeouts t = PeerProxy.attemptTimeouts(c.left(), c.own() > 0, c.streaming());
     assertEquals(new PeerProxy.AttemptTimeouts(c.connect(), c.idle(), c.head()), t, c.name());
   }
+
+  /**
+   * Many requests at once through the h2 hop (as a load generator sends them): every one answered, none waits for
+   * another (the multiplexed connections carry them all).
+   */
+  @org.junit.jupiter.params.ParameterizedTest(name = "h2={0}")
+  @org.junit.jupiter.params.provider.ValueSource(booleans = {false, true})
+  void concurrentRequestsAllAnswered(boolean h2) throws Exception {
+    answers.clear();
+    hits.clear();
+    decided = List.of("node-b");
+    deadlineMs = 0;
+    io.vertx.core.http.HttpClientOptions peerOptions = TlsOptions.peerClient(pki.caCert().toString(),
+        pki.proxyClientCert("node-a").toString(), pki.proxyClientKey("node-a").toString());
+    proxy = PeerProxy.create(vertx, h2 ? TlsOptions.offerHttp2(peerOptions) : peerOptions, new NodeMetrics(),
+        new FleetViewRef(viewOf(List.of("node-b"))));
+    HttpClient many = vertx.createHttpClient(new io.vertx.core.http.PoolOptions().setHttp1MaxSize(32));
+    int n = 2_000;
+    java.util.concurrent.atomic.AtomicInteger ok = new java.util.concurrent.atomic.AtomicInteger();
+    java.util.concurrent.CountDownLatch done = new java.util.concurrent.CountDownLatch(n);
+    long t0 = System.nanoTime();
+    for (int i = 0; i < n; i++) {
+      many.request(new RequestOptions().setHost("127.0.0.1").setPort(front.actualPort()).setURI(PATH))
+          .compose(r -> r.send()).compose(r -> r.body().map(b -> r.statusCode()))
+          .onComplete(ar -> {
+            if (ar.succeeded() && ar.result() == 200) {
+              ok.incrementAndGet();
+            }
+            done.countDown();
+          });
+    }
+    assertTrue(done.await(60, TimeUnit.SECONDS), "answered " + (n - done.getCount()) + " of " + n);
+    System.out.printf("FIGURE %d proxied GETs, 32 at a time, h2=%b: %d ms%n", n, h2,
+        (System.nanoTime() - t0) / 1_000_000);
+    assertEquals(n, ok.get());
+    many.close();
+  }
 }
