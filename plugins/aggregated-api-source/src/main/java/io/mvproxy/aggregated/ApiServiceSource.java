@@ -173,6 +173,7 @@ public final class ApiServiceSource implements ApiSource {
    * @return succeeds when the backend answered; fails with the reason (also in {@link #available()}) otherwise, or
    *     when the source is closed
    */
+  @Override
   public Future<Void> refresh() {
     Promise<Void> p = Promise.promise();
     context.runOnContext(v -> {
