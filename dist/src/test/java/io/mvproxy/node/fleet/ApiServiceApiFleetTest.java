@@ -125,8 +125,14 @@ class ApiServiceApiFleetTest {
             name: f-%s
             namespace: default
           """.formatted(node));
-      FleetTest.await("flunders served by " + node, 20_000, () -> kubectl(node, "apply", "-f", flunder.toString())
-          .code() == 0);
+      KubectlFleetTest.Result[] last = {null};
+      try {
+        FleetTest.await("flunders served by " + node, 20_000, () -> (last[0] = kubectl(node, "apply", "-f",
+            flunder.toString())).code() == 0);
+      } catch (AssertionError e) {
+        throw new AssertionError(e.getMessage() + "\n" + last[0].all() + "\n" + kubectl(node, "get", "--raw",
+            "/apis/wardle.example.com/v1alpha1").all() + "\n" + kubectl(node, "get", "apiservices", "-o", "yaml").all(), e);
+      }
     }
     for (String node : List.of("node-a", "node-b")) {
       KubectlFleetTest.Result list = kubectl(node, "get", "flunders", "-o", "name");
@@ -142,9 +148,14 @@ class ApiServiceApiFleetTest {
     assertTrue(header.matches("NAME\\s+SERVICE\\s+AVAILABLE\\s+AGE\\s*"), table.all());
     assertTrue(table.out().lines().anyMatch(l -> l.matches(NAME.replace(".", "\\.") + "\\s+wardle/api\\s+True\\s+.*")),
         table.all());
-    FleetTest.await("the plugin's APIService ServiceNotFound", 20_000, () -> kubectl("node-b", "get", "apiservices")
-        .out().lines().anyMatch(l -> l.matches("v1\\.other\\.example\\.com\\s+other/api\\s+False \\(ServiceNotFound\\)"
-            + "\\s+.*")));
+    try {
+      FleetTest.await("the plugin's APIService ServiceNotFound", 20_000, () -> kubectl("node-b", "get", "apiservices")
+          .out().lines().anyMatch(l -> l.matches("v1\\.other\\.example\\.com\\s+other/api\\s+False \\(ServiceNotFound\\)"
+              + "\\s+.*")));
+    } catch (AssertionError e) {
+      throw new AssertionError(e.getMessage() + "\n" + kubectl("node-b", "get", "apiservices").all() + "\n"
+          + kubectl("node-b", "get", "apiservices", "-o", "yaml").all(), e);
+    }
     KubectlFleetTest.Result pluginWrite = kubectl("node-b", "label", "apiservice", "v1.other.example.com", "x=y");
     assertTrue(pluginWrite.code() != 0 && pluginWrite.err().contains("provided by plugins of the nodes node-a"),
         pluginWrite.all());

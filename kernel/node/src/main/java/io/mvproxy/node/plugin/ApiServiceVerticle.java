@@ -280,7 +280,14 @@ public final class ApiServiceVerticle extends VerticleBase {
         LOG.warning("APIService " + name + " cannot be served: " + ex.getMessage());
         continue;
       }
-      active.put(name, new Served(key, source));
+      Served served = new Served(key, source);
+      active.put(name, served);
+      // the backend's resources become known after its discovery check: re-publish this node's discovery then
+      source.onChange(() -> {
+        if (active.get(name) == served) {
+          vertx.eventBus().publish(Addresses.LOCAL_APIS_CHANGED, null);
+        }
+      });
       if (cur != null) {
         withdrawn.add(cur.source());
       }
