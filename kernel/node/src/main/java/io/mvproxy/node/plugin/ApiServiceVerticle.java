@@ -449,7 +449,7 @@ public final class ApiServiceVerticle extends VerticleBase {
       next.getJsonObject("metadata").remove("resourceVersion");
       return next;
     }).<Void>mapEmpty().onSuccess(v -> LOG.info("APIService " + name + " Available=" + cond.getString("status")
-        + " (" + cond.getString("reason") + ")"));
+        + " (" + cond.getString("reason") + "): " + cond.getString("message")));
   }
 
   private static Optional<JsonObject> current(JsonObject o) {
