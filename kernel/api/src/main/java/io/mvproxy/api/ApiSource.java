@@ -103,4 +103,24 @@ public interface ApiSource {
   default java.util.Optional<JsonObject> customResourceDefinition() {
     return java.util.Optional.empty();
   }
+
+  /**
+   * The capability of a source that serves an APIService: the node publishes it as an
+   * {@code apiregistration.k8s.io/v1} object ({@link BuiltinApiSet#publishDefinitions}).
+   *
+   * @return the APIService manifest this source serves, or empty (the default) for any other source
+   */
+  default java.util.Optional<JsonObject> apiService() {
+    return java.util.Optional.empty();
+  }
+
+  /**
+   * Re-checks the source's backend now (an aggregated APIService: its discovery and {@code Available} condition).
+   *
+   * @return completes when checked; fails when the backend did not answer (see {@link #status()}); the default
+   *     does nothing and succeeds
+   */
+  default Future<Void> refresh() {
+    return Future.succeededFuture();
+  }
 }

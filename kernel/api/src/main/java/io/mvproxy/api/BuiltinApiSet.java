@@ -22,10 +22,12 @@ public interface BuiltinApiSet {
   Future<Void> started();
 
   /**
-   * Publishes the CustomResourceDefinitions this node's plugins serve ({@link ApiSource#customResourceDefinition()})
-   * as {@code apiextensions.k8s.io/v1} objects, merged fleet-wide; the node calls it on every change of its plugins.
+   * Publishes the CustomResourceDefinitions and APIServices this node's plugins serve
+   * ({@link ApiSource#customResourceDefinition()}, {@link ApiSource#apiService()}) as {@code apiextensions.k8s.io/v1}
+   * and {@code apiregistration.k8s.io/v1} objects, merged fleet-wide; the node calls it on every change of its
+   * plugins.
    *
-   * @param manifests the CRD manifests of the node's ACTIVE plugins
+   * @param manifests the CRD and APIService manifests of the node's ACTIVE plugins (told apart by {@code kind})
    */
   void publishDefinitions(List<JsonObject> manifests);
 

@@ -219,6 +219,8 @@ public final class Node {
     io.mvproxy.api.BuiltinApiSet builtin;
     /** CRDs created through the API, served like a plugin's (null when no CRD factory is on the class path). */
     io.mvproxy.node.plugin.ApiCrdVerticle apiCrds;
+    /** APIServices created through the API, served like a plugin's (null when no APIService factory is present). */
+    io.mvproxy.node.plugin.ApiServiceVerticle apiServices;
     io.mvproxy.node.ingress.IngressGroup ingress;
     io.mvproxy.node.audit.AuditFilter audit;
     NodeStorage storage;
@@ -276,8 +278,17 @@ public final class Node {
       if (crdFactory != null) {
         apiCrds = new io.mvproxy.node.plugin.ApiCrdVerticle(ctx, crdFactory, plugins, () -> view.get().routing(),
             builtin::sources);
-        view.pending(apiCrds::pending);
       }
+      io.mvproxy.api.ApiSourceFactory apiServiceFactory = factories.stream()
+          .filter(f -> f.supports("apiregistration.k8s.io/v1", "APIService")).findFirst().orElse(null);
+      if (apiServiceFactory != null) {
+        apiServices = new io.mvproxy.node.plugin.ApiServiceVerticle(ctx, apiServiceFactory, plugins,
+            () -> view.get().routing(), config.serverId());
+      }
+      view.pending(gvr -> {
+        String why = apiCrds == null ? null : apiCrds.pending(gvr);
+        return why != null || apiServices == null ? why : apiServices.pending(gvr);
+      });
       PluginVerticle pluginVerticle = new PluginVerticle(config.pluginDir(),
           new PluginLoader(privateDir, factories), ctx, plugins,
           apiCrds == null ? name -> false : apiCrds::isApiCrd);
@@ -291,16 +302,21 @@ public final class Node {
         }
       });
       Future<String> crdsFirst = apiCrds == null ? Future.succeededFuture("") : vertx.deployVerticle(apiCrds);
-      return crdsFirst.compose(c -> vertx.deployVerticle(pluginVerticle)).onSuccess(id -> {
+      return crdsFirst.compose(c -> apiServices == null ? Future.succeededFuture("")
+          : vertx.deployVerticle(apiServices)).compose(c -> vertx.deployVerticle(pluginVerticle)).onSuccess(id -> {
         scanned.set(true);
         publishCrds();
       }).compose(pid -> deployIngress().compose(v -> deployFleet(pid)));
     }
 
-    /** Stores the CRDs of this node's ACTIVE plugins as apiextensions.k8s.io objects (merged fleet-wide). */
+    /** Stores the CRDs and APIServices of this node's ACTIVE plugins as API objects (merged fleet-wide). */
     private void publishCrds() {
-      builtin.publishDefinitions(plugins.sources().stream().map(ApiSource::customResourceDefinition)
-          .flatMap(java.util.Optional::stream).toList());
+      List<io.vertx.core.json.JsonObject> defs = new ArrayList<>();
+      plugins.sources().forEach(s -> {
+        s.customResourceDefinition().ifPresent(defs::add);
+        s.apiService().ifPresent(defs::add);
+      });
+      builtin.publishDefinitions(defs);
     }
 
     /** @return the typed node services API sources may look up ({@link io.mvproxy.api.ApiSourceContext#service}) */
@@ -368,6 +384,9 @@ public final class Node {
         if (apiCrds != null) {
           all.addAll(apiCrds.sources());
         }
+        if (apiServices != null) {
+          all.addAll(apiServices.sources());
+        }
         return all;
       };
       Supplier<List<ApiSource>> serving = () -> {
@@ -377,6 +396,9 @@ public final class Node {
         all.addAll(plugins.servingSources());
         if (apiCrds != null) {
           all.addAll(apiCrds.servingSources());
+        }
+        if (apiServices != null) {
+          all.addAll(apiServices.servingSources());
         }
         return all;
       };

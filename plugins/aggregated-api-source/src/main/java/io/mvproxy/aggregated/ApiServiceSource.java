@@ -143,6 +143,29 @@ public final class ApiServiceSource implements ApiSource {
     return state.freshness();
   }
 
+  /**
+   * @return the APIService this source serves as an {@code apiregistration.k8s.io/v1} manifest (built from the
+   *     validated spec; {@code caBundle} base64 again), published by the node as a read-only API object
+   */
+  @Override
+  public Optional<JsonObject> apiService() {
+    JsonObject s = new JsonObject().put("group", spec.group()).put("version", spec.version())
+        .put("groupPriorityMinimum", spec.groupPriorityMinimum()).put("versionPriority", spec.versionPriority());
+    if (!spec.local()) {
+      s.put("service", new JsonObject().put("namespace", spec.serviceNamespace()).put("name", spec.serviceName())
+          .put("port", spec.servicePort()));
+    }
+    if (spec.caBundlePem() != null) {
+      s.put("caBundle", java.util.Base64.getEncoder().encodeToString(
+          spec.caBundlePem().getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
+    }
+    if (spec.insecureSkipTlsVerify()) {
+      s.put("insecureSkipTLSVerify", true);
+    }
+    return Optional.of(new JsonObject().put("apiVersion", "apiregistration.k8s.io/v1").put("kind", "APIService")
+        .put("metadata", new JsonObject().put("name", spec.name())).put("spec", s));
+  }
+
   /** @return the {@code Available} condition (kube-aggregator {@code status.conditions[type=Available]}) */
   public AvailableCondition available() {
     return state.condition();
@@ -173,6 +196,7 @@ public final class ApiServiceSource implements ApiSource {
    * @return succeeds when the backend answered; fails with the reason (also in {@link #available()}) otherwise, or
    *     when the source is closed
    */
+  @Override
   public Future<Void> refresh() {
     Promise<Void> p = Promise.promise();
     context.runOnContext(v -> {

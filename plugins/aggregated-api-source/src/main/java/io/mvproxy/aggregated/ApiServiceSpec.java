@@ -26,6 +26,11 @@ public record ApiServiceSpec(String name, String group, String version, int grou
     return new GroupVersion(group, version);
   }
 
+  /** @return true for a local APIService (no {@code spec.service}: nothing to proxy to) */
+  public boolean local() {
+    return serviceName.isEmpty();
+  }
+
   /** @return {@code namespace/name:port}, the key of the node's {@code serviceResolution} configuration */
   public String serviceKey() {
     return serviceNamespace + "/" + serviceName + ":" + servicePort;

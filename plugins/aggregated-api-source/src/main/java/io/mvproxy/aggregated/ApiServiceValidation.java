@@ -44,6 +44,21 @@ public final class ApiServiceValidation {
    *                         {@code message}) when anything is wrong
    */
   public static ApiServiceSpec parse(JsonObject manifest) {
+    return parse(manifest, false);
+  }
+
+  /**
+   * Validates and parses a manifest, as {@link #parse(JsonObject)}; with {@code allowLocal} an APIService without
+   * {@code spec.service} (a local one, kube-aggregator's registration of a group the server itself serves) is valid
+   * too, as upstream (then {@code caBundle} and {@code insecureSkipTLSVerify} must be unset).
+   *
+   * @param manifest   the APIService as JSON
+   * @param allowLocal true to accept local APIServices (those written through the API; plugin manifests need a
+   *                   service)
+   * @return the validated spec; a local one has empty {@code serviceNamespace} and {@code serviceName} and port 0
+   * @throws StatusException 422 Invalid with one cause per error, as {@link #parse(JsonObject)}
+   */
+  public static ApiServiceSpec parse(JsonObject manifest, boolean allowLocal) {
     JsonArray causes = new JsonArray();
     JsonObject meta = object(manifest, "metadata", causes);
     JsonObject spec = object(manifest, "spec", causes);
@@ -102,7 +117,9 @@ public final class ApiServiceValidation {
     } else if (spec.getValue("service") != null) {
       causes.add(invalid("spec.service", String.valueOf(spec.getValue("service")), "must be an object"));
     } else {
-      causes.add(required("spec.service", "mvproxy has no local APIServices: a service is required"));
+      if (!allowLocal) {
+        causes.add(required("spec.service", "mvproxy has no local APIServices: a service is required"));
+      }
       if (hasCa) {
         causes.add(invalid("spec.caBundle", spec.getString("caBundle").length() + " bytes",
             "local APIServices may not have a caBundle"));
@@ -135,7 +152,8 @@ public final class ApiServiceValidation {
     if (!causes.isEmpty()) {
       throw StatusException.invalid(APISERVICES, "APIService", name, causes);
     }
-    return new ApiServiceSpec(name, group, version, (int) gpm, (int) vp, ns, svcName, (int) port, caPem, skip);
+    return new ApiServiceSpec(name, group, version, (int) gpm, (int) vp, ns, svcName, service == null ? 0 : (int) port,
+        caPem, skip);
   }
 
   private static String caBundle(JsonObject spec, JsonArray causes) {

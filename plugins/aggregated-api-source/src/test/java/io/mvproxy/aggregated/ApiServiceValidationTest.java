@@ -146,6 +146,47 @@ class ApiServiceValidationTest {
     assertTrue(found, what + ": no cause " + field + " ~ " + message + " in " + causes.encodePrettily());
   }
 
+  static Stream<Arguments> local() {
+    String ca = Base64.getEncoder().encodeToString("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
+        .getBytes(StandardCharsets.US_ASCII));
+    return Stream.of(
+        Arguments.of("local", (Consumer<JsonObject>) m -> m.getJsonObject("spec").remove("insecureSkipTLSVerify"),
+            null, null),
+        Arguments.of("local with caBundle", (Consumer<JsonObject>) m -> {
+          m.getJsonObject("spec").remove("insecureSkipTLSVerify");
+          m.getJsonObject("spec").put("caBundle", ca);
+        }, "spec.caBundle",
+            "local APIServices may not have a caBundle"),
+        Arguments.of("local with insecureSkipTLSVerify", (Consumer<JsonObject>) m -> { }, "spec.insecureSkipTLSVerify",
+            "local APIServices may not have insecureSkipTLSVerify"),
+        Arguments.of("local, priorities still checked", (Consumer<JsonObject>) m -> {
+          m.getJsonObject("spec").remove("insecureSkipTLSVerify");
+          m.getJsonObject("spec").put("groupPriorityMinimum", 20001);
+        }, "spec.groupPriorityMinimum",
+            "must be positive and less than 20000"));
+  }
+
+  /** APIServices written through the API may be local (no service), as upstream; plugin manifests may not. */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("local")
+  void localApiServicesThroughTheApi(String what, Consumer<JsonObject> change, String field, String message) {
+    JsonObject m = Manifests.wardle();
+    m.getJsonObject("spec").remove("service");
+    change.accept(m);
+    if (field == null) {
+      ApiServiceSpec spec = ApiServiceValidation.parse(m, true);
+      assertTrue(spec.local(), what);
+      assertEquals(0, spec.servicePort());
+      assertEquals(422, assertThrows(StatusException.class, () -> ApiServiceValidation.parse(m)).code(),
+          "plugin manifests need a service");
+      return;
+    }
+    StatusException e = assertThrows(StatusException.class, () -> ApiServiceValidation.parse(m, true));
+    JsonArray causes = e.toStatus().getJsonObject("details").getJsonArray("causes");
+    assertTrue(causes.stream().map(c -> (JsonObject) c).anyMatch(c -> field.equals(c.getString("field"))
+        && c.getString("message").contains(message)), what + ": " + causes.encodePrettily());
+  }
+
   @Test
   void factoryIsRegisteredAndSupportsApiService() {
     boolean found = false;

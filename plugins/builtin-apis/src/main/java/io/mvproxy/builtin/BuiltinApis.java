@@ -23,8 +23,9 @@ import java.util.function.BiFunction;
  * {@code admissionregistration.k8s.io/v1} validatingwebhookconfigurations and mutatingwebhookconfigurations
  * ({@link WebhookConfigStrategy}; their webhooks called by {@link WebhookDispatcher}),
  * validatingadmissionpolicies and validatingadmissionpolicybindings ({@link AdmissionPolicyStrategy});
- * {@code apiextensions.k8s.io/v1} customresourcedefinitions (written through the API, {@link CrdStrategy}, or
- * published from the fleet's plugins, {@link CrdRegistry}) (all stored, see
+ * {@code apiextensions.k8s.io/v1} customresourcedefinitions and {@code apiregistration.k8s.io/v1} apiservices
+ * (written through the API, {@link CrdStrategy} and {@link ApiServiceStrategy}, or published from the fleet's
+ * plugins, {@link CrdRegistry}) (all stored, see
  * {@link BuiltinKinds}); and the review APIs of {@link ReviewsApiSource}.
  *
  * @param sources    the API sources, in a fixed order
@@ -32,12 +33,16 @@ import java.util.function.BiFunction;
  * @param started    completes when the system namespaces and the default RBAC policy are stored
  * @param crds       publishes the CRDs the node's plugins loaded as {@code apiextensions.k8s.io/v1} objects (the
  *                   node calls it on every change of its plugins)
+ * @param apiServices publishes the APIServices the node's plugins loaded as {@code apiregistration.k8s.io/v1}
+ *                   objects (same calls)
  * @param admission  the node's webhook admission, fed by watches of the stored
  *                   {@code admissionregistration.k8s.io/v1} webhook configurations and of the namespaces
  */
 public record BuiltinApis(List<ApiSource> sources, NamespaceLifecycle namespaces, Future<Void> started,
-                          CrdRegistry crds, WebhookDispatcher admission) implements io.mvproxy.api.BuiltinApiSet {
+                          CrdRegistry crds, CrdRegistry apiServices, WebhookDispatcher admission)
+    implements io.mvproxy.api.BuiltinApiSet {
   private static final String CRDS = "customresourcedefinitions.apiextensions.k8s.io";
+  private static final String APISERVICES = "apiservices.apiregistration.k8s.io";
   private static final String VALIDATING = "validatingwebhookconfigurations.admissionregistration.k8s.io";
   private static final String MUTATING = "mutatingwebhookconfigurations.admissionregistration.k8s.io";
   private static final String POLICIES = "validatingadmissionpolicies.admissionregistration.k8s.io";
@@ -71,6 +76,7 @@ public record BuiltinApis(List<ApiSource> sources, NamespaceLifecycle namespaces
                                    BiFunction<String, List<String>, Future<Authenticator.Review>> tokenReview) {
     Namespaces namespaces = new Namespaces();
     CrdStrategy crdStrategy = new CrdStrategy();
+    ApiServiceStrategy apiServiceStrategy = new ApiServiceStrategy();
     Map<String, ObjectStrategy> strategies = Map.ofEntries(
         Map.entry("namespaces", namespaces),
         Map.entry("configmaps", new ConfigData(false).then(Printers.configMaps())),
@@ -85,6 +91,7 @@ public record BuiltinApis(List<ApiSource> sources, NamespaceLifecycle namespaces
         Map.entry("clusterrolebindings.rbac.authorization.k8s.io", new Rbac(authorization, true)
             .then(Printers.bindings())),
         Map.entry(CRDS, crdStrategy.then(Printers.createdAt())),
+        Map.entry(APISERVICES, apiServiceStrategy),
         Map.entry(VALIDATING, new WebhookConfigStrategy(false)),
         Map.entry(MUTATING, new WebhookConfigStrategy(true)),
         Map.entry(POLICIES, new AdmissionPolicyStrategy(false)),
@@ -107,6 +114,9 @@ public record BuiltinApis(List<ApiSource> sources, NamespaceLifecycle namespaces
         kinds.get("clusterrolebindings.rbac.authorization.k8s.io"), ctx.vertx());
     crdStrategy.useStore(kinds.get(CRDS).store());
     CrdRegistry crds = new CrdRegistry(ctx.vertx(), ctx.serverId(), kinds.get(CRDS).store());
+    apiServiceStrategy.useStore(kinds.get(APISERVICES).store());
+    CrdRegistry apiServices = new CrdRegistry(ctx.vertx(), ctx.serverId(), kinds.get(APISERVICES).store(),
+        CrdRegistry.Kind.APISERVICES);
     List<ApiSource> out = new ArrayList<>();
     CrdApiSource accounts = kinds.get("serviceaccounts");
     if (tokens != null) {
@@ -115,17 +125,21 @@ public record BuiltinApis(List<ApiSource> sources, NamespaceLifecycle namespaces
     kinds.values().forEach(k -> out.add(new PatchStrategyOpenApi(new ProtobufBodies(k == accounts && tokens != null
         && tokens.issuer() != null ? new TokenRequests(accounts, tokens) : k), k.definition().plural())));
     out.add(new ReviewsApiSource(new AccessReviews(authorization), new AuthenticationReviews(tokenReview)));
-    return new BuiltinApis(out, namespaces, Future.all(ns, rbac).mapEmpty(), crds, admission);
+    return new BuiltinApis(out, namespaces, Future.all(ns, rbac).mapEmpty(), crds, apiServices, admission);
   }
 
-  /** Stores the CRDs as {@code apiextensions.k8s.io/v1} objects through {@link #crds()}. */
+  /**
+   * Stores the CRDs as {@code apiextensions.k8s.io/v1} objects through {@link #crds()} and the APIServices as
+   * {@code apiregistration.k8s.io/v1} objects through {@link #apiServices()}.
+   */
   @Override
   public void publishDefinitions(List<io.vertx.core.json.JsonObject> manifests) {
-    crds.publish(manifests);
+    crds.publish(manifests.stream().filter(m -> !"APIService".equals(m.getString("kind"))).toList());
+    apiServices.publish(manifests.stream().filter(m -> "APIService".equals(m.getString("kind"))).toList());
   }
 
   @Override
   public Future<Void> definitionsPublished() {
-    return crds.published();
+    return Future.all(crds.published(), apiServices.published()).mapEmpty();
   }
 }

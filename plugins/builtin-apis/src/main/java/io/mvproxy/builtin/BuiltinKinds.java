@@ -48,10 +48,12 @@ public final class BuiltinKinds {
         case "events.k8s.io" -> new int[] {17750, 15};
         case "rbac.authorization.k8s.io" -> new int[] {17000, 15};
         case "apiextensions.k8s.io", "admissionregistration.k8s.io" -> new int[] {16700, 15};
+        case "apiregistration.k8s.io" -> new int[] {17800, 15};
         case "coordination.k8s.io" -> new int[] {16500, 15};
         default -> new int[] {1000, 100};
       };
-      String storageName = "apiextensions.k8s.io".equals(group) ? group + "/" + plural : plural;
+      String storageName = "apiextensions.k8s.io".equals(group) || "apiregistration.k8s.io".equals(group)
+          ? group + "/" + plural : plural;
       out.put(key, Kinds.createBuiltIn(m, ctx, storageName, prio[0], prio[1],
           strategies.getOrDefault(key, ObjectStrategy.NONE).then(new KindSemantics(plural))));
     }

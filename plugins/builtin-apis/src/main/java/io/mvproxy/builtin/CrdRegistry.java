@@ -26,6 +26,42 @@ import java.util.Map;
  * peer's APIs stay known.
  */
 public final class CrdRegistry {
+  /**
+   * How the published objects of one kind are merged (CRDs: {@link CrdObjects}; APIServices:
+   * {@link ApiServiceObjects}).
+   *
+   * @param what     the kind, for log messages
+   * @param isPlugin whether a stored object is a plugin's (API-created ones are never merged into)
+   * @param merge    (current or null, server ID, manifest, now) to the object to store
+   * @param withdraw (current, server ID) to the object to store, or null to delete it
+   * @param takeOver true when a plugin's object replaces an API-created one of the same name (APIServices: the
+   *                 plugin wins); false keeps the API-created one (CRDs: the plugin loader refuses such a plugin)
+   */
+  public record Kind(String what, java.util.function.Predicate<JsonObject> isPlugin,
+                     Merge merge, java.util.function.BiFunction<JsonObject, String, JsonObject> withdraw,
+                     boolean takeOver) {
+    /** CustomResourceDefinitions. */
+    public static final Kind CRDS = new Kind("CustomResourceDefinitions", CrdStrategy::isPluginCrd,
+        CrdObjects::merge, CrdObjects::withdraw, false);
+    /** APIServices. */
+    public static final Kind APISERVICES = new Kind("APIServices", ApiServiceObjects::isPlugin,
+        ApiServiceObjects::merge, ApiServiceObjects::withdraw, true);
+  }
+
+  /** One node's manifest merged into the stored object ({@link CrdObjects#merge} and the like). */
+  @FunctionalInterface
+  public interface Merge {
+    /**
+     * @param current  the stored object or null
+     * @param serverId the node
+     * @param manifest the loaded manifest
+     * @param now      RFC 3339 time
+     * @return the object to store
+     */
+    JsonObject apply(JsonObject current, String serverId, JsonObject manifest, String now);
+  }
+
+  private final Kind kind;
   private final Vertx vertx;
   private final String serverId;
   private final ResourceStorage store;
@@ -40,6 +76,17 @@ public final class CrdRegistry {
    *                 completes at once)
    */
   public CrdRegistry(Vertx vertx, String serverId, ResourceStorage store) {
+    this(vertx, serverId, store, Kind.CRDS);
+  }
+
+  /**
+   * @param vertx    timers for retries
+   * @param serverId this node's server ID
+   * @param store    the storage of the kind (null: nothing is published)
+   * @param kind     how the kind's objects merge
+   */
+  public CrdRegistry(Vertx vertx, String serverId, ResourceStorage store, Kind kind) {
+    this.kind = kind;
     this.vertx = vertx;
     this.serverId = serverId;
     this.store = store;
@@ -76,7 +123,7 @@ public final class CrdRegistry {
       running = false;
       return;
     }
-    StartRetry.run(vertx, "publishing this node's CustomResourceDefinitions", () -> reconcile(now)).onComplete(ar -> {
+    StartRetry.run(vertx, "publishing this node's " + kind.what(), () -> reconcile(now)).onComplete(ar -> {
       first.tryComplete();
       next();
     });
@@ -102,10 +149,10 @@ public final class CrdRegistry {
     // a CRD created through the API keeps its name: the plugin loader refuses such a plugin, and one that raced
     // the API's create is not merged into it (never two definitions of one name)
     return store.guaranteedUpdate(name, Preconditions.NONE,
-            cur -> CrdStrategy.isPluginCrd(cur.object()) ? CrdObjects.merge(cur.object(), serverId, manifest,
+            cur -> kind.takeOver() || kind.isPlugin().test(cur.object()) ? kind.merge().apply(cur.object(), serverId, manifest,
                 ObjectRules.now()) : cur.object()).<Void>mapEmpty()
         .recover(t -> !createIfAbsent || !is(t, StorageException.Code.NOT_FOUND) ? Future.failedFuture(t)
-            : store.create(name, CrdObjects.merge(null, serverId, manifest, ObjectRules.now())).<Void>mapEmpty()
+            : store.create(name, kind.merge().apply(null, serverId, manifest, ObjectRules.now())).<Void>mapEmpty()
                 .recover(t2 -> is(t2, StorageException.Code.KEY_EXISTS) ? upsert(name, manifest, false)
                     : Future.failedFuture(t2)));
   }
@@ -113,7 +160,7 @@ public final class CrdRegistry {
   private Future<Void> withdraw(String name) {
     boolean[] empty = {false};
     return store.guaranteedUpdate(name, Preconditions.NONE, cur -> {
-      JsonObject next = CrdObjects.withdraw(cur.object(), serverId);
+      JsonObject next = kind.withdraw().apply(cur.object(), serverId);
       empty[0] = next == null;
       return next == null ? cur.object() : next;
     }).compose(so -> !empty[0] ? Future.<Void>succeededFuture()
