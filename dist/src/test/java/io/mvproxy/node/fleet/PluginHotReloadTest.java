@@ -160,10 +160,14 @@ class PluginHotReloadTest {
     Files.move(jar, pluginDir("node-a").resolve("sprockets.jar"), StandardCopyOption.ATOMIC_MOVE);
     long onB = waitMs(t0, "node-b lists sprockets v1", () -> lists(b, "sprockets.mvproxy.io/v1"));
     long onC = waitMs(t0, "node-c lists sprockets v1", () -> lists(c, "sprockets.mvproxy.io/v1"));
-    long proxied = waitMs(t0, "request through node-c proxied to node-a",
-        () -> admin.get(c.url(), SPROCKETS.formatted("v1")).status() == 200);
-    System.out.printf("FIGURE drop: node-b discovery %d ms, node-c discovery %d ms, proxied request via node-c %d ms%n",
-        onB, onC, proxied);
+    Map<String, Integer> seen = new java.util.TreeMap<>();
+    long proxied = waitMs(t0, "request through node-c proxied to node-a", () -> {
+      HttpsClient.Resp r = admin.get(c.url(), SPROCKETS.formatted("v1"));
+      seen.merge(r.status() + (r.status() == 200 ? "" : " " + r.json().getString("message", "")), 1, Integer::sum);
+      return r.status() == 200;
+    });
+    System.out.printf("FIGURE drop: node-b discovery %d ms, node-c discovery %d ms, proxied request via node-c %d ms"
+        + " (answers before: %s)%n", onB, onC, proxied, seen);
     System.out.println("FIGURE drop stages (ms after the move): " + stages(wall0, fleet.node("node-a"), c));
     JsonObject s = new JsonObject().put("apiVersion", "sprockets.mvproxy.io/v1").put("kind", "Sprocket")
         .put("metadata", new JsonObject().put("name", "s1")).put("teeth", 12);
