@@ -48,6 +48,18 @@ public final class RehearseCommand implements Callable<Integer> {
       description = "Owner/dependent pairs to create at least before the traffic stops (the last soak waits).")
   int minPairs;
 
+  @Option(names = "--storage", defaultValue = "memory", description = "The nodes' storage: memory (the fleet's own "
+      + "memory) or etcd (each run starts its own local etcd, the etcd binary on PATH, on free loopback ports with an "
+      + "empty data folder, stopped at the end; the nodes run with --storage-backend=etcd3).")
+  String storage;
+
+  @Option(names = "--compose", description = "Rehearse on the docker-compose fleet (docker-compose.yml of the "
+      + "checkout: its containers and etcd members, under a project of its own per run; the image "
+      + "$MVPROXY_IMAGE, default mvproxy:local, must exist: scripts/compose-rehearse builds it): traffic through the "
+      + "published ports 127.0.0.1:16443-16445, an upgrade = docker-compose stop, plugin jars swapped in the node's "
+      + "mounted plugin folder, docker-compose start. Implies --storage etcd.")
+  boolean compose;
+
   @Option(names = "--gate", defaultValue = "both", description = "Which runs: on, off or both.")
   String gate;
 
@@ -65,12 +77,23 @@ public final class RehearseCommand implements Callable<Integer> {
       throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
           "--gate must be on, off or both: " + gate);
     }
+    if (!RehearsalSettings.STORAGES.contains(storage)) {
+      throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
+          "--storage must be memory or etcd: " + storage);
+    }
+    if (compose) {
+      storage = "etcd";
+    } else if ("etcd".equals(storage) && LocalEtcd.findBinary() == null) {
+      System.err.println("mvproxy rehearse --storage etcd: no etcd on PATH; " + LocalEtcd.INSTALL_HINT);
+      return 2;
+    }
     Path root = (home != null ? home : Path.of(System.getProperty("mvproxy.home", "."))).toAbsolutePath().normalize();
-    Path scratch = dir != null ? dir : root.resolve("run/rehearsal");
+    Path scratch = (dir != null ? dir : root.resolve(compose ? "run/rehearsal-compose" : "run/rehearsal"))
+        .toAbsolutePath().normalize();
     Files.createDirectories(scratch);
     RehearsalSettings s = new RehearsalSettings(scratch, root, Duration.ofSeconds(soak),
         Duration.ofSeconds(namespacePeriod), Duration.ofSeconds(drain), Duration.ofSeconds(120), "384m", upgrades, minPairs,
-        seed != null ? seed : RehearsalSettings.newSeed());
+        seed != null ? seed : RehearsalSettings.newSeed(), storage, compose);
     System.err.println("rehearsal: seed " + s.seed() + (seed == null ? " (repeat the run with --seed " + s.seed()
         + ")" : ""));
     Rehearsal r = new Rehearsal(s, System.err);

@@ -1,5 +1,6 @@
 package io.mvproxy.node.rehearsal;
 
+import io.mvproxy.node.cli.LocalEtcd;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpMethod;
@@ -73,14 +74,23 @@ public final class Rehearsal {
   public RunReport run(boolean gate) throws Exception {
     String tag = "gate " + (gate ? "on" : "off");
     Path dir = settings.dir().resolve(gate ? "gate-on" : "gate-off");
-    Vertx vertx = Vertx.vertx();
     Random random = new Random(settings.seed());
     Journal journal = new Journal(gate, settings.seed());
-    try (RehearsalFleet fleet = new RehearsalFleet(dir, NODES, gate, oldSet(), settings.nodeHeap(), random);
+    LocalEtcd etcd = null;
+    if ("etcd".equals(settings.storage()) && !settings.compose()) {
+      etcd = startEtcd(dir, random, tag);
+    }
+    Vertx vertx = Vertx.vertx();
+    try (LocalEtcd store = etcd;
+         Fleet fleet = settings.compose()
+             ? new ComposeFleet(dir, settings.home(), gate, oldSet(), log)
+             : new RehearsalFleet(dir, NODES, gate, oldSet(), settings.nodeHeap(), random,
+                 etcd == null ? List.of() : etcd.clientUrls());
          FleetClient client = new FleetClient(vertx, fleet.pki().caCert(), fleet.pki().adminCert(),
              fleet.pki().adminKey())) {
-      log.printf("rehearsal (%s): starting %s on the old plugin set (logs in %s, seed %d)%n", tag, NODES, dir,
-          settings.seed());
+      log.printf("rehearsal (%s): starting %s on the old plugin set, storage %s (logs in %s, seed %d)%n", tag, NODES,
+          settings.compose() ? "etcd (the compose fleet's 3 members)" : store == null ? "memory"
+          : "etcd " + String.join(",", store.clientUrls()), dir, settings.seed());
       for (RehearsalFleet.NodeProcess n : fleet.nodes()) {
         journal.nodeUrl(n.url(), n.name());
         fleet.start(n);
@@ -92,7 +102,14 @@ public final class Rehearsal {
         client.add(n.url());
         journal.node(n.name(), Journal.NodeKind.IN_ROTATION, n.pluginSet());
       }
-      Traffic traffic = new Traffic(client, settings.namespacePeriod(), journal, random);
+      Path kubectlBin = Kubectl.find();
+      Kubectl kubectl = null;
+      if (kubectlBin == null) {
+        log.printf("rehearsal (%s): no kubectl on PATH: the traffic is the HTTP client only (no kubectl share)%n", tag);
+      } else {
+        kubectl = new Kubectl(vertx, kubectlBin, fleet.pki().kubeconfig(), dir.resolve("kubectl"));
+      }
+      Traffic traffic = new Traffic(client, settings.namespacePeriod(), journal, random, kubectl, settings.drain());
       await(traffic.setUp(), settings.startTimeout().toMillis());
       long t0 = System.nanoTime();
       journal.trafficStarted();
@@ -129,7 +146,7 @@ public final class Rehearsal {
       while (traffic.pairsCreated() < settings.minPairs() && System.currentTimeMillis() < pairsEnd) {
         Thread.sleep(200);
       }
-      await(traffic.stopTraffic(), 30_000);
+      await(traffic.stopTraffic(), settings.drain().toMillis() + 60_000);
       journal.trafficStopped();
       long drainEnd = System.currentTimeMillis() + settings.drain().toMillis();
       while (!traffic.drained() && System.currentTimeMillis() < drainEnd) {
@@ -149,7 +166,31 @@ public final class Rehearsal {
     }
   }
 
-  private void awaitReady(RehearsalFleet fleet, FleetClient client, RehearsalFleet.NodeProcess n) throws Exception {
+  /**
+   * Starts this run's own etcd (one member on free loopback ports, an empty data folder: a clean keyspace for each
+   * run), stopped when the run ends (after its nodes).
+   */
+  private LocalEtcd startEtcd(Path dir, Random random, String tag) throws IOException, InterruptedException {
+    Path bin = LocalEtcd.findBinary();
+    if (bin == null) {
+      throw new IllegalStateException("--storage etcd: no etcd on PATH; " + LocalEtcd.INSTALL_HINT);
+    }
+    Path data = dir.resolve("etcd-data");
+    if (Files.exists(data)) {
+      try (Stream<Path> s = Files.walk(data)) {
+        for (Path p : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
+          Files.delete(p);
+        }
+      }
+    }
+    LocalEtcd etcd = new LocalEtcd(bin, data, dir, RehearsalFleet.freePortPair(random));
+    etcd.start(settings.startTimeout().toMillis());
+    log.printf("rehearsal (%s): etcd %s started (%s, data in %s, log %s)%n", tag, etcd.clientUrls(), bin, data,
+        dir.resolve("etcd-0.log"));
+    return etcd;
+  }
+
+  private void awaitReady(Fleet fleet, FleetClient client, RehearsalFleet.NodeProcess n) throws Exception {
     fleet.awaitStarted(n, settings.startTimeout().toMillis());
     long end = System.currentTimeMillis() + settings.startTimeout().toMillis();
     while (readyz(client, n) != 200) {
@@ -191,6 +232,12 @@ public final class Rehearsal {
         row(b, "- " + o.label(), on.requests().get(o), off.requests().get(o));
       }
     }
+    long kOn = kubectl(on, false);
+    long kOff = kubectl(off, false);
+    if (kOn > 0 || kOff > 0) {
+      row(b, "- of which kubectl invocations (apply, get -w, delete ns --wait)", kOn, kOff);
+      row(b, "  - kubectl non-2xx (exit code and stderr)", kubectl(on, true), kubectl(off, true));
+    }
     java.util.TreeSet<String> res = new java.util.TreeSet<>(on.falseByResource().keySet());
     res.addAll(off.falseByResource().keySet());
     for (String r : res) {
@@ -225,10 +272,16 @@ public final class Rehearsal {
    * @return one line naming them for a report's heading (seed, nodes upgraded, soak, namespace period, drain)
    */
   public static String describe(RehearsalSettings s) {
-    return String.format("Seed %d (repeat: --seed %d). %d nodes, %d upgraded from the old to the new plugin set one "
-            + "at a time; soak %d s, a namespace every %d s, at least %d owner/dependent pairs, drain at most %d s.",
-        s.seed(), s.seed(), NODES.size(), s.upgrades(), s.soak().toSeconds(), s.namespacePeriod().toSeconds(),
-        s.minPairs(), s.drain().toSeconds());
+    return String.format("Seed %d (repeat: --seed %d). %d nodes on the %s storage, %d upgraded from the old to the "
+            + "new plugin set one at a time; soak %d s, a namespace every %d s, at least %d owner/dependent pairs, "
+            + "drain at most %d s.", s.seed(), s.seed(), NODES.size(), s.storage(), s.upgrades(),
+        s.soak().toSeconds(), s.namespacePeriod().toSeconds(), s.minPairs(), s.drain().toSeconds());
+  }
+
+  /** @return the run's kubectl invocations (only the non-2xx ones when {@code failed}) */
+  private static long kubectl(RunReport r, boolean failed) {
+    return r.journal() == null ? 0 : r.journal().requests().stream().filter(q -> q.method().startsWith("kubectl ")
+        && (!failed || q.outcome() != Outcome.OK)).count();
   }
 
   private static void row(StringBuilder b, String label, long on, long off) {
