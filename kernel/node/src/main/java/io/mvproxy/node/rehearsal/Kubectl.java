@@ -54,6 +54,7 @@ final class Kubectl {
       Map.entry("ServerTimeout", 504), Map.entry("InternalError", 500), Map.entry("RequestEntityTooLarge", 413),
       Map.entry("UnsupportedMediaType", 415), Map.entry("NotAcceptable", 406));
   private static final Pattern FROM_SERVER = Pattern.compile("Error from server \\((\\w+)\\): (.*)");
+  private static final Pattern KLOG = Pattern.compile("[IWE]\\d{4} \\d{2}:\\d{2}:\\d{2}\\.\\d+ ");
   private static final Pattern NAMED = Pattern.compile("([a-z0-9.\\-]+) \"([^\"]+)\" not found");
   private static final List<String> DISCOVERY_MISS = List.of("no matches for kind", "resource mapping not found",
       "the server doesn't have a resource type", "the server could not find the requested resource");
@@ -166,12 +167,17 @@ final class Kubectl {
    *     {@code details.kind/name} for a {@code NotFound} naming an object)
    */
   static Answer answer(Run r) {
-    String stderr = r.stderr().strip();
+    // client-go's klog lines (W1206 04:05:43.208279 ... reflector.go: watch ... ended with ...) are its own
+    // warnings and retries, not the command's failure
+    List<String> lines = r.stderr().lines().filter(l -> !l.isBlank() && !KLOG.matcher(l).lookingAt()).toList();
+    String stderr = String.join("\n", lines).strip();
     if (r.exit() == 0 || (r.stopped() && stderr.isEmpty())) {
       return new Answer(200, new JsonObject());
     }
-    String first = stderr.isEmpty() ? "kubectl exit code " + r.exit() : stderr.lines().filter(l -> !l.isBlank())
-        .findFirst().orElse(stderr);
+    String first = lines.stream().filter(l -> l.startsWith("error:") || l.startsWith("Error from server")
+        || l.startsWith("Unable to connect")).findFirst().orElse(lines.isEmpty() ? "kubectl exit code " + r.exit()
+        + (r.stderr().isBlank() ? "" : ": " + r.stderr().strip().lines().reduce((a, b) -> b).orElse(""))
+        : lines.get(lines.size() - 1));
     Matcher m = FROM_SERVER.matcher(stderr);
     if (m.find()) {
       String reason = m.group(1);

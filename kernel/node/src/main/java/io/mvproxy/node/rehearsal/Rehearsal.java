@@ -146,7 +146,7 @@ public final class Rehearsal {
       while (traffic.pairsCreated() < settings.minPairs() && System.currentTimeMillis() < pairsEnd) {
         Thread.sleep(200);
       }
-      await(traffic.stopTraffic(), settings.drain().toMillis() + 60_000);
+      await(traffic.stopTraffic(), settings.drain().toMillis() + 90_000);
       journal.trafficStopped();
       long drainEnd = System.currentTimeMillis() + settings.drain().toMillis();
       while (!traffic.drained() && System.currentTimeMillis() < drainEnd) {

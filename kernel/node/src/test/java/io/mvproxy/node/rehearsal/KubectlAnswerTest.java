@@ -20,6 +20,14 @@ class KubectlAnswerTest {
   void exitZeroAndAStoppedWatchWithoutErrorAre2xx() {
     assertEquals(200, answer(0, "").status());
     assertEquals(200, Kubectl.answer(new Kubectl.Run(-1, "widget.demo.mvproxy.io/steady-1\n", "", true)).status());
+    // client-go's own warnings (klog) are not the command's failure
+    assertEquals(200, Kubectl.answer(new Kubectl.Run(-1, "", "W1206 04:05:43.208279   11588 reflector.go:492] "
+        + "k8s.io/client-go/tools/watch/informerwatcher.go:146: watch of *unstructured.Unstructured ended with: "
+        + "storage is unavailable: storage: closed\n", true)).status());
+    Kubectl.Answer t = answer(1, "W1206 04:05:43.208279   11588 reflector.go:492] watch ended\n"
+        + "error: timed out waiting for the condition on namespaces/rk-4\n");
+    assertEquals("kubectl: error: timed out waiting for the condition on namespaces/rk-4",
+        t.body().getString("message"));
   }
 
   @Test
