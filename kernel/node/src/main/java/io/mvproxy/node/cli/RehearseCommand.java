@@ -16,7 +16,9 @@ import picocli.CommandLine.Option;
  * {@code UnknownVersionInteroperabilityProxy} on and once off, then the report side by side on stdout (Markdown) and,
  * with {@code --report FILE}, as a self-contained HTML page ({@link HtmlReport}). Exit code 1 when the gate-on run had
  * any false 404, any 404 naming an existing object, a dependent of a live owner collected or a namespace finished
- * with content ({@link RunReport#failures()}), else 0 (2: bad arguments).
+ * with content ({@link RunReport#failures()}), else 0 (2: bad arguments, or {@code --storage etcd} without an etcd
+ * binary). {@code --storage etcd} runs the local fleet on an etcd each run starts for itself; {@code --compose} runs
+ * it on the docker-compose fleet ({@code scripts/compose-rehearse} prepares docker and the image).
  */
 @Command(name = "rehearse", mixinStandardHelpOptions = true,
     description = "Upgrade a local 3-node fleet from the old to the new plugin set under traffic, gate on and off, "

@@ -26,7 +26,11 @@ import java.util.stream.Stream;
  * traffic; the last soak lasts until {@link RehearsalSettings#minPairs} pairs exist. Then the traffic stops, deleted
  * namespaces and collected dependents are waited for (at most the drain time) and the end-of-run checks run through
  * the upgraded nodes. Every step goes to the run's {@link Journal} (node life, requests, namespace and GC events) and
- * every random choice comes from {@code new Random(settings.seed())}.
+ * every random choice comes from {@code new Random(settings.seed())}. The fleet is local node processes
+ * ({@link RehearsalFleet}) on the memory storage or, with {@code storage etcd}, on an etcd the run starts for itself
+ * ({@link LocalEtcd}: one member on free loopback ports, an empty data folder, stopped after the nodes); or, with
+ * {@link RehearsalSettings#compose}, the containers of the checkout's {@code docker-compose.yml} ({@link ComposeFleet}).
+ * With kubectl on {@code PATH} a share of the traffic is kubectl's ({@link Kubectl}).
  */
 public final class Rehearsal {
   /** The node names. */
@@ -232,17 +236,17 @@ public final class Rehearsal {
         row(b, "- " + o.label(), on.requests().get(o), off.requests().get(o));
       }
     }
-    long kOn = kubectl(on, false);
-    long kOff = kubectl(off, false);
-    if (kOn > 0 || kOff > 0) {
-      row(b, "- of which kubectl invocations (apply, get -w, delete ns --wait)", kOn, kOff);
-      row(b, "  - kubectl non-2xx (exit code and stderr)", kubectl(on, true), kubectl(off, true));
-    }
     java.util.TreeSet<String> res = new java.util.TreeSet<>(on.falseByResource().keySet());
     res.addAll(off.falseByResource().keySet());
     for (String r : res) {
       row(b, "  - false 404s for " + r, on.falseByResource().getOrDefault(r, 0L),
           off.falseByResource().getOrDefault(r, 0L));
+    }
+    long kOn = kubectl(on, false);
+    long kOff = kubectl(off, false);
+    if (kOn > 0 || kOff > 0) {
+      row(b, "client requests made with kubectl (apply, get -w, delete ns --wait)", kOn, kOff);
+      row(b, "- non-2xx (from exit code and stderr)", kubectl(on, true), kubectl(off, true));
     }
     row(b, "watch events received", on.watchEvents(), off.watchEvents());
     row(b, "owner/dependent pairs created", on.pairs(), off.pairs());
