@@ -29,27 +29,29 @@ import org.junit.jupiter.api.TestInstance;
  * 404, no dependent of a live owner deleted, no finished namespace with content left. Gate off: the harm shows:
  * false 404s, certain because right after each upgrade every node in rotation, old ones included, is asked for each
  * new API ({@link Traffic#probe}); the garbage collector's and the namespace controller's harm is printed beside it.
- * The HTML report of the same runs is opened in a real headless browser (Debian's {@code chromium}).
+ * The HTML report of the same runs is opened in a real headless browser (Debian's {@code chromium}). With kubectl on
+ * {@code PATH} a share of the traffic is kubectl's (apply, get -w, delete namespace --wait), counted in the same
+ * verdicts. {@link EtcdRehearsalTest} runs the same on etcd.
  */
 @Tag("fleet")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RehearsalTest {
-  private RehearsalSettings settings;
-  private RunReport on;
-  private RunReport off;
+  RehearsalSettings settings;
+  RunReport on;
+  RunReport off;
   private Path dir;
 
   @BeforeAll
   void runBoth() throws Exception {
     dir = Files.createTempDirectory("mvproxy-rehearsal");
-    settings = RehearsalSettings.shortRun(dir, TestData.repoRoot());
+    settings = settings(dir);
     System.out.println("rehearsal seed " + settings.seed());
     Rehearsal r = new Rehearsal(settings, System.out);
     long t0 = System.nanoTime();
     on = r.run(true);
     off = r.run(false);
     long seconds = (System.nanoTime() - t0) / 1_000_000_000;
-    System.out.println("FIGURE upgrade rehearsal (3 nodes, " + settings.upgrades() + " upgraded old -> new plugin set "
+    System.out.println("FIGURE upgrade rehearsal (3 nodes on " + settings.storage() + ", " + settings.upgrades() + " upgraded old -> new plugin set "
         + "one at a time, soak " + settings.soak().toSeconds() + " s, seed " + settings.seed() + "), gate on vs off, "
         + seconds + " s in all\n" + Rehearsal.format(on, off));
     for (RunReport x : new RunReport[] {on, off}) {
@@ -70,6 +72,14 @@ class RehearsalTest {
         }
       }
     }
+  }
+
+  /**
+   * @param dir the scratch folder
+   * @return the settings of both runs: {@link RehearsalSettings#shortRun} on the memory storage
+   */
+  RehearsalSettings settings(Path dir) {
+    return RehearsalSettings.shortRun(dir, TestData.repoRoot());
   }
 
   @Test

@@ -11,22 +11,24 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 /**
- * A local etcd for {@code mvproxy demo --storage etcd}: one or three members of the {@code etcd} binary on
- * 127.0.0.1, laid out as etcd's own {@code Procfile} does (client/peer ports 2379/2380, 22379/22380, 32379/32380),
- * data under {@code <dataRoot>/member-<i>} so that a restart of the demo keeps every object. The
- * {@code --initial-cluster*} flags only matter on the first start; later starts reuse each member's data folder.
+ * A local etcd for {@code mvproxy demo --storage etcd} and {@code mvproxy rehearse --storage etcd}: one or three
+ * members of the {@code etcd} binary on 127.0.0.1, by default laid out as etcd's own {@code Procfile} does
+ * (client/peer ports 2379/2380, 22379/22380, 32379/32380; the rehearsal passes free ports of its own), data under
+ * {@code <dataRoot>/member-<i>} so that a restart of the demo keeps every object. The {@code --initial-cluster*}
+ * flags only matter on the first start; later starts reuse each member's data folder.
  */
-final class LocalEtcd {
+public final class LocalEtcd implements AutoCloseable {
   /** Client ports of members 0..2 (peer port = client port + 1). */
   static final int[] CLIENT_PORTS = {2379, 22379, 32379};
   /** What to do when no etcd binary is found. */
-  static final String INSTALL_HINT = "install etcd (Debian/Ubuntu: apt-get install etcd-server; or a release "
+  public static final String INSTALL_HINT = "install etcd (Debian/Ubuntu: apt-get install etcd-server; or a release "
       + "binary from https://github.com/etcd-io/etcd/releases on PATH)";
 
   private final Path binary;
   private final Path dataRoot;
   private final Path logs;
   private final int size;
+  private final int[] clientPorts;
   private final List<Process> processes = new ArrayList<>();
 
   /**
@@ -37,17 +39,35 @@ final class LocalEtcd {
    * @throws IllegalArgumentException for another size
    */
   LocalEtcd(Path binary, Path dataRoot, Path logs, int size) {
-    if (size != 1 && size != 3) {
-      throw new IllegalArgumentException("--etcd-members must be 1 or 3, not " + size);
-    }
+    this(binary, dataRoot, logs, java.util.Arrays.copyOf(CLIENT_PORTS, checkSize(size)));
+  }
+
+  /**
+   * Members on given client ports (each member's peer port is its client port + 1; both must be free).
+   *
+   * @param binary      the etcd executable
+   * @param dataRoot    folder of the members' data folders (created when missing)
+   * @param logs        folder of the members' logs ({@code etcd-<i>.log})
+   * @param clientPorts one client port per member (1 or 3 members)
+   * @throws IllegalArgumentException for another number of members
+   */
+  public LocalEtcd(Path binary, Path dataRoot, Path logs, int... clientPorts) {
+    this.size = checkSize(clientPorts.length);
     this.binary = binary;
     this.dataRoot = dataRoot;
     this.logs = logs;
-    this.size = size;
+    this.clientPorts = clientPorts.clone();
+  }
+
+  private static int checkSize(int size) {
+    if (size != 1 && size != 3) {
+      throw new IllegalArgumentException("--etcd-members must be 1 or 3, not " + size);
+    }
+    return size;
   }
 
   /** @return the etcd executable on PATH (or /usr/bin/etcd, Debian's etcd-server), or null when there is none */
-  static Path findBinary() {
+  public static Path findBinary() {
     for (String d : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
       if (!d.isEmpty() && Files.isExecutable(Path.of(d, "etcd"))) {
         return Path.of(d, "etcd");
@@ -57,16 +77,16 @@ final class LocalEtcd {
   }
 
   /** @return the members' client URLs, {@code http://127.0.0.1:<port>} ({@code --etcd-servers}) */
-  List<String> clientUrls() {
+  public List<String> clientUrls() {
     List<String> out = new ArrayList<>();
     for (int i = 0; i < size; i++) {
-      out.add("http://127.0.0.1:" + CLIENT_PORTS[i]);
+      out.add("http://127.0.0.1:" + clientPorts[i]);
     }
     return out;
   }
 
-  private static String peerUrl(int i) {
-    return "http://127.0.0.1:" + (CLIENT_PORTS[i] + 1);
+  private String peerUrl(int i) {
+    return "http://127.0.0.1:" + (clientPorts[i] + 1);
   }
 
   /**
@@ -75,9 +95,9 @@ final class LocalEtcd {
    * @param timeoutMs how long to wait, ms
    * @throws IOException when a port is taken, a member exits or does not listen in time (the message names its log)
    */
-  void start(long timeoutMs) throws IOException, InterruptedException {
+  public void start(long timeoutMs) throws IOException, InterruptedException {
     for (int i = 0; i < size; i++) {
-      for (int port : new int[] {CLIENT_PORTS[i], CLIENT_PORTS[i] + 1}) {
+      for (int port : new int[] {clientPorts[i], clientPorts[i] + 1}) {
         if (listening(port)) {
           throw new IOException("127.0.0.1:" + port + " is already in use (another etcd?); stop it first");
         }
@@ -100,7 +120,7 @@ final class LocalEtcd {
     }
     long deadline = System.currentTimeMillis() + timeoutMs;
     for (int i = 0; i < size; i++) {
-      while (!listening(CLIENT_PORTS[i])) {
+      while (!listening(clientPorts[i])) {
         if (!processes.get(i).isAlive() || System.currentTimeMillis() > deadline) {
           stop();
           throw new IOException("etcd member-" + i + " did not start; see " + logs.resolve("etcd-" + i + ".log"));
@@ -120,7 +140,7 @@ final class LocalEtcd {
   }
 
   /** Stops every member (SIGTERM, then SIGKILL after 20 s). */
-  void stop() {
+  public void stop() {
     processes.forEach(Process::destroy);
     for (Process p : processes) {
       try {
@@ -131,5 +151,11 @@ final class LocalEtcd {
         Thread.currentThread().interrupt();
       }
     }
+  }
+
+  /** Same as {@link #stop()}. */
+  @Override
+  public void close() {
+    stop();
   }
 }

@@ -16,7 +16,9 @@ import picocli.CommandLine.Option;
  * {@code UnknownVersionInteroperabilityProxy} on and once off, then the report side by side on stdout (Markdown) and,
  * with {@code --report FILE}, as a self-contained HTML page ({@link HtmlReport}). Exit code 1 when the gate-on run had
  * any false 404, any 404 naming an existing object, a dependent of a live owner collected or a namespace finished
- * with content ({@link RunReport#failures()}), else 0 (2: bad arguments).
+ * with content ({@link RunReport#failures()}), else 0 (2: bad arguments, or {@code --storage etcd} without an etcd
+ * binary). {@code --storage etcd} runs the local fleet on an etcd each run starts for itself; {@code --compose} runs
+ * it on the docker-compose fleet ({@code scripts/compose-rehearse} prepares docker and the image).
  */
 @Command(name = "rehearse", mixinStandardHelpOptions = true,
     description = "Upgrade a local 3-node fleet from the old to the new plugin set under traffic, gate on and off, "
@@ -48,6 +50,18 @@ public final class RehearseCommand implements Callable<Integer> {
       description = "Owner/dependent pairs to create at least before the traffic stops (the last soak waits).")
   int minPairs;
 
+  @Option(names = "--storage", defaultValue = "memory", description = "The nodes' storage: memory (the fleet's own "
+      + "memory) or etcd (each run starts its own local etcd, the etcd binary on PATH, on free loopback ports with an "
+      + "empty data folder, stopped at the end; the nodes run with --storage-backend=etcd3).")
+  String storage;
+
+  @Option(names = "--compose", description = "Rehearse on the docker-compose fleet (docker-compose.yml of the "
+      + "checkout: its containers and etcd members, under a project of its own per run; the image "
+      + "$MVPROXY_IMAGE, default mvproxy:local, must exist: scripts/compose-rehearse builds it): traffic through the "
+      + "published ports 127.0.0.1:16443-16445, an upgrade = docker-compose stop, plugin jars swapped in the node's "
+      + "mounted plugin folder, docker-compose start. Implies --storage etcd.")
+  boolean compose;
+
   @Option(names = "--gate", defaultValue = "both", description = "Which runs: on, off or both.")
   String gate;
 
@@ -65,12 +79,23 @@ public final class RehearseCommand implements Callable<Integer> {
       throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
           "--gate must be on, off or both: " + gate);
     }
+    if (!RehearsalSettings.STORAGES.contains(storage)) {
+      throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
+          "--storage must be memory or etcd: " + storage);
+    }
+    if (compose) {
+      storage = "etcd";
+    } else if ("etcd".equals(storage) && LocalEtcd.findBinary() == null) {
+      System.err.println("mvproxy rehearse --storage etcd: no etcd on PATH; " + LocalEtcd.INSTALL_HINT);
+      return 2;
+    }
     Path root = (home != null ? home : Path.of(System.getProperty("mvproxy.home", "."))).toAbsolutePath().normalize();
-    Path scratch = dir != null ? dir : root.resolve("run/rehearsal");
+    Path scratch = (dir != null ? dir : root.resolve(compose ? "run/rehearsal-compose" : "run/rehearsal"))
+        .toAbsolutePath().normalize();
     Files.createDirectories(scratch);
     RehearsalSettings s = new RehearsalSettings(scratch, root, Duration.ofSeconds(soak),
         Duration.ofSeconds(namespacePeriod), Duration.ofSeconds(drain), Duration.ofSeconds(120), "384m", upgrades, minPairs,
-        seed != null ? seed : RehearsalSettings.newSeed());
+        seed != null ? seed : RehearsalSettings.newSeed(), storage, compose);
     System.err.println("rehearsal: seed " + s.seed() + (seed == null ? " (repeat the run with --seed " + s.seed()
         + ")" : ""));
     Rehearsal r = new Rehearsal(s, System.err);

@@ -1,5 +1,6 @@
 package io.mvproxy.node.rehearsal;
 
+import io.mvproxy.node.cli.LocalEtcd;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpMethod;
@@ -25,7 +26,11 @@ import java.util.stream.Stream;
  * traffic; the last soak lasts until {@link RehearsalSettings#minPairs} pairs exist. Then the traffic stops, deleted
  * namespaces and collected dependents are waited for (at most the drain time) and the end-of-run checks run through
  * the upgraded nodes. Every step goes to the run's {@link Journal} (node life, requests, namespace and GC events) and
- * every random choice comes from {@code new Random(settings.seed())}.
+ * every random choice comes from {@code new Random(settings.seed())}. The fleet is local node processes
+ * ({@link RehearsalFleet}) on the memory storage or, with {@code storage etcd}, on an etcd the run starts for itself
+ * ({@link LocalEtcd}: one member on free loopback ports, an empty data folder, stopped after the nodes); or, with
+ * {@link RehearsalSettings#compose}, the containers of the checkout's {@code docker-compose.yml} ({@link ComposeFleet}).
+ * With kubectl on {@code PATH} a share of the traffic is kubectl's ({@link Kubectl}).
  */
 public final class Rehearsal {
   /** The node names. */
@@ -73,14 +78,23 @@ public final class Rehearsal {
   public RunReport run(boolean gate) throws Exception {
     String tag = "gate " + (gate ? "on" : "off");
     Path dir = settings.dir().resolve(gate ? "gate-on" : "gate-off");
-    Vertx vertx = Vertx.vertx();
     Random random = new Random(settings.seed());
     Journal journal = new Journal(gate, settings.seed());
-    try (RehearsalFleet fleet = new RehearsalFleet(dir, NODES, gate, oldSet(), settings.nodeHeap(), random);
+    LocalEtcd etcd = null;
+    if ("etcd".equals(settings.storage()) && !settings.compose()) {
+      etcd = startEtcd(dir, random, tag);
+    }
+    Vertx vertx = Vertx.vertx();
+    try (LocalEtcd store = etcd;
+         Fleet fleet = settings.compose()
+             ? new ComposeFleet(dir, settings.home(), gate, oldSet(), log)
+             : new RehearsalFleet(dir, NODES, gate, oldSet(), settings.nodeHeap(), random,
+                 etcd == null ? List.of() : etcd.clientUrls());
          FleetClient client = new FleetClient(vertx, fleet.pki().caCert(), fleet.pki().adminCert(),
              fleet.pki().adminKey())) {
-      log.printf("rehearsal (%s): starting %s on the old plugin set (logs in %s, seed %d)%n", tag, NODES, dir,
-          settings.seed());
+      log.printf("rehearsal (%s): starting %s on the old plugin set, storage %s (logs in %s, seed %d)%n", tag, NODES,
+          settings.compose() ? "etcd (the compose fleet's 3 members)" : store == null ? "memory"
+          : "etcd " + String.join(",", store.clientUrls()), dir, settings.seed());
       for (RehearsalFleet.NodeProcess n : fleet.nodes()) {
         journal.nodeUrl(n.url(), n.name());
         fleet.start(n);
@@ -92,7 +106,14 @@ public final class Rehearsal {
         client.add(n.url());
         journal.node(n.name(), Journal.NodeKind.IN_ROTATION, n.pluginSet());
       }
-      Traffic traffic = new Traffic(client, settings.namespacePeriod(), journal, random);
+      Path kubectlBin = Kubectl.find();
+      Kubectl kubectl = null;
+      if (kubectlBin == null) {
+        log.printf("rehearsal (%s): no kubectl on PATH: the traffic is the HTTP client only (no kubectl share)%n", tag);
+      } else {
+        kubectl = new Kubectl(vertx, kubectlBin, fleet.pki().kubeconfig(), dir.resolve("kubectl"));
+      }
+      Traffic traffic = new Traffic(client, settings.namespacePeriod(), journal, random, kubectl, settings.drain());
       await(traffic.setUp(), settings.startTimeout().toMillis());
       long t0 = System.nanoTime();
       journal.trafficStarted();
@@ -129,7 +150,7 @@ public final class Rehearsal {
       while (traffic.pairsCreated() < settings.minPairs() && System.currentTimeMillis() < pairsEnd) {
         Thread.sleep(200);
       }
-      await(traffic.stopTraffic(), 30_000);
+      await(traffic.stopTraffic(), settings.drain().toMillis() + 90_000);
       journal.trafficStopped();
       long drainEnd = System.currentTimeMillis() + settings.drain().toMillis();
       while (!traffic.drained() && System.currentTimeMillis() < drainEnd) {
@@ -149,7 +170,31 @@ public final class Rehearsal {
     }
   }
 
-  private void awaitReady(RehearsalFleet fleet, FleetClient client, RehearsalFleet.NodeProcess n) throws Exception {
+  /**
+   * Starts this run's own etcd (one member on free loopback ports, an empty data folder: a clean keyspace for each
+   * run), stopped when the run ends (after its nodes).
+   */
+  private LocalEtcd startEtcd(Path dir, Random random, String tag) throws IOException, InterruptedException {
+    Path bin = LocalEtcd.findBinary();
+    if (bin == null) {
+      throw new IllegalStateException("--storage etcd: no etcd on PATH; " + LocalEtcd.INSTALL_HINT);
+    }
+    Path data = dir.resolve("etcd-data");
+    if (Files.exists(data)) {
+      try (Stream<Path> s = Files.walk(data)) {
+        for (Path p : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
+          Files.delete(p);
+        }
+      }
+    }
+    LocalEtcd etcd = new LocalEtcd(bin, data, dir, RehearsalFleet.freePortPair(random));
+    etcd.start(settings.startTimeout().toMillis());
+    log.printf("rehearsal (%s): etcd %s started (%s, data in %s, log %s)%n", tag, etcd.clientUrls(), bin, data,
+        dir.resolve("etcd-0.log"));
+    return etcd;
+  }
+
+  private void awaitReady(Fleet fleet, FleetClient client, RehearsalFleet.NodeProcess n) throws Exception {
     fleet.awaitStarted(n, settings.startTimeout().toMillis());
     long end = System.currentTimeMillis() + settings.startTimeout().toMillis();
     while (readyz(client, n) != 200) {
@@ -197,6 +242,12 @@ public final class Rehearsal {
       row(b, "  - false 404s for " + r, on.falseByResource().getOrDefault(r, 0L),
           off.falseByResource().getOrDefault(r, 0L));
     }
+    long kOn = kubectl(on, false);
+    long kOff = kubectl(off, false);
+    if (kOn > 0 || kOff > 0) {
+      row(b, "client requests made with kubectl (apply, get -w, delete ns --wait)", kOn, kOff);
+      row(b, "- non-2xx (from exit code and stderr)", kubectl(on, true), kubectl(off, true));
+    }
     row(b, "watch events received", on.watchEvents(), off.watchEvents());
     row(b, "owner/dependent pairs created", on.pairs(), off.pairs());
     row(b, "**dependents wrongly garbage-collected** (owner alive)", on.wronglyCollected(), off.wronglyCollected());
@@ -225,10 +276,16 @@ public final class Rehearsal {
    * @return one line naming them for a report's heading (seed, nodes upgraded, soak, namespace period, drain)
    */
   public static String describe(RehearsalSettings s) {
-    return String.format("Seed %d (repeat: --seed %d). %d nodes, %d upgraded from the old to the new plugin set one "
-            + "at a time; soak %d s, a namespace every %d s, at least %d owner/dependent pairs, drain at most %d s.",
-        s.seed(), s.seed(), NODES.size(), s.upgrades(), s.soak().toSeconds(), s.namespacePeriod().toSeconds(),
-        s.minPairs(), s.drain().toSeconds());
+    return String.format("Seed %d (repeat: --seed %d). %d nodes on the %s storage, %d upgraded from the old to the "
+            + "new plugin set one at a time; soak %d s, a namespace every %d s, at least %d owner/dependent pairs, "
+            + "drain at most %d s.", s.seed(), s.seed(), NODES.size(), s.storage(), s.upgrades(),
+        s.soak().toSeconds(), s.namespacePeriod().toSeconds(), s.minPairs(), s.drain().toSeconds());
+  }
+
+  /** @return the run's kubectl invocations (only the non-2xx ones when {@code failed}) */
+  private static long kubectl(RunReport r, boolean failed) {
+    return r.journal() == null ? 0 : r.journal().requests().stream().filter(q -> q.method().startsWith("kubectl ")
+        && (!failed || q.outcome() != Outcome.OK)).count();
   }
 
   private static void row(StringBuilder b, String label, long on, long off) {

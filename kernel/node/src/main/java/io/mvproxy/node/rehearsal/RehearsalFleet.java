@@ -22,13 +22,14 @@ import java.util.stream.Stream;
 
 /**
  * The rehearsal's fleet: N node processes on 127.0.0.1 (this JVM's class path, free HTTPS and Hazelcast ports below
- * the ephemeral range, a unique cluster name, the dev PKI, the {@code memory} storage backend), each with its own
+ * the ephemeral range, a unique cluster name, the dev PKI, the {@code memory} storage backend or, given etcd
+ * servers, {@code etcd3}), each with its own
  * plugin folder holding the jars of the "old" or the "new" plugin set. With the gate off every node gets
  * {@code featureGates: UnknownVersionInteroperabilityProxy=false} and no {@code peerCaFile}: a kube-apiserver without
  * the Mixed Version Proxy ({@code controllersServerCaFile} makes its controller manager reach the fleet as
  * kube-controller-manager behind a load balancer, see {@code ControllerVerticle}).
  */
-public final class RehearsalFleet implements AutoCloseable {
+public final class RehearsalFleet implements Fleet {
   /** A plugin set: jar name to the manifests packed into it. */
   public record PluginSet(String label, Map<String, List<Path>> jars) {
   }
@@ -88,10 +89,11 @@ public final class RehearsalFleet implements AutoCloseable {
    * @param initial the plugin set every node starts with
    * @param heap    {@code -Xmx} of each node, e.g. {@code 384m}
    * @param random  the run's seeded random choices (here: the ports tried)
+   * @param etcd    etcd client URLs ({@code --storage-backend=etcd3 --etcd-servers}); empty: the memory backend
    * @throws IOException on file errors or when no free port is found
    */
-  public RehearsalFleet(Path dir, List<String> names, boolean gate, PluginSet initial, String heap, Random random)
-      throws IOException {
+  public RehearsalFleet(Path dir, List<String> names, boolean gate, PluginSet initial, String heap, Random random,
+                        List<String> etcd) throws IOException {
     this.dir = Files.createDirectories(dir);
     this.heap = heap;
     Runtime.getRuntime().addShutdownHook(shutdownHook);
@@ -122,6 +124,9 @@ public final class RehearsalFleet implements AutoCloseable {
           .put("pluginDir", plugins.toString()).put("clusterName", cluster).put("clusterHost", "127.0.0.1")
           .put("clusterPort", hz.get(n)).put("clusterMembers", members)
           .put("clusterSecretFile", pki.clusterSecret().toString());
+      if (!etcd.isEmpty()) {
+        cfg.put("storageBackend", "etcd3").put("etcdServers", new JsonArray(List.copyOf(etcd)));
+      }
       if (gate) {
         cfg.put("peerCaFile", pki.caCert().toString());
       } else {
@@ -137,11 +142,13 @@ public final class RehearsalFleet implements AutoCloseable {
   }
 
   /** @return the PKI (admin client certificate, CA) */
+  @Override
   public DevPki pki() {
     return pki;
   }
 
   /** @return the nodes in declaration order */
+  @Override
   public List<NodeProcess> nodes() {
     return List.copyOf(nodes.values());
   }
@@ -153,7 +160,19 @@ public final class RehearsalFleet implements AutoCloseable {
    * @param set the set to install
    * @throws IOException on file errors
    */
+  @Override
   public void install(NodeProcess n, PluginSet set) throws IOException {
+    installInto(n, set);
+  }
+
+  /**
+   * Replaces the jars of a node's plugin folder with a set's (packed from its manifests).
+   *
+   * @param n   the node
+   * @param set the set
+   * @throws IOException on file errors
+   */
+  static void installInto(NodeProcess n, PluginSet set) throws IOException {
     try (Stream<Path> old = Files.list(n.pluginDir)) {
       for (Path jar : old.filter(p -> p.toString().endsWith(".jar")).toList()) {
         Files.delete(jar);
@@ -171,6 +190,7 @@ public final class RehearsalFleet implements AutoCloseable {
    * @param n the node
    * @throws IOException when the JVM cannot be started
    */
+  @Override
   public void start(NodeProcess n) throws IOException {
     if (Files.exists(n.log)) {
       int i = 1;
@@ -195,6 +215,7 @@ public final class RehearsalFleet implements AutoCloseable {
    * @param timeoutMs longest wait
    * @throws IllegalStateException naming the log when the process exits or the wait times out
    */
+  @Override
   public void awaitStarted(NodeProcess n, long timeoutMs) throws IOException, InterruptedException {
     long end = System.currentTimeMillis() + timeoutMs;
     while (!Files.exists(n.log) || !Files.readString(n.log).contains("ready on https://")) {
@@ -211,6 +232,7 @@ public final class RehearsalFleet implements AutoCloseable {
    * @param n the node
    * @return the exit code (SIGKILL after 30 s)
    */
+  @Override
   public int stop(NodeProcess n) throws InterruptedException {
     Process p = n.process;
     if (p == null || !p.isAlive()) {
@@ -248,6 +270,26 @@ public final class RehearsalFleet implements AutoCloseable {
         return;
       }
     }
+  }
+
+  /**
+   * A free loopback port below the ephemeral range whose successor is free too (etcd: client and peer port).
+   *
+   * @param random the run's seeded random choices
+   * @return the port
+   * @throws IOException when none is found
+   */
+  static int freePortPair(Random random) throws IOException {
+    java.util.Set<Integer> taken = new java.util.HashSet<>();
+    for (int i = 0; i < 200; i++) {
+      int p = freePort(taken, random);
+      try (ServerSocket s = new ServerSocket(p + 1, 1, InetAddress.getByName("127.0.0.1"))) {
+        return p;
+      } catch (IOException busy) {
+        // try another
+      }
+    }
+    throw new IOException("no two free consecutive ports in 20000-32000");
   }
 
   private static int freePort(java.util.Set<Integer> taken, Random random) throws IOException {

@@ -33,6 +33,14 @@ import java.util.function.Supplier;
  *   ({@code demo.mvproxy.io/v1}, cluster-scoped) owning a v1 widget, a {@code demo.mvproxy.io/v2} Widget owning a
  *   configmap, a Sprocket owning a configmap; every fourth owner is deleted at once (background), the others live
  *   until the end.</li>
+ *   <li>with a {@link Kubectl} (the binary on {@code PATH}), a share through kubectl, each invocation to the next
+ *   node in rotation: {@code kubectl apply -f -} of a namespace holding a widget, a configmap (and a sprocket once a
+ *   node serves them) followed by {@code kubectl delete namespace --wait} (every {@code 2 x namespacePeriod}; the
+ *   namespace joins the churned ones, so the end-of-run checks cover it); {@code kubectl apply -f -} of a
+ *   {@code demo.mvproxy.io/v2} widget and of a sprocket in turn, every 2 s (before any node serves them: kubectl's
+ *   "no matches for kind", a true 404); {@code kubectl get -w --watch-only} of widgets v1 and of gadgets in turn,
+ *   held 5 s. Each invocation is one counted request (method {@code kubectl apply}, ...), classified by
+ *   {@link Kubectl#answer} from its exit code and stderr.</li>
  * </ul>
  * Every answer is counted by {@link Outcome}; a request for a resource of the new set counts as "served" once the
  * first upgraded node is ready ({@link #newServed}). The checks (a deleted namespace gone, a deleted owner's
@@ -91,6 +99,9 @@ final class Traffic {
   private final List<Churned> namespaces = new CopyOnWriteArrayList<>();
   private final List<Pair> pairs = new CopyOnWriteArrayList<>();
   private final List<Future<Void>> loops = new ArrayList<>();
+  private final List<Future<Void>> checks = new ArrayList<>();
+  private final Kubectl kubectl;
+  private final long drainMs;
   private final AtomicInteger seq = new AtomicInteger();
   private volatile boolean running;
   private volatile boolean checking;
@@ -98,6 +109,21 @@ final class Traffic {
   volatile boolean newServed;
 
   Traffic(FleetClient client, Duration namespacePeriod, Journal journal, Random random) {
+    this(client, namespacePeriod, journal, random, null, Duration.ofSeconds(60));
+  }
+
+  /**
+   * @param client          the load balancer
+   * @param namespacePeriod time between two churned namespaces
+   * @param journal         the run's journal
+   * @param random          the run's seeded random choices
+   * @param kubectl         the kubectl share's runner, or null for none
+   * @param drain           {@code kubectl delete namespace --wait} is stopped this + 60 s after its start
+   */
+  Traffic(FleetClient client, Duration namespacePeriod, Journal journal, Random random, Kubectl kubectl,
+          Duration drain) {
+    this.kubectl = kubectl;
+    this.drainMs = drain.toMillis();
     this.vertx = client.vertx();
     this.client = client;
     this.namespacePeriod = namespacePeriod;
@@ -133,14 +159,22 @@ final class Traffic {
         + "demo.mvproxy.io/v1", false)));
     loops.add(loop(200, () -> running, () -> watch(GADGETS + "?watch=true&timeoutSeconds=15",
         "gadgets.demo.mvproxy.io/v1", true)));
-    loops.add(loop(500, () -> checking, this::checkNamespaces));
-    loops.add(loop(500, () -> checking, this::checkPairs));
+    if (kubectl != null) {
+      loops.add(loop(2 * namespacePeriod.toMillis(), () -> running, this::kubectlNamespace));
+      loops.add(loop(2000, () -> running, this::kubectlApply));
+      loops.add(loop(500, () -> running, this::kubectlWatch));
+    }
+    checks.add(loop(500, () -> checking, this::checkNamespaces));
+    checks.add(loop(500, () -> checking, this::checkPairs));
   }
 
-  /** @return completes when the traffic loops finished their last step (the checks go on) */
+  /**
+   * @return completes when the traffic loops finished their last step (the checks go on; a
+   *     {@code kubectl delete namespace --wait} in flight waits until its namespace is gone, stopped 60 s after the drain time)
+   */
   Future<Void> stopTraffic() {
     running = false;
-    return Future.join(loops.subList(0, 6)).mapEmpty();
+    return Future.join(loops).mapEmpty();
   }
 
   /** @return true when every deleted namespace is gone and every deleted owner's dependent too */
@@ -152,7 +186,7 @@ final class Traffic {
   /** @return completes when the checks stopped */
   Future<Void> stopChecks() {
     checking = false;
-    return Future.join(loops).mapEmpty();
+    return Future.join(checks).mapEmpty();
   }
 
   private Future<Void> loop(long periodMs, Supplier<Boolean> on, Supplier<Future<?>> step) {
@@ -399,6 +433,120 @@ final class Traffic {
             });
       });
     });
+  }
+
+  /** One counted kubectl invocation through the next node in rotation. */
+  private Future<Kubectl.Answer> kubectl(String verb, String resource, boolean isNew, String path, List<String> args,
+                                         String stdin, long maxMs, java.util.function.Consumer<String> onLine) {
+    return kubectl(verb, resource, isNew, path, args, stdin, maxMs, false, onLine);
+  }
+
+  /**
+   * One counted kubectl invocation; with {@code sprocketInside}, kubectl's "no matches for kind "Sprocket"" is
+   * counted for sprockets (a resource of the new set) rather than for the invocation's own resource.
+   */
+  private Future<Kubectl.Answer> kubectl(String verb, String resource, boolean isNew, String path, List<String> args,
+                                         String stdin, long maxMs, boolean sprocketInside,
+                                         java.util.function.Consumer<String> onLine) {
+    String node = client.pick();
+    boolean newNow = newServed;
+    long sent = journal.now();
+    return kubectl.run(journal.nodeName(node), args, stdin, maxMs, onLine).map(Kubectl::answer)
+        .otherwise(t -> new Kubectl.Answer(0, new JsonObject().put("message", "kubectl did not run: "
+            + t.getMessage()))).map(a -> {
+              boolean sprocket = sprocketInside && a.status() == 404
+                  && a.body().getString("message", "").contains("kind \"Sprocket\"");
+              String res = sprocket ? "sprockets.sprockets.mvproxy.io/v1" : resource;
+              boolean isNewRes = sprocket || isNew;
+              Outcome o = Outcome.of(a.status(), a.body(), !isNewRes || newNow);
+              count(res, o);
+              journal.request(sent, node, "kubectl " + verb, path, res, isNewRes, a.status(), a.body(), o);
+              return a;
+            });
+  }
+
+  /** kubectl apply of a namespace with content, then kubectl delete namespace --wait. */
+  private Future<?> kubectlNamespace() {
+    Churned ns = new Churned("rk-" + seq.incrementAndGet());
+    boolean sprocket = newServed;
+    StringBuilder y = new StringBuilder();
+    y.append(yaml(namespace(ns.name)));
+    JsonObject w = widget("demo.mvproxy.io/v1", "content");
+    w.getJsonObject("metadata").put("namespace", ns.name);
+    JsonObject cm = configMap("content", null);
+    cm.getJsonObject("metadata").put("namespace", ns.name);
+    y.append(yaml(w)).append(yaml(cm));
+    if (sprocket) {
+      JsonObject sp = sprocket("content");
+      sp.getJsonObject("metadata").put("namespace", ns.name);
+      y.append(yaml(sp));
+    }
+    String created = "namespace/" + ns.name + " created";
+    java.util.concurrent.atomic.AtomicReference<String> applyNode = new java.util.concurrent.atomic.AtomicReference<>();
+    return kubectl("apply", "namespaces/v1", false, CORE + ns.name, List.of("apply", "-f", "-",
+        "--request-timeout=15s"), y.toString(), 60_000, true, line -> {
+          if (line.strip().equals(created)) {
+            namespaces.add(ns);
+            journal.mark(Journal.MarkKind.NAMESPACE_CREATED, ns.name, null);
+          }
+        }).compose(a -> {
+          if (!namespaces.contains(ns)) {
+            return Future.succeededFuture();
+          }
+          String deleted = "namespace \"" + ns.name + "\" deleted";
+          // no --timeout, as users run it (kubectl waits as long as the namespace exists); stopped after the drain
+          return kubectl("delete", "namespaces/v1", false, CORE + ns.name, List.of("delete", "namespace", ns.name,
+              "--wait=true", "--request-timeout=15s"), null, drainMs + 60_000,
+              line -> {
+                if (line.strip().equals(deleted) && ns.deletedAt == 0) {
+                  ns.deletedAt = System.nanoTime();
+                  journal.mark(Journal.MarkKind.NAMESPACE_DELETED, ns.name, null);
+                }
+              }).map(d -> {
+                if (d.status() == 200 && ns.deletedAt > 0 && ns.goneAt == 0) {
+                  ns.goneAt = System.nanoTime();
+                  journal.mark(Journal.MarkKind.NAMESPACE_GONE, ns.name, null);
+                }
+                return null;
+              });
+        });
+  }
+
+  /** kubectl apply of a v2 widget or a sprocket (resources of the new set), in turn. */
+  private Future<?> kubectlApply() {
+    int i = seq.incrementAndGet();
+    JsonObject obj;
+    String resource;
+    String path;
+    if (i % 2 == 0) {
+      obj = widget("demo.mvproxy.io/v2", "kubectl-steady");
+      resource = "widgets.demo.mvproxy.io/v2";
+      path = W2 + NS + "/widgets/kubectl-steady";
+    } else {
+      obj = sprocket("kubectl-steady");
+      resource = "sprockets.sprockets.mvproxy.io/v1";
+      path = SPROCKETS + NS + "/sprockets/kubectl-steady";
+    }
+    obj.getJsonObject("metadata").put("namespace", NS);
+    obj.getJsonObject("spec").put(i % 2 == 0 ? "size" : "teeth", i);
+    return kubectl("apply", resource, true, path, List.of("apply", "-f", "-", "--request-timeout=15s"), yaml(obj),
+        60_000, null);
+  }
+
+  /** kubectl get -w of widgets v1 (every node serves them) or of gadgets (the new set), held 5 s. */
+  private Future<?> kubectlWatch() {
+    boolean gadgets = seq.incrementAndGet() % 2 == 0;
+    String resource = gadgets ? "gadgets.demo.mvproxy.io/v1" : "widgets.demo.mvproxy.io/v1";
+    String path = gadgets ? GADGETS + "?watch=true" : W1 + NS + "/widgets?watch=true";
+    List<String> args = gadgets
+        ? List.of("get", "gadgets.v1.demo.mvproxy.io", "--watch-only", "-o", "name")
+        : List.of("get", "widgets.v1.demo.mvproxy.io", "-n", NS, "--watch-only", "-o", "name");
+    return kubectl("get -w", resource, gadgets, path, args, null, 5000, line -> watchEvents.increment());
+  }
+
+  /** @return the object as a YAML document (JSON is YAML), with its separator */
+  private static String yaml(JsonObject o) {
+    return "---\n" + o.encode() + "\n";
   }
 
   private Future<?> checkNamespaces() {
