@@ -272,6 +272,8 @@ public final class PeerProxy {
     final Context context;
     int index;
     boolean retried;
+    /** The client's response ended (reset, closed, or answered 504) while an attempt waited for its peer. */
+    boolean callerGone;
 
     Attempts(RoutingContext ctx, UserInfo user, Gvr gvr, boolean streaming, List<PeerTarget> targets,
              java.util.function.Supplier<List<PeerTarget>> refresh, long start, long own, long deadline,
@@ -356,6 +358,7 @@ public final class PeerProxy {
         ctx.addEndHandler(x -> {
           untrack.run();
           if (!sent.isComplete()) {
+            callerGone = true;
             out.reset(0, new java.util.concurrent.CancellationException("the request ended before its peer "
                 + t.serverId() + " answered"));
           }
@@ -383,8 +386,9 @@ public final class PeerProxy {
           }
           return;
         }
-        if (ctx.response().closed()) {
-          return;  // the caller went away (its connection closed): nobody to answer, nothing to retry
+        if (callerGone || ctx.response().closed()) {
+          // the caller went away (its connection closed, or its h2 stream reset): nobody to answer, nothing to retry
+          return;
         }
         if (gvr != null) {
           metrics.proxyError(ProxyErrorType.CONNECTION_LOST, gvr);
