@@ -425,21 +425,6 @@ public final class UpgradeTunnel {
           out.reset();
         }
       });
-      drainTo(p -> {
-        if (p instanceof HttpContent c) {
-          if (c.content().isReadable() && !out.ended()) {
-            out.write(copy(c.content()));
-          }
-          c.release();
-          if (p instanceof LastHttpContent && !out.ended()) {
-            vertx.cancelTimer(timer);
-            out.end();
-            close();
-          }
-        } else {
-          io.netty.util.ReferenceCountUtil.release(p);
-        }
-      });
       backend.closeHandler(v -> {
         if (!closed && !out.ended()) {
           // a body delimited by the connection's close: the decoder ends it now (or it was cut short)
@@ -456,6 +441,21 @@ public final class UpgradeTunnel {
         vertx.cancelTimer(timer);
       });
       out.closeHandler(v -> close());
+      drainTo(p -> {
+        if (p instanceof HttpContent c) {
+          if (c.content().isReadable() && !out.ended()) {
+            out.write(copy(c.content()));
+          }
+          c.release();
+          if (p instanceof LastHttpContent && !out.ended()) {
+            vertx.cancelTimer(timer);
+            out.end();
+            close();
+          }
+        } else {
+          io.netty.util.ReferenceCountUtil.release(p);
+        }
+      });
       backend.resume();
     }
   }

@@ -76,9 +76,11 @@ class BackendUpgradeTest {
   void webSocketExecIsTunnelledToTheBackendWithTheCallersIdentity() throws Exception {
     WebSocketClient client = vertx.createWebSocketClient();
     BlockingQueue<String> got = new LinkedBlockingQueue<>();
-    WebSocket socket = client.connect(ws(BASE + "/exec?command=sh&stdin=true")).await(30, TimeUnit.SECONDS);
-    socket.textMessageHandler(got::add);
-    socket.binaryMessageHandler(b -> got.add("binary:" + b.toString()));
+    // the handlers are set on the connection's context as it opens: no message arrives before them
+    WebSocket socket = client.connect(ws(BASE + "/exec?command=sh&stdin=true")).onSuccess(w -> {
+      w.textMessageHandler(got::add);
+      w.binaryMessageHandler(b -> got.add("binary:" + b.toString()));
+    }).await(30, TimeUnit.SECONDS);
     assertEquals("v5.channel.k8s.io", socket.subProtocol(), "the backend's Sec-WebSocket-Protocol is relayed");
     assertEquals("hello alice v5.channel.k8s.io " + BASE + "/exec?command=sh&stdin=true",
         got.poll(30, TimeUnit.SECONDS));
@@ -98,9 +100,9 @@ class BackendUpgradeTest {
   @Test
   void theBackendClosingTheTunnelClosesTheCallersConnection() throws Exception {
     WebSocketClient client = vertx.createWebSocketClient();
-    WebSocket socket = client.connect(ws(BASE + "/attach")).await(30, TimeUnit.SECONDS);
     java.util.concurrent.CompletableFuture<Void> closed = new java.util.concurrent.CompletableFuture<>();
-    socket.closeHandler(v -> closed.complete(null));
+    client.connect(ws(BASE + "/attach")).onSuccess(w -> w.closeHandler(v -> closed.complete(null)))
+        .await(30, TimeUnit.SECONDS);
     backend.close(); // closes the backend's connections: the tunnel goes with them
     closed.get(30, TimeUnit.SECONDS);
   }
