@@ -59,6 +59,10 @@ import java.util.logging.Logger;
  * keep-alive never fires): {@link PeerStreams} ends the client response (final chunk for a chunked watch) and resets
  * the peer-side connection as soon as the new view is published.
  *
+ * <p>Upgrade requests ({@link UpgradeTunnel#isUpgradeRequest}: WebSocket watches, {@code exec}/{@code attach}/
+ * {@code portforward} over WebSocket or SPDY) are tunnelled as upstream's {@code UpgradeAwareHandler}: a connection
+ * of their own per upgrade (HTTP/1.1 over the peer TLS options, never these pools), see {@code Upgrade}.
+ *
  * <p>Long-running requests ({@link io.mvproxy.node.ingress.LongRunning}: watches, streaming subresources) use their own connection pool
  * ({@link #LONG_RUNNING_POOL_SIZE} per peer, TCP keep-alive, no idle timeout once streaming), so any number of
  * proxied watches never starve short proxied requests of the {@link TlsOptions#PEER_POOL_SIZE}-connection pool.
