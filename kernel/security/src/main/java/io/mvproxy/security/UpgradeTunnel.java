@@ -40,8 +40,7 @@ import java.util.logging.Logger;
  * ({@link Dialed}); then, on {@code 101 Switching Protocols}, the caller's connection is taken over
  * ({@code HttpServerRequest.toNetSocket()}), the 101 relayed with every header of the next hop's and raw bytes
  * pumped both ways, with back-pressure, both connections closed as soon as either closes or fails
- * ({@link Dialed#splice}); an error answer (status 400 or more) relayed as a normal response on a connection then
- * closed ({@link Dialed#relay}); any other status is {@code 503} "invalid upgrade response: status code N"
+ * ({@link Dialed#splice}); an error answer (status 400 or more) relayed as a normal response ({@link Dialed#relay}); any other status is {@code 503} "invalid upgrade response: status code N"
  * (upstream's text). Everything runs on the caller's event loop (the Vert.x context the request is handled on).
  */
 public final class UpgradeTunnel {
@@ -402,16 +401,15 @@ public final class UpgradeTunnel {
 
   /**
      * Relays an error answer (status 400 or more) of the next hop to the caller as a normal response: status,
-     * headers (minus hop-by-hop ones, {@link ProxyHop#copyHeaders}), body streamed; {@code Connection: close} (the
-     * caller's connection is closed after it, as upstream closes the hijacked connection). The next hop's connection
-     * is closed at the end; after {@link #ERROR_ANSWER_TIMEOUT_MS} both are cut.
+     * headers (minus hop-by-hop ones, {@link ProxyHop#copyHeaders}), body streamed (upstream writes it to the
+     * hijacked connection and closes that; here the caller's connection stays as HTTP/1.1 keeps it). The next hop's
+     * connection is closed at the end; after {@link #ERROR_ANSWER_TIMEOUT_MS} the caller's response is reset.
      *
      * @param out the caller's response (nothing sent yet)
      */
     public void relay(HttpServerResponse out) {
       out.setStatusCode(statusCode());
       ProxyHop.copyHeaders(headers, out.headers());
-      out.putHeader("Connection", "close");
       String len = headers.get("Content-Length");
       if (len != null) {
         out.putHeader("Content-Length", len);
@@ -476,7 +474,7 @@ public final class UpgradeTunnel {
       return dialed.splice(ctx.request()).onFailure(e -> {
         LOG.warning("upgrade of " + ctx.request().path() + " not tunnelled: " + e.getMessage());
         if (!ctx.response().headWritten()) {
-          io.mvproxy.api.StatusException.internal(e).respond(ctx);
+          refuse(ctx, io.mvproxy.api.StatusException.internal(e));
         } else {
           ctx.request().connection().close();
         }
@@ -487,9 +485,20 @@ public final class UpgradeTunnel {
       return Future.succeededFuture();
     }
     dialed.close();
-    io.mvproxy.api.StatusException.unavailable("invalid upgrade response: status code " + code, retryAfterSeconds)
-        .respond(ctx);
+    refuse(ctx, io.mvproxy.api.StatusException.unavailable("invalid upgrade response: status code " + code,
+        retryAfterSeconds));
     return Future.succeededFuture();
+  }
+
+  /**
+   * Answers an upgrade request that could not be tunnelled with an error Status (kube's responder: {@code 503} for
+   * dial failures), on the caller's connection kept alive as Go's {@code http.Error} before a hijack.
+   *
+   * @param ctx the caller's upgrade request (nothing answered yet)
+   * @param e   the error
+   */
+  public static void refuse(io.vertx.ext.web.RoutingContext ctx, io.mvproxy.api.StatusException e) {
+    e.respond(ctx);
   }
 
   /** @return the readable bytes of a Netty buffer as a Vert.x buffer of their own (the Netty one is released apart) */

@@ -157,7 +157,9 @@ public final class BackendProxy {
             endpoint.authority()), in, endpoint.basePath() + in.uri(), headers(in, user, endpoint), body,
         (int) connectTimeoutMs, UPGRADE_HEAD_TIMEOUT_MS).onComplete(ar -> {
           if (ar.failed()) {
-            unavailable(ctx, endpoint, ar.cause());
+            LOG.fine(() -> "backend " + endpoint.url() + " upgrade failed: " + ar.cause());
+            UpgradeTunnel.refuse(ctx, StatusException.unavailable("error trying to reach service: "
+                + ar.cause().getMessage(), retryAfterSeconds));
           } else if (ctx.response().closed()) {
             ar.result().close();
           } else {

@@ -46,6 +46,8 @@ class BackendUpgradeTest {
   FakeBackend backend;
   ApiServiceSource source;
   FrontServer front;
+  /** Held by the test: Vert.x closes a client that becomes unreachable, which would cut a handshake in progress. */
+  WebSocketClient client;
 
   @BeforeEach
   void setUp(Vertx vertx) throws Exception {
@@ -59,6 +61,7 @@ class BackendUpgradeTest {
     source = new ApiServiceSourceFactory(OPTIONS).create(Manifests.wardle(), context);
     source.refresh().otherwiseEmpty().await(30, TimeUnit.SECONDS);
     front = new FrontServer(vertx, source);
+    client = vertx.createWebSocketClient();
   }
 
   @AfterEach
@@ -74,7 +77,6 @@ class BackendUpgradeTest {
 
   @Test
   void webSocketExecIsTunnelledToTheBackendWithTheCallersIdentity() throws Exception {
-    WebSocketClient client = vertx.createWebSocketClient();
     BlockingQueue<String> got = new LinkedBlockingQueue<>();
     // the handlers are set on the connection's context as it opens: no message arrives before them
     WebSocket socket = client.connect(ws(BASE + "/exec?command=sh&stdin=true")).onSuccess(w -> {
@@ -99,7 +101,6 @@ class BackendUpgradeTest {
 
   @Test
   void theBackendClosingTheTunnelClosesTheCallersConnection() throws Exception {
-    WebSocketClient client = vertx.createWebSocketClient();
     java.util.concurrent.CompletableFuture<Void> closed = new java.util.concurrent.CompletableFuture<>();
     client.connect(ws(BASE + "/attach")).onSuccess(w -> w.closeHandler(v -> closed.complete(null)))
         .await(30, TimeUnit.SECONDS);
@@ -109,7 +110,6 @@ class BackendUpgradeTest {
 
   @Test
   void errorAnswersAreRelayedAndNonUpgradesRefused() throws Exception {
-    WebSocketClient client = vertx.createWebSocketClient();
     UpgradeRejectedException f = (UpgradeRejectedException) client.connect(ws(BASE + "/forbidden"))
         .<Throwable>map(x -> null).recover(io.vertx.core.Future::succeededFuture).await(30, TimeUnit.SECONDS);
     assertEquals(403, f.getStatus());

@@ -516,7 +516,7 @@ public final class PeerProxy {
         if (gvr != null) {
           metrics.proxyError(ProxyErrorType.ENDPOINT_RESOLUTION, gvr);
         }
-        fail(ctx, StatusException.unavailable("error trying to reach a peer server for this resource: "
+        UpgradeTunnel.refuse(ctx, StatusException.unavailable("error trying to reach a peer server for this resource: "
             + (last == null ? "no peer available" : last.getMessage()), RETRY_AFTER_SECONDS));
         return;
       }
@@ -536,7 +536,7 @@ public final class PeerProxy {
                 metrics.proxyError(sent ? ProxyErrorType.CONNECTION_LOST : ProxyErrorType.PROXY_CONNECTION, gvr);
               }
               if (sent) {
-                fail(ctx, StatusException.unavailable("error proxying to peer " + t.serverId() + ": "
+                UpgradeTunnel.refuse(ctx, StatusException.unavailable("error proxying to peer " + t.serverId() + ": "
                     + ar.cause().getMessage(), RETRY_AFTER_SECONDS));
               } else {
                 next(ar.cause());

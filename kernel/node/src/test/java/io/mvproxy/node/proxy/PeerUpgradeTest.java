@@ -72,6 +72,11 @@ class PeerUpgradeTest {
   volatile PeerProxy proxy;
   volatile List<String> decided = List.of();
   HttpServer front;
+  /**
+   * The tests' WebSocket client, held for the class: Vert.x closes a client that becomes unreachable (its cleaner),
+   * which would cut a handshake in progress.
+   */
+  io.vertx.core.http.WebSocketClient wsClient;
 
   @BeforeAll
   void start() throws Exception {
@@ -139,6 +144,7 @@ class PeerUpgradeTest {
       proxy.forwardResource(ctx, new UserInfo("alice", "", List.of("system:authenticated"), Map.of()), info,
           decided.stream().map(peers::get).toList());
     });
+    wsClient = vertx.createWebSocketClient();
     front = vertx.createHttpServer().requestHandler(router).listen(0, "127.0.0.1").await(10, TimeUnit.SECONDS);
   }
 
@@ -181,7 +187,7 @@ class PeerUpgradeTest {
     decided = List.of("node-d", "node-b");
     BlockingQueue<String> got = new LinkedBlockingQueue<>();
     // the handler is set on the connection\'s context as it opens: no message arrives before it
-    WebSocket socket = vertx.createWebSocketClient().connect(ws(PATH + "?watch=true"))
+    WebSocket socket = wsClient.connect(ws(PATH + "?watch=true"))
         .onSuccess(w -> w.textMessageHandler(got::add)).await(30, TimeUnit.SECONDS);
     assertEquals("hello from node-b to alice", got.poll(30, TimeUnit.SECONDS));
     socket.writeTextMessage("ping");
@@ -197,7 +203,7 @@ class PeerUpgradeTest {
     decided = List.of("node-b", "node-c");
     BlockingQueue<String> got = new LinkedBlockingQueue<>();
     // the handler is set on the connection\'s context as it opens: no message arrives before it
-    WebSocket socket = vertx.createWebSocketClient().connect(ws(PATH + "/notserved"))
+    WebSocket socket = wsClient.connect(ws(PATH + "/notserved"))
         .onSuccess(w -> w.textMessageHandler(got::add)).await(30, TimeUnit.SECONDS);
     assertEquals("hello from node-c to alice", got.poll(30, TimeUnit.SECONDS));
     assertEquals(2, hits.size(), hits.toString());
@@ -208,7 +214,7 @@ class PeerUpgradeTest {
   void anErrorAnswerOfThePeerIsRelayed() throws Exception {
     proxy(false);
     decided = List.of("node-b");
-    Throwable e = vertx.createWebSocketClient().connect(ws(PATH + "/forbidden")).<Throwable>map(x -> null)
+    Throwable e = wsClient.connect(ws(PATH + "/forbidden")).<Throwable>map(x -> null)
         .recover(Future::succeededFuture).await(30, TimeUnit.SECONDS);
     UpgradeRejectedException r = (UpgradeRejectedException) e;
     assertEquals(403, r.getStatus());
@@ -219,7 +225,7 @@ class PeerUpgradeTest {
   void noPeerReachable503() throws Exception {
     proxy(false);
     decided = List.of("node-d");
-    UpgradeRejectedException r = (UpgradeRejectedException) vertx.createWebSocketClient().connect(ws(PATH))
+    UpgradeRejectedException r = (UpgradeRejectedException) wsClient.connect(ws(PATH))
         .<Throwable>map(x -> null).recover(Future::succeededFuture).await(30, TimeUnit.SECONDS);
     assertEquals(503, r.getStatus());
     assertTrue(r.getBody().toString().contains("error dialing backend"), r.getBody().toString());
@@ -261,7 +267,7 @@ class PeerUpgradeTest {
     decided = List.of("node-b");
     BlockingQueue<String> got = new LinkedBlockingQueue<>();
     CompletableFuture<Void> closed = new CompletableFuture<>();
-    WebSocket socket = vertx.createWebSocketClient().connect(ws(PATH + "?watch=true")).onSuccess(w -> {
+    WebSocket socket = wsClient.connect(ws(PATH + "?watch=true")).onSuccess(w -> {
       w.closeHandler(v -> closed.complete(null));
       w.textMessageHandler(got::add);
     }).await(30, TimeUnit.SECONDS);
