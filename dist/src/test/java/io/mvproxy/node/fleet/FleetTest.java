@@ -155,6 +155,47 @@ class FleetTest {
     http.close();
   }
 
+  /**
+   * A WebSocket watch (as fabric8 and browsers open them) of widgets v2 through node-a, which lacks v2: tunnelled
+   * over a dedicated connection to node-b or node-c ({@code UpgradeTunnel}), events arrive as WebSocket messages.
+   */
+  @Test
+  @Order(3)
+  void webSocketWatchIsTunnelledThroughANodeLackingTheResource() throws Exception {
+    String a = fleet.node("node-a").url();
+    String rv = admin.get(a, WIDGETS_V2).json().getJsonObject("metadata").getString("resourceVersion");
+    java.net.URI u = java.net.URI.create(a);
+    io.vertx.core.http.WebSocketClient ws = admin.vertx().createWebSocketClient(
+        new io.vertx.core.http.WebSocketClientOptions().setSsl(true)
+            .setTrustOptions(new PemTrustOptions().addCertPath(fleet.pki().caCert().toString()))
+            .setKeyCertOptions(new PemKeyCertOptions().setCertPath(fleet.pki().adminCert().toString())
+                .setKeyPath(fleet.pki().adminKey().toString())));
+    CompletableFuture<String> modified = new CompletableFuture<>();
+    StringBuilder seen = new StringBuilder();
+    // the handler is set on the connection's context as it opens: no event arrives before it
+    io.vertx.core.http.WebSocket socket = ws.connect(new io.vertx.core.http.WebSocketConnectOptions()
+            .setHost(u.getHost()).setPort(u.getPort()).setSsl(true)
+            .setURI(WIDGETS_V2 + "?watch=true&resourceVersion=" + rv))
+        .onSuccess(w -> w.textMessageHandler(t -> {
+          seen.append(t).append('\n');
+          if (t.contains("\"MODIFIED\"") && t.contains("\"color\":\"blue\"")) {
+            modified.complete(seen.toString());
+          }
+        }))
+        .await(30, TimeUnit.SECONDS);
+    JsonObject patch = new JsonObject().put("spec", new JsonObject().put("color", "blue"));
+    HttpsClient.Resp p = admin.send(HttpMethod.PATCH, fleet.node("node-b").url(), WIDGETS_V2 + "/w1",
+        Map.of("Content-Type", "application/merge-patch+json"), patch.encode());
+    assertEquals(200, p.status(), p.text());
+    String events = modified.get(30, TimeUnit.SECONDS);
+    assertTrue(events.contains("\"apiVersion\":\"demo.mvproxy.io/v2\""), events);
+    socket.close().await(10, TimeUnit.SECONDS);
+    ws.close();
+    String metrics = admin.get(a, "/metrics").text();
+    assertTrue(metrics.contains("apiserver_rerouted_request_total{code=\"101\",group=\"demo.mvproxy.io\","
+        + "resource=\"widgets\",version=\"v2\"}"), "the upgrade was rerouted by node-a");
+  }
+
   @Test
   @Order(4)
   void deleteThroughProxyAndUnknownResourceIs404() throws Exception {

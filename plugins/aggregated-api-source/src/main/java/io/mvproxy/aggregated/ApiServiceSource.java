@@ -60,6 +60,7 @@ public final class ApiServiceSource implements ApiSource {
   private final BackendDiscovery discovery;
   private final Promise<Void> started = Promise.promise();
   private final BackendProxy proxy;
+  private final io.vertx.core.net.NetClient upgrades;
   private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
   private volatile State state;
   private Promise<Void> inFlight;
@@ -83,7 +84,11 @@ public final class ApiServiceSource implements ApiSource {
     this.client = vertx.createHttpClient(BackendClients.options(spec, sources.proxyClientKeyCert(), options),
         BackendClients.pool(options));
     this.discovery = new BackendDiscovery(client, spec.groupVersion(), options.discoveryTimeoutMs());
-    this.proxy = new BackendProxy(client, options.retryAfterSeconds(), options.connectTimeoutMs());
+    io.vertx.core.http.HttpClientOptions httpOptions = BackendClients.options(spec, sources.proxyClientKeyCert(),
+        options);
+    this.upgrades = vertx.createNetClient(io.mvproxy.security.UpgradeTunnel.clientOptions(httpOptions,
+        httpOptions.isVerifyHost()));
+    this.proxy = new BackendProxy(vertx, client, upgrades, options.retryAfterSeconds(), options.connectTimeoutMs());
     this.state = new State(List.of(), Freshness.Stale, null, AvailableCondition.pending(Instant.now()));
   }
 
@@ -320,6 +325,7 @@ public final class ApiServiceSource implements ApiSource {
         vertx.cancelTimer(retryTimerId);
         retryTimerId = -1;
       }
+      upgrades.close();
       client.close().onComplete(p);
     });
     return p.future();

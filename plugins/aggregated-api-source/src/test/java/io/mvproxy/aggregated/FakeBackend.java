@@ -19,7 +19,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A scriptable HTTPS backend for tests: aggregated discovery (with ETag/304), legacy-only discovery, a slow mode,
- * and an echo of what it received (headers, client certificate CN, body) under {@code /apis/wardle.example.com}.
+ * an echo of what it received (headers, client certificate CN, body) under {@code /apis/wardle.example.com}, a
+ * WebSocket echo for upgrade requests, and {@code .../flaky}, whose first request's connection dies unanswered.
  */
 final class FakeBackend {
   /** How discovery is answered. */
@@ -31,6 +32,8 @@ final class FakeBackend {
   volatile Mode mode = Mode.AGGREGATED;
   final List<MultiMap> requests = new CopyOnWriteArrayList<>();
   final List<String> clientCns = new CopyOnWriteArrayList<>();
+  /** Requests to {@code .../flaky}: the first one's connection is closed unanswered. */
+  final java.util.concurrent.atomic.AtomicInteger flaky = new java.util.concurrent.atomic.AtomicInteger();
   final HttpServer server;
   final int port;
 
@@ -39,7 +42,7 @@ final class FakeBackend {
         .setKeyCertOptions(new PemKeyCertOptions().setCertPath(pki.resolve("backend.crt").toString())
             .setKeyPath(pki.resolve("backend.key").toString()))
         .setTrustOptions(new PemTrustOptions().addCertPath(pki.resolve("front-proxy-ca.crt").toString()))
-        .setClientAuth(ClientAuth.REQUEST);
+        .setClientAuth(ClientAuth.REQUEST).setWebSocketSubProtocols(List.of("v5.channel.k8s.io"));
     server = vertx.createHttpServer(o).requestHandler(this::handle).listen().await(30, TimeUnit.SECONDS);
     port = server.actualPort();
   }
@@ -81,6 +84,14 @@ final class FakeBackend {
       json(req, 200, "application/json", legacy());
       return;
     }
+    if ("websocket".equalsIgnoreCase(req.getHeader("Upgrade"))) {
+      upgrade(req);
+      return;
+    }
+    if (path.endsWith("/flaky") && flaky.getAndIncrement() == 0) {
+      req.connection().close(); // a keep-alive connection that died as the request went out
+      return;
+    }
     if (path.endsWith("/watch-stream") || "true".equals(req.getParam("watch"))) {
       req.response().setChunked(true).putHeader("Content-Type", "application/json");
       req.response().write("{\"type\":\"ADDED\",\"object\":{\"metadata\":{\"name\":\"a\"}}}\n");
@@ -92,6 +103,28 @@ final class FakeBackend {
       JsonObject hs = new JsonObject();
       req.headers().names().forEach(n -> hs.put(n.toLowerCase(), new JsonArray(req.headers().getAll(n))));
       json(req, "POST".equals(req.method().name()) ? 201 : 200, "application/json", echo.put("headers", hs));
+    });
+  }
+
+  /**
+   * WebSocket upgrades: {@code .../forbidden}: 403 Status; {@code .../plain}: 200 without upgrading; otherwise an
+   * echo (a first text message naming the X-Remote-User and sub-protocol it got, then every message back).
+   */
+  private void upgrade(HttpServerRequest req) {
+    if (req.path().endsWith("/forbidden")) {
+      json(req, 403, "application/json", new JsonObject().put("kind", "Status").put("code", 403)
+          .put("message", "exec is forbidden here"));
+      return;
+    }
+    if (req.path().endsWith("/plain")) {
+      json(req, 200, "application/json", new JsonObject().put("kind", "Flunder"));
+      return;
+    }
+    req.toWebSocket().onSuccess(ws -> {
+      ws.writeTextMessage("hello " + req.getHeader("X-Remote-User") + " " + ws.subProtocol() + " "
+          + req.getHeader("X-Forwarded-Uri"));
+      ws.textMessageHandler(t -> ws.writeTextMessage("echo:" + t));
+      ws.binaryMessageHandler(b -> ws.writeBinaryMessage(b));
     });
   }
 

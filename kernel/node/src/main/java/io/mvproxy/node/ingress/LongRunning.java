@@ -6,8 +6,9 @@ import java.util.Set;
 
 /**
  * kube-apiserver's long-running request check ({@code apiserver/pkg/server/config.go} {@code BasicLongRunningRequestCheck}
- * with verbs {@code watch, proxy} and subresources {@code attach, exec, proxy, log, portforward}), plus WebSocket
- * upgrades: such requests get no {@code --request-timeout} and are not counted by the max-in-flight limits.
+ * with verbs {@code watch, proxy} and subresources {@code attach, exec, proxy, log, portforward}), plus protocol
+ * upgrades ({@link io.mvproxy.security.UpgradeTunnel#isUpgradeRequest}: WebSocket, SPDY): such requests get no
+ * {@code --request-timeout} and are not counted by the max-in-flight limits.
  */
 public final class LongRunning {
   private static final Set<String> VERBS = Set.of("watch", "proxy", "connect");
@@ -23,6 +24,6 @@ public final class LongRunning {
    */
   public static boolean is(HttpServerRequest req, RequestInfo info) {
     return VERBS.contains(info.verb()) || info.resourceRequest() && SUBRESOURCES.contains(info.subresource())
-        || "websocket".equalsIgnoreCase(req.getHeader("Upgrade"));
+        || io.mvproxy.security.UpgradeTunnel.isUpgradeRequest(req);
   }
 }

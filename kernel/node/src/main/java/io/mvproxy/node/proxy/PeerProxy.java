@@ -9,6 +9,8 @@ import io.mvproxy.node.metrics.NodeMetrics;
 import io.mvproxy.node.routing.PeerTarget;
 import io.mvproxy.security.ProxyHop;
 import io.mvproxy.security.TlsOptions;
+import io.mvproxy.security.UpgradeTunnel;
+import io.vertx.core.net.NetClient;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
@@ -56,6 +58,10 @@ import java.util.logging.Logger;
  * fleet view no longer lists as live (departed or left, e.g. frozen by SIGSTOP: its kernel still ACKs, so TCP
  * keep-alive never fires): {@link PeerStreams} ends the client response (final chunk for a chunked watch) and resets
  * the peer-side connection as soon as the new view is published.
+ *
+ * <p>Upgrade requests ({@link UpgradeTunnel#isUpgradeRequest}: WebSocket watches, {@code exec}/{@code attach}/
+ * {@code portforward} over WebSocket or SPDY) are tunnelled as upstream's {@code UpgradeAwareHandler}: a connection
+ * of their own per upgrade (HTTP/1.1 over the peer TLS options, never these pools), see {@code Upgrade}.
  *
  * <p>Long-running requests ({@link io.mvproxy.node.ingress.LongRunning}: watches, streaming subresources) use their own connection pool
  * ({@link #LONG_RUNNING_POOL_SIZE} per peer, TCP keep-alive, no idle timeout once streaming), so any number of
@@ -115,6 +121,8 @@ public final class PeerProxy {
   private final NodeMetrics metrics;
   private final FleetViewRef view;
   private final PeerStreams streams = new PeerStreams();
+  /** Dials the dedicated connection of each upgrade (HTTP/1.1 with the peer TLS options); null: upgrades refused. */
+  private NetClient upgrades;
   private boolean perRequestConnectTimeout = true;
 
   /**
@@ -167,6 +175,7 @@ public final class PeerProxy {
     // Vert.x 5.0/5.1 HTTP/2 pools complete a queued request twice when it has its own connect timeout (vert.x
     // #6197): on h2 the clients' own CONNECT_TIMEOUT_MS bounds connecting, the deadline still bounds the attempts
     proxy.perRequestConnectTimeout = !h2;
+    proxy.upgrades = vertx.createNetClient(UpgradeTunnel.clientOptions(peerOptions, peerOptions.isVerifyHost()));
     return proxy;
   }
 
@@ -207,10 +216,8 @@ public final class PeerProxy {
 
   private void forward(RoutingContext ctx, UserInfo user, Gvr gvr, boolean streaming, List<PeerTarget> targets,
                        java.util.function.Supplier<List<PeerTarget>> refresh) {
-    if ("websocket".equalsIgnoreCase(ctx.request().getHeader("Upgrade"))) {
-      // WebSocket watches are not tunnelled between peers: clients such as fabric8 fall back to an HTTP watch on 503
-      fail(ctx, StatusException.unavailable("WebSocket upgrades are not proxied to peers; use an HTTP watch",
-          RETRY_AFTER_SECONDS));
+    if (UpgradeTunnel.isUpgradeRequest(ctx.request())) {
+      new Upgrade(ctx, user, gvr, targets, refresh, vertx.getOrCreateContext()).next(null);
       return;
     }
     long start = System.nanoTime();
@@ -473,6 +480,101 @@ public final class PeerProxy {
         untrack.run();
         end.run();
       }
+    }
+  }
+
+  /**
+   * One upgrade request (WebSocket, SPDY) tunnelled to a capable peer ({@link UpgradeTunnel}): each attempt dials a
+   * connection of its own (HTTP/1.1 over the peer TLS options, never the pooled or h2 clients). A peer that cannot
+   * be connected to is skipped for the next; one that answers {@link #NOT_SERVED_HERE} too (it did nothing), then
+   * the current view's untried capable peers; a failure after the request was sent is {@code 503} (the upgrade is
+   * not sent twice). The peer's {@code 101} opens the tunnel, which is closed when either side closes or the peer
+   * leaves the fleet view ({@link PeerStreams}); its error answers are relayed.
+   */
+  private final class Upgrade {
+    final RoutingContext ctx;
+    final UserInfo user;
+    final Gvr gvr;
+    final List<PeerTarget> targets;
+    final java.util.function.Supplier<List<PeerTarget>> refresh;
+    final Set<String> tried = new java.util.HashSet<>();
+    final Context context;
+    final long start = System.nanoTime();
+    int index;
+
+    Upgrade(RoutingContext ctx, UserInfo user, Gvr gvr, List<PeerTarget> targets,
+            java.util.function.Supplier<List<PeerTarget>> refresh, Context context) {
+      this.ctx = ctx;
+      this.user = user;
+      this.gvr = gvr;
+      this.targets = new java.util.ArrayList<>(targets);
+      this.refresh = refresh;
+      this.context = context;
+    }
+
+    void next(Throwable last) {
+      if (ctx.response().closed() || ctx.response().ended()) {
+        return;
+      }
+      if (index >= targets.size()) {
+        if (gvr != null) {
+          metrics.proxyError(ProxyErrorType.ENDPOINT_RESOLUTION, gvr);
+        }
+        UpgradeTunnel.refuse(ctx, StatusException.unavailable("error trying to reach a peer server for this resource: "
+            + (last == null ? "no peer available" : last.getMessage()), RETRY_AFTER_SECONDS));
+        return;
+      }
+      PeerTarget t = targets.get(index++);
+      tried.add(t.serverId());
+      io.mvproxy.api.RequestScope.of(ctx).annotate(io.mvproxy.node.audit.AuditFilter.PROXIED_TO, t.serverId());
+      HttpServerRequest in = ctx.request();
+      Buffer body = ctx.body() == null || !ctx.body().available() ? null : ctx.body().buffer();
+      UpgradeTunnel.dial(vertx, upgrades, new UpgradeTunnel.Target(t.host(), t.port(), true,
+              t.host() + ":" + t.port()), in, in.uri(), headers(in, user, t), body, (int) CONNECT_TIMEOUT_MS,
+          HEAD_TIMEOUT_MS).onComplete(ar -> {
+            if (ar.failed()) {
+              boolean sent = ar.cause() instanceof UpgradeTunnel.DialException d && d.sent();
+              LOG.warning("upgrade " + in.method() + " " + in.path() + " to peer " + t.serverId() + " failed: "
+                  + ar.cause().getMessage());
+              if (gvr != null) {
+                metrics.proxyError(sent ? ProxyErrorType.CONNECTION_LOST : ProxyErrorType.PROXY_CONNECTION, gvr);
+              }
+              if (sent) {
+                UpgradeTunnel.refuse(ctx, StatusException.unavailable("error proxying to peer " + t.serverId() + ": "
+                    + ar.cause().getMessage(), RETRY_AFTER_SECONDS));
+              } else {
+                next(ar.cause());
+              }
+              return;
+            }
+            UpgradeTunnel.Dialed d = ar.result();
+            if (d.statusCode() == 503 && d.headers().get(NOT_SERVED_HERE) != null) {
+              d.close();
+              if (gvr != null) {
+                metrics.proxyError(ProxyErrorType.NOT_SERVED, gvr);
+              }
+              if (index >= targets.size()) {
+                refresh.get().stream().filter(p -> !tried.contains(p.serverId())).forEach(targets::add);
+              }
+              next(new IllegalStateException("peer " + t.serverId() + " does not serve it any more"));
+              return;
+            }
+            if (ctx.response().closed()) {
+              d.close();
+              return;
+            }
+            if (gvr != null) {
+              metrics.rerouted(gvr, d.statusCode(), Duration.ofNanos(System.nanoTime() - start));
+            }
+            Runnable untrack = d.statusCode() == 101 ? streams.add(t.serverId(), context, () -> {
+              LOG.info("peer " + t.serverId() + " left the fleet: closing the tunnel of " + in.path());
+              d.close();
+            }) : () -> { };
+            UpgradeTunnel.answer(ctx, d, RETRY_AFTER_SECONDS).onComplete(x -> untrack.run());
+            if (d.statusCode() == 101 && !view.get().members().containsKey(t.serverId())) {
+              d.close();
+            }
+          });
     }
   }
 
