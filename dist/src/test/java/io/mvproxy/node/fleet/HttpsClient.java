@@ -57,10 +57,21 @@ public final class HttpsClient implements AutoCloseable {
    */
   public Resp send(HttpMethod method, String url, String path, Map<String, String> headers, String body)
       throws Exception {
-    HttpRequest<Buffer> r = client.requestAbs(method, url + path).timeout(15_000);
+    return send(method, url, path, headers, body, 15_000);
+  }
+
+  /**
+   * As {@link #send(HttpMethod, String, String, Map, String)} with the client's own timeout.
+   *
+   * @param timeoutMs how long the client waits for the answer, ms (e.g. past the node's --request-timeout, to see its
+   *                  own 504)
+   */
+  public Resp send(HttpMethod method, String url, String path, Map<String, String> headers, String body,
+                   long timeoutMs) throws Exception {
+    HttpRequest<Buffer> r = client.requestAbs(method, url + path).timeout(timeoutMs);
     headers.forEach(r::putHeader);
     HttpResponse<Buffer> resp = (body == null ? r.send() : r.sendBuffer(Buffer.buffer(body)))
-        .toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
+        .toCompletionStage().toCompletableFuture().get(timeoutMs + 5_000, TimeUnit.MILLISECONDS);
     return new Resp(resp.statusCode(), resp.headers(), resp.body());
   }
 

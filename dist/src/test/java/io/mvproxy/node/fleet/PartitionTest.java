@@ -126,7 +126,9 @@ class PartitionTest {
           healed = System.currentTimeMillis();
           fleet.signal("node-c", "CONT");
         }
-        minority = admin.send(HttpMethod.POST, c.url(), CONFIGMAPS, JSON, configMap("minority-write", "c"));
+        // node-c has just been resumed: its write may wait for Hazelcast's merge until the node's own deadline
+        // (--request-timeout, 1 min: 504), so the client waits past it
+        minority = admin.send(HttpMethod.POST, c.url(), CONFIGMAPS, JSON, configMap("minority-write", "c"), 75_000);
         try (Prober gizmosOnC = new Prober(admin, c.url(), GIZMOS, 20)) {
           FleetTest.await("things through node-a again after the heal", 120_000,
               () -> thingsOnA.firstAt(200) > 0 && thingsOnA.with(200, healed).size() > 0);
@@ -287,7 +289,9 @@ class PartitionTest {
     try (Prober thingsOnA = new Prober(admin, a.url(), FleetTest.THINGS, 20)) {
       fleet.start("node-a");
       fleet.awaitStarted("node-a", 120_000);
-      FleetTest.await("restarted node-a answers", 60_000, () -> thingsOnA.firstAnswerAt() > 0
+      // readiness may wait up to --member-wait-seconds (60 s) for what the cluster's members serve, counted from
+      // the node's start: the bound here is above it
+      FleetTest.await("restarted node-a answers", 120_000, () -> thingsOnA.firstAnswerAt() > 0
           && admin.get(a.url(), "/readyz").status() == 200);
       long ready = System.currentTimeMillis();
       FleetTest.await("a few answers after readiness", 30_000, () -> thingsOnA.answers().stream()
