@@ -279,6 +279,8 @@ public final class PeerProxy {
     final Context context;
     int index;
     boolean retried;
+    /** An attempt was already repeated on a new connection to the same peer after its pooled one was closed. */
+    boolean reconnected;
     /** The client's response ended (reset, closed, or answered 504) while an attempt waited for its peer. */
     boolean callerGone;
 
@@ -399,6 +401,15 @@ public final class PeerProxy {
         }
         if (gvr != null) {
           metrics.proxyError(ProxyErrorType.CONNECTION_LOST, gvr);
+        }
+        if (idempotent && !reconnected && !ctx.response().headWritten()
+            && rr.cause() instanceof io.vertx.core.http.HttpClosedException) {
+          // the pooled connection was dead (the peer restarted since it was opened): once on a new connection to
+          // the same peer, as Go's transport resends an idempotent request whose reused connection was closed
+          reconnected = true;
+          index--;
+          next(rr.cause());
+          return;
         }
         if (idempotent && !retried && !ctx.response().headWritten() && index < targets.size()) {
           retried = true;
