@@ -136,12 +136,13 @@ class ApiServiceSourceTest {
 
   @Test
   void downBackendIsStaleAnd503() throws Exception {
-    context.services.put("wardle/api:443", "https://127.0.0.1:1");
+    int closed = closedPort();
+    context.services.put("wardle/api:443", "https://127.0.0.1:" + closed);
     ApiServiceSource s = start(Manifests.wardle());
     assertEquals(Freshness.Stale, only(s).freshness());
     assertFalse(s.available().isAvailable());
     assertEquals("FailedDiscoveryCheck", s.available().reason());
-    assertTrue(s.available().message().startsWith("failing or missing response from https://127.0.0.1:1/apis"),
+    assertTrue(s.available().message().startsWith("failing or missing response from https://127.0.0.1:" + closed + "/apis"),
         s.available().message());
     Resp resp = get("/apis/wardle.example.com/v1alpha1/namespaces/default/flunders", s);
     assertEquals(503, resp.statusCode());
@@ -287,6 +288,13 @@ class ApiServiceSourceTest {
     assertEquals(Freshness.Current, only(s).freshness());
   }
 
+  /** @return a loopback port that was just bound and closed: connecting to it is refused (port 1 may be filtered) */
+  private static int closedPort() throws java.io.IOException {
+    try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      return socket.getLocalPort();
+    }
+  }
+
   /** A complete answer, read on the event loop. */
   record Resp(int statusCode, io.vertx.core.MultiMap headers, Buffer body) {
     String getHeader(String name) {
@@ -302,6 +310,6 @@ class ApiServiceSourceTest {
 
   private Resp send(RequestOptions o, String body) throws Exception {
     return http.request(o).compose(r -> body == null ? r.send() : r.send(body))
-        .compose(r -> r.body().map(b -> new Resp(r.statusCode(), r.headers(), b))).await(30, TimeUnit.SECONDS);
+        .compose(r -> r.body().map(b -> new Resp(r.statusCode(), r.headers(), b))).await(60, TimeUnit.SECONDS);
   }
 }
