@@ -47,7 +47,10 @@ import java.util.logging.Logger;
  * <p>Failover: a peer that cannot be connected to (refused, TLS failure, {@link #CONNECT_TIMEOUT_MS}) is skipped for
  * the next. An idempotent request ({@link #IDEMPOTENT}) whose connection fails after it was sent but before the
  * response head (reset, closed, {@link #HEAD_TIMEOUT_MS} elapsed, or its peer left the fleet view) is retried once on
- * the next capable peer, within the deadline; a non-idempotent one never is (503). A short request's peer that the
+ * the next capable peer, within the deadline; a non-idempotent one never is (503). Its pooled connection found
+ * closed ({@code HttpClosedException}: the peer restarted since) first earns it one resend to the same peer on a new
+ * connection, as Go's transport does. Once the targets chosen at the start are used up, the current view's capable
+ * peers not tried yet are added (in a rolling restart the peer that left is replaced by another). A short request's peer that the
  * fleet view stops listing as live (departed, e.g. frozen by SIGSTOP, or left) fails its attempt at once
  * ({@link PeerStreams}), as a long-running one's stream is ended, instead of holding the request until its deadline. A peer that answers 503
  * {@link #NOT_SERVED_HERE} did nothing with the request (it withdrew the resource after this node's view was built):
@@ -311,6 +314,9 @@ public final class PeerProxy {
             io.mvproxy.node.ingress.RequestDeadline.MESSAGE, new io.vertx.core.json.JsonObject()));
         return;
       }
+      if (left > 0 && !ctx.response().closed()) {
+        hasNext();
+      }
       if (index >= targets.size() || left <= 0 || ctx.response().closed()) {
         if (gvr != null) {
           metrics.proxyError(ProxyErrorType.ENDPOINT_RESOLUTION, gvr);
@@ -411,7 +417,7 @@ public final class PeerProxy {
           next(rr.cause());
           return;
         }
-        if (idempotent && !retried && !ctx.response().headWritten() && index < targets.size()) {
+        if (idempotent && !retried && !ctx.response().headWritten() && hasNext()) {
           retried = true;
           LOG.warning("peer " + t.serverId() + " failed before answering " + ctx.request().method() + " "
               + ctx.request().path() + " (" + rr.cause() + "): retrying on peer " + targets.get(index).serverId());
@@ -429,6 +435,20 @@ public final class PeerProxy {
     }
 
     /**
+     * Whether a target is left to try; once the targets chosen at the start are used up, the current fleet view's
+     * capable peers not tried yet are added (a peer that left mid-request, in a rolling restart, is replaced by the
+     * one that took its place or by another capable peer).
+     *
+     * @return true when {@code targets.get(index)} exists
+     */
+    private boolean hasNext() {
+      if (index >= targets.size()) {
+        refresh.get().stream().filter(p -> !tried.contains(p.serverId())).forEach(targets::add);
+      }
+      return index < targets.size();
+    }
+
+    /**
      * The peer answered that it does not serve the request (any more) and did nothing with it: the next capable peer
      * is tried, whatever the method; once every target refused, the current fleet view is asked for capable peers
      * not tried yet; none left: 503 (the caller retries after Retry-After, when the views have converged).
@@ -437,11 +457,8 @@ public final class PeerProxy {
       if (gvr != null) {
         metrics.proxyError(ProxyErrorType.NOT_SERVED, gvr);
       }
-      if (index >= targets.size()) {
-        refresh.get().stream().filter(p -> !tried.contains(p.serverId())).forEach(targets::add);
-      }
       LOG.info("peer " + t.serverId() + " no longer serves " + ctx.request().method() + " " + ctx.request().path()
-          + (index < targets.size() ? ": trying peer " + targets.get(index).serverId() : ": no other peer serves it"));
+          + (hasNext() ? ": trying peer " + targets.get(index).serverId() : ": no other peer serves it"));
       next(new IllegalStateException("peer " + t.serverId() + " does not serve it any more"));
     }
 
