@@ -75,6 +75,11 @@ public final class DiscoveryVerticle extends VerticleBase {
   private long expiryTimer = -1;
   private List<Awaited> lastAwaiting = List.of();
   private boolean membershipKnown;
+  /**
+   * Peers whose record was withdrawn while their cluster member stays connected (a graceful shutdown draining its
+   * requests): server ID to member ID. Requests already sent to them are left to finish.
+   */
+  private final Map<String, String> leaving = new HashMap<>();
   private io.vertx.core.shareddata.AsyncMap<String, JsonObject> shared;
   private final FleetOpenApi openApi;
   private String lastEtag;
@@ -163,11 +168,15 @@ public final class DiscoveryVerticle extends VerticleBase {
       memberSeenAt.putIfAbsent(m.nodeId(), now);
     }
     memberSeenAt.keySet().retainAll(ids);
+    leaving.values().retainAll(ids);
     Map<String, PeerInfo> live = new HashMap<>();
     snap.peers().forEach(p -> live.put(p.serverId(), p));
     for (String gone : new ArrayList<>(peers.keySet())) {
       if (!live.containsKey(gone)) {
         PeerState s = peers.remove(gone);
+        if (ids.contains(s.info.nodeId())) {
+          leaving.put(gone, s.info.nodeId());
+        }
         if (s.loaded) {
           departed.put(gone, s.groups);
           departedAt.put(gone, System.currentTimeMillis());
@@ -181,6 +190,7 @@ public final class DiscoveryVerticle extends VerticleBase {
       }
     }
     for (PeerInfo p : live.values()) {
+      leaving.remove(p.serverId());
       PeerState s = peers.get(p.serverId());
       if (s == null) {
         s = new PeerState(p);
@@ -297,7 +307,9 @@ public final class DiscoveryVerticle extends VerticleBase {
           + String.join(", ", awaiting.stream().map(Awaited::describe).toList()));
       lastAwaiting = awaiting;
     }
-    view.set(new FleetView(a.routing(), dd, openApi.trimmed(dd), a.members()));
+    Set<String> stillLeaving = new HashSet<>(leaving.keySet());
+    stillLeaving.removeAll(a.members().keySet());
+    view.set(new FleetView(a.routing(), dd, openApi.trimmed(dd), a.members(), stillLeaving));
     openApi.refresh(false);
     if (!dd.localEtag().equals(lastEtag)) {
       lastEtag = dd.localEtag();

@@ -122,7 +122,8 @@ final class FleetOpenApi {
         openapiBuiltPlan = plan;
         openapi = ar.result();
         FleetView cur = view.get();
-        view.set(new FleetView(cur.routing(), cur.discovery(), trimmed(cur.discovery()), cur.members()));
+        view.set(new FleetView(cur.routing(), cur.discovery(), trimmed(cur.discovery()), cur.members(),
+            cur.leaving()));
       }
       if (openapiAgain) {
         openapiAgain = false;

@@ -50,9 +50,11 @@ import java.util.logging.Logger;
  * the next capable peer, within the deadline; a non-idempotent one never is (503). Its pooled connection found
  * closed ({@code HttpClosedException}: the peer restarted since) first earns it one resend to the same peer on a new
  * connection, as Go's transport does. Once the targets chosen at the start are used up, the current view's capable
- * peers not tried yet are added (in a rolling restart the peer that left is replaced by another). A short request's peer that the
- * fleet view stops listing as live (departed, e.g. frozen by SIGSTOP, or left) fails its attempt at once
- * ({@link PeerStreams}), as a long-running one's stream is ended, instead of holding the request until its deadline. A peer that answers 503
+ * peers not tried yet are added (in a rolling restart the peer that left is replaced by another). A short request's
+ * peer that the fleet view stops listing as live and not as leaving gracefully
+ * ({@link io.mvproxy.node.fleet.FleetView#leaving}: departed, e.g. killed or frozen by SIGSTOP) fails its attempt at once ({@link PeerStreams}), as a long-running one's stream is ended,
+ * instead of holding the request until its deadline; a peer leaving gracefully drains what it was sent, so its
+ * answer is awaited (a POST it is storing while it shuts down is not answered 503). A peer that answers 503
  * {@link #NOT_SERVED_HERE} did nothing with the request (it withdrew the resource after this node's view was built):
  * the request, whatever its method, goes to the next target, then to capable peers of the current view not tried
  * yet, never relayed as a 404 (README "Plugins", make before break). When no peer answers: 503
@@ -124,6 +126,11 @@ public final class PeerProxy {
   private final NodeMetrics metrics;
   private final FleetViewRef view;
   private final PeerStreams streams = new PeerStreams();
+  /**
+   * Short attempts waiting for their peer's answer: reset when the peer is neither live nor leaving gracefully
+   * (departed: killed, frozen, partitioned), left to finish while it drains (graceful shutdown).
+   */
+  private final PeerStreams attempts = new PeerStreams();
   /** Dials the dedicated connection of each upgrade (HTTP/1.1 with the peer TLS options); null: upgrades refused. */
   private NetClient upgrades;
   private boolean perRequestConnectTimeout = true;
@@ -141,7 +148,12 @@ public final class PeerProxy {
     this.longRunning = longRunning;
     this.metrics = metrics;
     this.view = view;
-    view.onChange(v -> streams.retainLive(v.members().keySet()));
+    view.onChange(v -> {
+      streams.retainLive(v.members().keySet());
+      Set<String> answering = new java.util.HashSet<>(v.members().keySet());
+      answering.addAll(v.leaving());
+      attempts.retainLive(answering);
+    });
   }
 
   /** @return the long-running proxied responses in flight, by peer (ended when their peer departs) */
@@ -358,12 +370,13 @@ public final class PeerProxy {
           .headMs();
       long headTimer = streaming ? vertx.setTimer(headMs, x -> out.reset(0, new java.util.concurrent.TimeoutException(
           "no response head from peer " + t.serverId() + " within " + HEAD_TIMEOUT_MS + " ms"))) : -1;
-      // a short attempt ends early when its peer leaves the fleet view (a frozen peer never closes its connections)
-      Runnable untrack = streaming ? () -> { } : streams.add(t.serverId(), context, () -> out.reset(0,
+      // a short attempt ends early when its peer departs (a frozen peer never closes its connections); a peer
+      // leaving gracefully drains what it was sent, so its answer is awaited
+      Runnable untrack = streaming ? () -> { } : attempts.add(t.serverId(), context, () -> out.reset(0,
           new java.io.IOException("peer " + t.serverId() + " left the fleet")));
       Buffer body = ctx.body() == null ? null : ctx.body().buffer();
       Future<HttpClientResponse> sent = body == null ? out.send() : out.send(body);
-      if (!streaming && !view.get().members().containsKey(t.serverId())) {
+      if (!streaming && !view.get().answering(t.serverId())) {
         // it left while this attempt connected (the view was published before the attempt was recorded)
         out.reset(0, new java.io.IOException("peer " + t.serverId() + " left the fleet"));
       }

@@ -86,8 +86,12 @@ class PeerProxyTest {
   volatile List<String> decided = List.of();
   /** The request's own deadline from now, ms ({@code --request-timeout}); 0: none. */
   volatile long deadlineMs;
-  /** How long after a HANG peer got the request the fleet view drops it, ms; 0: never. */
+  /** How long after a peer got the request the fleet view drops it, ms; 0: never. */
   volatile long departMs;
+  /** The dropped peer is listed as leaving gracefully (record withdrawn, member connected) rather than departed. */
+  volatile boolean departGracefully;
+  /** The view of the current case's proxy. */
+  volatile FleetViewRef viewRef;
 
   @BeforeAll
   void start() throws Exception {
@@ -102,6 +106,12 @@ class PeerProxyTest {
       s.requestHandler(req -> req.body().onComplete(b -> {
         hits.add(peer + " " + req.method() + " " + req.version() + " proxied=" + req.getHeader(PeerProxy.PEER_PROXIED));
         Answer a = answers.getOrDefault(peer, Answer.OK);
+        if (departMs > 0) {
+          // the fleet view stops listing this peer as live (or lists it as leaving), through PeerProxy's listener
+          FleetViewRef ref = viewRef;
+          boolean graceful = departGracefully;
+          vertx.setTimer(departMs, t -> io.mvproxy.node.fleet.TestViews.swap(ref, departed(ref.get(), peer, graceful)));
+        }
         if (a == Answer.SLOW || a == Answer.SILENT) {
           vertx.setTimer(a == Answer.SLOW ? SLOW_MS : SILENT_MS, t -> {
             if (!req.response().closed()) {
@@ -111,11 +121,6 @@ class PeerProxyTest {
           return;
         }
         if (a == Answer.HANG) {
-          if (departMs > 0) {
-            // the fleet view stops listing this peer as live, as PeerProxy's view listener does
-            vertx.setTimer(departMs, t -> proxy.streams().retainLive(Set.copyOf(peers.keySet().stream()
-                .filter(p -> !p.equals(peer)).toList())));
-          }
           return;
         }
         switch (a) {
@@ -182,6 +187,19 @@ class PeerProxyTest {
   }
 
   /**
+   * @param v        a view
+   * @param peer     a peer of it
+   * @param graceful true: the peer is listed as leaving (its record withdrawn while its member drains), else it is
+   *                 simply no longer a member (departed: killed, frozen)
+   * @return the view without the peer as a live member
+   */
+  static FleetView departed(FleetView v, String peer, boolean graceful) {
+    Map<String, io.mvproxy.node.membership.PeerInfo> members = new java.util.HashMap<>(v.members());
+    members.remove(peer);
+    return new FleetView(v.routing(), v.discovery(), v.openapi(), members, graceful ? Set.of(peer) : Set.of());
+  }
+
+  /**
    * @param name     the case
    * @param method   GET or POST
    * @param decided  targets the decision handed over, in order
@@ -190,11 +208,18 @@ class PeerProxyTest {
    * @param status   what the client gets
    * @param reached  which peers saw the request, in order
    * @param deadlineMs the request's deadline from now (its --request-timeout), 0 for none
-   * @param departMs   when (ms after it got the request) the fleet view stops listing a HANG peer as live, 0 for
+   * @param departMs   when (ms after it got the request) the fleet view stops listing the peer as live, 0 for
    *                   never
+   * @param graceful   the peer is then listed as leaving gracefully (draining), not departed
    */
   record Case(String name, HttpMethod method, List<String> decided, List<String> inView,
-              Map<String, Answer> behave, int status, List<String> reached, long deadlineMs, long departMs) {
+              Map<String, Answer> behave, int status, List<String> reached, long deadlineMs, long departMs,
+              boolean graceful) {
+    Case(String name, HttpMethod method, List<String> decided, List<String> inView, Map<String, Answer> behave,
+         int status, List<String> reached, long deadlineMs, long departMs) {
+      this(name, method, decided, inView, behave, status, reached, deadlineMs, departMs, false);
+    }
+
     Case(String name, HttpMethod method, List<String> decided, List<String> inView, Map<String, Answer> behave,
          int status, List<String> reached) {
       this(name, method, decided, inView, behave, status, reached, 0, 0);
@@ -241,7 +266,13 @@ class PeerProxyTest {
             List.of("node-b", "node-c"), 30_000, 500),
         new Case("a POST's peer leaves the fleet view while it waits: 503, never sent twice", HttpMethod.POST,
             List.of("node-b", "node-c"), List.of(), Map.of("node-b", Answer.HANG), 503, List.of("node-b"), 30_000,
-            500)
+            500),
+        new Case("a POST's peer leaves gracefully while it works (record withdrawn, draining): its answer relayed",
+            HttpMethod.POST, List.of("node-b", "node-c"), List.of(), Map.of("node-b", Answer.SLOW), 200,
+            List.of("node-b"), 30_000, 200, true),
+        new Case("a GET's only peer leaves, the view knows another capable one: tried there", HttpMethod.GET,
+            List.of("node-b"), List.of("node-b", "node-c"), Map.of("node-b", Answer.HANG), 200,
+            List.of("node-b", "node-c"), 30_000, 500)
     ).map(a);
   }
 
@@ -266,8 +297,10 @@ class PeerProxyTest {
     deadlineMs = c.deadlineMs();
     io.vertx.core.http.HttpClientOptions peerOptions = TlsOptions.peerClient(pki.caCert().toString(),
         pki.proxyClientCert("node-a").toString(), pki.proxyClientKey("node-a").toString());
+    viewRef = new FleetViewRef(viewOf(c.inView()));
     proxy = PeerProxy.create(vertx, h2 ? TlsOptions.offerHttp2(peerOptions) : peerOptions, new NodeMetrics(),
-        new FleetViewRef(viewOf(c.inView())));
+        viewRef);
+    departGracefully = c.graceful();
     departMs = c.departMs();
     // the body is read in the same chain, on the response's context, before it can arrive unread
     java.util.Map.Entry<HttpClientResponse, String> got = client.request(new RequestOptions().setHost("127.0.0.1")
