@@ -2,20 +2,11 @@ package io.mvproxy.node.fleet;
 
 import io.mvproxy.api.Addresses;
 import io.mvproxy.api.ApiSource;
-import io.mvproxy.api.GroupVersion;
-import io.mvproxy.api.discovery.DiscoveryGroup;
-import io.mvproxy.api.discovery.DiscoveryVersion;
-import io.mvproxy.api.discovery.Freshness;
-import io.mvproxy.api.discovery.ServedGroupVersion;
 import io.mvproxy.discovery.DiscoveryDocuments;
 import io.mvproxy.node.membership.MembershipSnapshot;
 import io.mvproxy.node.membership.PeerInfo;
-import io.mvproxy.openapi.OpenApiDocuments;
 import io.mvproxy.node.metrics.NodeMetrics;
 import io.mvproxy.node.routing.Awaited;
-import io.mvproxy.node.routing.Capabilities;
-import io.mvproxy.node.routing.PeerTarget;
-import io.mvproxy.node.routing.RoutingSnapshot;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.json.JsonObject;
@@ -33,25 +24,17 @@ import java.util.logging.Logger;
  * Discovery aggregation: the single writer of the node's {@link FleetView}. Learns each live peer's local API set
  * (fetching its nopeer discovery when it joins, when it announces a new ETag on
  * {@link Addresses#DISCOVERY_CHANGED}, and every {@link #REVALIDATE_MS}), keeps last-known-good data on a failed
- * fetch (marked Stale, retried with backoff), remembers what departed peers served (Stale in discovery, 503 in
- * routing) and recomputes the merged documents and routing snapshot only when something changed. It also tracks
- * what the node still waits for before a 404 may be given (README "Routing rules"): the first membership snapshot,
- * {@code --cluster-members} not yet joined, Hazelcast members without a record, peers not yet fetched; each wait
- * bounded by {@code --member-wait-seconds}. It also keeps the OpenAPI documents of the view current: rebuilt off the
+ * fetch (marked Stale, retried with backoff), remembers what departed peers served ({@link DepartedPeers}:
+ * Stale in discovery, 503 in routing) and recomputes the merged documents and routing snapshot only when something changed. It also tracks
+ * what the node still waits for before a 404 may be given (README "Routing rules", {@link FleetWaits}): the first
+ * membership snapshot, {@code --cluster-members} not yet joined, Hazelcast members without a record, peers not yet
+ * fetched; each wait bounded by {@code --member-wait-seconds}. It also keeps the OpenAPI documents of the view current: rebuilt off the
  * event loop when the fleet's group-versions or the resources only peers serve change, with the peers' local
  * documents for those resources merged in ({@link PeerOpenApi}), revalidated every {@link #REVALIDATE_MS}.
  */
 public final class DiscoveryVerticle extends VerticleBase {
   /** Periodic revalidation of every peer, ms (upstream never revalidates; peer-proxy.md section 3). */
   static final long REVALIDATE_MS = 30_000;
-  /** How long the APIs of a departed peer stay known (Stale, 503), ms: like a lingering upstream lease. */
-  static final long DEPARTED_RETENTION_MS = 3_600_000;
-  /**
-   * Cluster-wide map of what departed peers served (server ID to {@code {"at": epoch ms, "discovery":
-   * APIGroupDiscoveryList}}), so a node that starts or rejoins after a peer crashed still answers 503, not 404, for
-   * the GVRs only that peer served. Written by the survivors that saw it leave, removed once it is back.
-   */
-  static final String DEPARTED_MAP = "mvproxy.departed";
   private static final Logger LOG = Logger.getLogger(DiscoveryVerticle.class.getName());
 
   private final String serverId;
@@ -64,11 +47,8 @@ public final class DiscoveryVerticle extends VerticleBase {
   private final FleetViewRef view;
   private final NodeMetrics metrics;
   private final Map<String, PeerState> peers = new TreeMap<>();
-  private final Map<String, List<DiscoveryGroup>> departed = new TreeMap<>();
-  private final Map<String, Long> departedAt = new HashMap<>();
-  private final List<String> configuredMembers;
-  private final String selfClusterAddress;
-  private final long memberWaitMs;
+  private final DepartedPeers departed;
+  private final FleetWaits waits;
   private final Map<String, Long> memberSeenAt = new HashMap<>();
   private List<MembershipSnapshot.Member> members = List.of();
   private long startedAt;
@@ -80,7 +60,6 @@ public final class DiscoveryVerticle extends VerticleBase {
    * requests): server ID to member ID. Requests already sent to them are left to finish.
    */
   private final Map<String, String> leaving = new HashMap<>();
-  private io.vertx.core.shareddata.AsyncMap<String, JsonObject> shared;
   private final FleetOpenApi openApi;
   private String lastEtag;
 
@@ -104,9 +83,8 @@ public final class DiscoveryVerticle extends VerticleBase {
                            java.time.Duration memberWait) {
     this.openApi = new FleetOpenApi(openApiClient == null ? null : new PeerOpenApi(openApiClient), view, sources,
         () -> peers.values().stream().filter(p -> p.loaded).toList(), LOG);
-    this.configuredMembers = List.copyOf(configuredMembers);
-    this.selfClusterAddress = selfClusterAddress;
-    this.memberWaitMs = memberWait.toMillis();
+    this.waits = new FleetWaits(configuredMembers, selfClusterAddress, memberWait.toMillis());
+    this.departed = new DepartedPeers(serverId);
     this.serverId = serverId;
     this.serverAddress = serverAddress;
     this.sources = sources;
@@ -137,14 +115,11 @@ public final class DiscoveryVerticle extends VerticleBase {
     });
     vertx.setPeriodic(REVALIDATE_MS, t -> {
       peers.values().forEach(this::fetch);
-      loadShared();
+      departed.loadShared(this::liveLoaded, this::rebuild);
       openApi.refresh(true);
     });
     if (peersEnabled) {
-      vertx.sharedData().<String, JsonObject>getAsyncMap(DEPARTED_MAP).onSuccess(m -> {
-        shared = m;
-        loadShared();
-      }).onFailure(e -> LOG.warning("cluster map " + DEPARTED_MAP + " unavailable: " + e));
+      departed.bind(vertx, this::liveLoaded, this::rebuild);
     }
     membershipKnown = !peersEnabled;
     startedAt = System.currentTimeMillis();
@@ -156,8 +131,8 @@ public final class DiscoveryVerticle extends VerticleBase {
     if (!peersEnabled) {
       return;
     }
-    if (!membershipKnown && shared != null) {
-      shared.remove(serverId); // this node is back: what it served before is no longer "departed"
+    if (!membershipKnown) {
+      departed.selfBack(); // this node is back: what it served before is no longer "departed"
     }
     membershipKnown = true;
     members = snap.members();
@@ -178,13 +153,7 @@ public final class DiscoveryVerticle extends VerticleBase {
           leaving.put(gone, s.info.nodeId());
         }
         if (s.loaded) {
-          departed.put(gone, s.groups);
-          departedAt.put(gone, System.currentTimeMillis());
-          if (shared != null) {
-            shared.put(gone, new JsonObject().put("at", departedAt.get(gone))
-                .put("discovery", io.mvproxy.discovery.DiscoveryCodec.toJson(s.groups,
-                    io.mvproxy.discovery.DiscoveryFormat.V2)));
-          }
+          departed.left(gone, s.groups, true);
         }
         LOG.info("peer " + gone + " left the fleet");
       }
@@ -205,8 +174,7 @@ public final class DiscoveryVerticle extends VerticleBase {
           // came back from a split or suspicion: its API set may have changed; keep the old one as departed (503)
           // until it is fetched again
           LOG.info("peer " + p.serverId() + " rejoined as member " + p.nodeId() + ": re-learning its APIs");
-          departed.put(p.serverId(), s.groups);
-          departedAt.put(p.serverId(), System.currentTimeMillis());
+          departed.left(p.serverId(), s.groups, false);
           s.loaded = false;
           s.since = System.currentTimeMillis();
         }
@@ -249,10 +217,7 @@ public final class DiscoveryVerticle extends VerticleBase {
         s.loaded = true;
         s.stale = false;
         s.failures = 0;
-        if (departed.remove(s.info.serverId()) != null && shared != null) {
-          shared.remove(s.info.serverId());
-        }
-        departedAt.remove(s.info.serverId());
+        departed.back(s.info.serverId());
         applied = etag;
         Convergence.stage("fetched", s.info.serverId(), etag);
       } else {
@@ -284,19 +249,13 @@ public final class DiscoveryVerticle extends VerticleBase {
 
   private void rebuild() {
     long now = System.currentTimeMillis();
-    departedAt.entrySet().removeIf(e -> {
-      boolean expired = now - e.getValue() > DEPARTED_RETENTION_MS;
-      if (expired) {
-        departed.remove(e.getKey());
-      }
-      return expired;
-    });
+    departed.expire(now);
     List<Awaited> awaiting = awaiting(now);
     Map<String, FleetAssembly.Peer> known = new HashMap<>();
     peers.forEach((id, p) -> known.put(id, new FleetAssembly.Peer(p.info, p.groups, p.loaded, p.stale)));
     DiscoveryDocuments current = view.get().discovery();
     FleetAssembly.Assembled a = FleetAssembly.assemble(serverId, serverAddress, current, sources.get(),
-        serving.get(), known, departed, awaiting);
+        serving.get(), known, departed.groups(), awaiting);
     DiscoveryDocuments dd = a.discovery();
     if (dd != current) {
       metrics.discoveryMerged();
@@ -318,90 +277,34 @@ public final class DiscoveryVerticle extends VerticleBase {
     }
   }
 
-  /**
-   * Merges what other nodes remember of departed peers ({@link #DEPARTED_MAP}) into this node's departed set: for
-   * peers that are not live here, within {@link #DEPARTED_RETENTION_MS}.
-   */
-  private void loadShared() {
-    if (shared == null) {
-      return;
-    }
-    shared.entries().onSuccess(all -> {
-      long now = System.currentTimeMillis();
-      boolean changed = false;
-      for (Map.Entry<String, JsonObject> e : all.entrySet()) {
-        String id = e.getKey();
-        long at = e.getValue().getLong("at", 0L);
-        PeerState live = peers.get(id);
-        if (id.equals(serverId) || live != null && live.loaded || departed.containsKey(id)
-            || now - at > DEPARTED_RETENTION_MS) {
-          continue;
-        }
-        try {
-          departed.put(id, io.mvproxy.discovery.DiscoveryCodec.fromJson(e.getValue().getJsonObject("discovery")));
-          departedAt.put(id, at);
-          changed = true;
-          LOG.info("peer " + id + " departed before this node knew it (remembered by the fleet): its APIs get 503");
-        } catch (RuntimeException bad) {
-          LOG.warning("unreadable departed entry for " + id + ": " + bad);
-        }
-      }
-      if (changed) {
-        rebuild();
-      }
-    });
+  /** @return whether {@code id} is a live peer whose discovery is loaded */
+  private boolean liveLoaded(String id) {
+    PeerState live = peers.get(id);
+    return live != null && live.loaded;
   }
 
   /**
-   * What this node still waits for before it may answer 404, each within {@link #memberWaitMs} of when the wait
-   * began (node start for {@code --cluster-members}, first sight for members and peers); schedules a rebuild at the
+   * What this node still waits for before it may answer 404 ({@link FleetWaits}); schedules a rebuild at the
    * earliest expiry so the answer changes even when nothing else happens.
    */
   private List<Awaited> awaiting(long now) {
-    List<Awaited> out = new ArrayList<>();
+    FleetWaits.Waits w = waits.at(now, membershipKnown, peersEnabled, startedAt, members, memberSeenAt,
+        peers.values().stream().map(p -> new FleetWaits.Peer(p.info.serverId(), p.info.nodeId(), p.loaded, p.since))
+            .toList());
     if (!membershipKnown) {
-      out.add(new Awaited(Awaited.Kind.MEMBERSHIP, ""));
-      return out;
-    }
-    long next = Long.MAX_VALUE;
-    if (peersEnabled) {
-      Set<String> joined = new HashSet<>();
-      members.forEach(m -> joined.add(m.address()));
-      if (now < startedAt + memberWaitMs) {
-        for (String c : configuredMembers) {
-          if (!c.equals(selfClusterAddress) && !joined.contains(c)) {
-            out.add(new Awaited(Awaited.Kind.MEMBER_JOIN, c));
-            next = Math.min(next, startedAt + memberWaitMs);
-          }
-        }
-      }
-      Set<String> published = new HashSet<>();
-      peers.values().forEach(p -> published.add(p.info.nodeId()));
-      for (MembershipSnapshot.Member m : members) {
-        long seen = memberSeenAt.getOrDefault(m.nodeId(), now);
-        if (!published.contains(m.nodeId()) && now < seen + memberWaitMs) {
-          out.add(new Awaited(Awaited.Kind.MEMBER_RECORD, m.address()));
-          next = Math.min(next, seen + memberWaitMs);
-        }
-      }
-      for (PeerState s : peers.values()) {
-        if (!s.loaded && now < s.since + memberWaitMs) {
-          out.add(new Awaited(Awaited.Kind.PEER_DISCOVERY, s.info.serverId()));
-          next = Math.min(next, s.since + memberWaitMs);
-        }
-      }
+      return w.awaiting();
     }
     if (expiryTimer >= 0) {
       vertx.cancelTimer(expiryTimer);
       expiryTimer = -1;
     }
-    if (next != Long.MAX_VALUE) {
-      expiryTimer = vertx.setTimer(Math.max(1, next - now + 1), t -> {
+    if (w.nextExpiry() != Long.MAX_VALUE) {
+      expiryTimer = vertx.setTimer(Math.max(1, w.nextExpiry() - now + 1), t -> {
         expiryTimer = -1;
         rebuild();
       });
     }
-    return out;
+    return w.awaiting();
   }
 
   /** @return server IDs of live peers whose data is loaded (for health checks and logs) */
