@@ -32,6 +32,8 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -166,10 +168,12 @@ class AuditFilterTest {
   }
 
   /** Events arrive after the response (end handler): wait for {@code n} of them. */
-  List<JsonObject> await(int n) throws InterruptedException {
-    long until = System.currentTimeMillis() + 5000;
-    while (events.size() < n && System.currentTimeMillis() < until) {
-      Thread.sleep(5);
+  List<JsonObject> await(int n) {
+    try {
+      Awaitility.await().pollInSameThread().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(5))
+          .atMost(Duration.ofSeconds(5)).until(() -> events.size() >= n);
+    } catch (ConditionTimeoutException e) {
+      // fewer than n: the assertion below names what arrived
     }
     assertEquals(n, events.size(), events.toString());
     return List.copyOf(events);

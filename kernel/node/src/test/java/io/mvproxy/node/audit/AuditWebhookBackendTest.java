@@ -1,5 +1,6 @@
 package io.mvproxy.node.audit;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -15,6 +16,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -82,12 +84,10 @@ class AuditWebhookBackendTest {
     return AuditWebhookBackend.Kubeconfig.load(kc);
   }
 
-  static void waitFor(java.util.function.BooleanSupplier c) throws InterruptedException {
-    long until = System.currentTimeMillis() + 10_000;
-    while (!c.getAsBoolean()) {
-      assertTrue(System.currentTimeMillis() < until, "condition not met in 10 s");
-      Thread.sleep(10);
-    }
+  /** Polls a condition every 10 ms for up to 10 s; a time-out fails with "condition not met in 10 s". */
+  static ConditionFactory within10s() {
+    return await("condition not met in 10 s").pollInSameThread().pollDelay(Duration.ZERO)
+        .pollInterval(Duration.ofMillis(10)).atMost(Duration.ofSeconds(10));
   }
 
   @Test
@@ -97,7 +97,7 @@ class AuditWebhookBackendTest {
     for (int i = 0; i < 7; i++) {
       assertTrue(b.process(new JsonObject().put("kind", "Event").put("auditID", "id-" + i)));
     }
-    waitFor(() -> received.stream().mapToInt(l -> l.getJsonArray("items").size()).sum() == 7);
+    within10s().until(() -> received.stream().mapToInt(l -> l.getJsonArray("items").size()).sum() == 7);
     assertEquals(List.of(3, 3, 1), received.stream().map(l -> l.getJsonArray("items").size()).toList());
     JsonObject first = received.get(0);
     assertEquals("EventList", first.getString("kind"));
@@ -115,12 +115,12 @@ class AuditWebhookBackendTest {
         Duration.ofMillis(20), new SimpleMeterRegistry());
     failNext.set(2);
     b.process(new JsonObject().put("auditID", "retried"));
-    waitFor(() -> received.size() == 1);
+    within10s().until(() -> received.size() == 1);
     assertEquals(3, auth.size(), "two 503s, then delivered");
     failNext.set(100);
     b.process(new JsonObject().put("auditID", "lost"));
     b.process(new JsonObject().put("auditID", "lost-too"));
-    waitFor(() -> b.errors() == 2);
+    within10s().until(() -> b.errors() == 2);
     assertEquals(1, received.size());
     b.close();
   }
@@ -150,7 +150,7 @@ class AuditWebhookBackendTest {
     AuditWebhookBackend b = new AuditWebhookBackend(vertx, AuditWebhookBackend.Kubeconfig.load(kc), 10, 10,
         Duration.ofMillis(10), Duration.ofMillis(10), new SimpleMeterRegistry());
     b.process(new JsonObject().put("auditID", "over-tls"));
-    waitFor(() -> got.size() == 1);
+    within10s().until(() -> got.size() == 1);
     assertEquals("over-tls", got.get(0).getJsonArray("items").getJsonObject(0).getString("auditID"));
     b.close();
 
@@ -160,7 +160,7 @@ class AuditWebhookBackendTest {
     AuditWebhookBackend untrusted = new AuditWebhookBackend(vertx, AuditWebhookBackend.Kubeconfig.load(wrongCa), 10,
         10, Duration.ofMillis(10), Duration.ofMillis(10), new SimpleMeterRegistry());
     untrusted.process(new JsonObject().put("auditID", "never"));
-    waitFor(() -> untrusted.errors() == 1);
+    within10s().until(() -> untrusted.errors() == 1);
     assertEquals(1, got.size());
     untrusted.close();
     tls.close();

@@ -1,5 +1,6 @@
 package io.mvproxy.node.audit;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -14,6 +15,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.stream.Stream;
+import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -102,7 +104,7 @@ class RotatingFileTest {
     for (int i = 0; i < 3; i++) {
       assertTrue(b.process(new JsonObject().put("kind", "Event").put("i", i)));
     }
-    waitFor(() -> lines(log).size() == 3);
+    within10s().until(() -> lines(log).size() == 3);
     assertEquals(2, new JsonObject(lines(log).get(2)).getInteger("i"));
     b.close();
     assertEquals(0, b.errors());
@@ -116,7 +118,7 @@ class RotatingFileTest {
       broken.process(new JsonObject().put("i", i));
     }
     assertTrue(Duration.ofNanos(System.nanoTime() - t0).toMillis() < 1000);
-    waitFor(() -> broken.errors() >= 5);
+    within10s().until(() -> broken.errors() >= 5);
     broken.close();
 
     // a full queue drops instead of waiting
@@ -140,11 +142,9 @@ class RotatingFileTest {
     }
   }
 
-  static void waitFor(java.util.function.BooleanSupplier c) throws InterruptedException {
-    long until = System.currentTimeMillis() + 10_000;
-    while (!c.getAsBoolean()) {
-      assertTrue(System.currentTimeMillis() < until, "condition not met in 10 s");
-      Thread.sleep(10);
-    }
+  /** Polls a condition every 10 ms for up to 10 s; a time-out fails with "condition not met in 10 s". */
+  static ConditionFactory within10s() {
+    return await("condition not met in 10 s").pollInSameThread().pollDelay(Duration.ZERO)
+        .pollInterval(Duration.ofMillis(10)).atMost(Duration.ofSeconds(10));
   }
 }

@@ -1,5 +1,6 @@
 package io.mvproxy.node.cluster;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -147,11 +148,9 @@ class StrangerMemberTest {
     // Vert.x leaves a member it did not start running: the node's own manager shuts it down on close
     joined.get(b).vertx().close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
     assertFalse(b.getLifecycleService().isRunning(), "closing the node's Vert.x shut its member down");
-    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (a.getCluster().getMembers().size() > 1 && System.nanoTime() < until) {
-      Thread.sleep(20);
-    }
-    assertEquals(1, a.getCluster().getMembers().size(), "and it left the cluster");
+    await().pollInSameThread().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(20))
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(() -> assertEquals(1, a.getCluster().getMembers().size(), "and it left the cluster"));
   }
 
   private Path secret(String name) throws Exception {
