@@ -14,6 +14,7 @@ import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Base64;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -121,22 +122,15 @@ class EtcdStorageTest extends StorageConformance {
       long ms = (System.nanoTime() - t0) / 1_000_000;
       assertTrue(e.code() == 503 || e.code() == 504, e.code() + " " + e.getMessage());
       assertTrue(ms < 5000, "answered in " + ms + " ms");
-      long deadline = System.currentTimeMillis() + 10_000;
-      while (s.healthy() && System.currentTimeMillis() < deadline) {
-        Thread.sleep(50);
-      }
-      assertTrue(!s.healthy(), "health check fails while etcd is down");
+      Awaitility.await().pollInSameThread().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(50))
+          .atMost(Duration.ofSeconds(10))
+          .untilAsserted(() -> assertTrue(!s.healthy(), "health check fails while etcd is down"));
       assertTrue(!s.ready(), "readiness check fails while etcd is down");
       own.members().get(0).start();
-      deadline = System.currentTimeMillis() + 30_000;
-      StoredObject back = null;
-      while (back == null && System.currentTimeMillis() < deadline) {
-        try {
-          back = r.get("ns1/a").await(5, java.util.concurrent.TimeUnit.SECONDS);
-        } catch (Exception retry) {
-          Thread.sleep(100);
-        }
-      }
+      StoredObject back = Awaitility.await("reads work again once etcd is back").pollInSameThread()
+          .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(100)).atMost(Duration.ofSeconds(30))
+          .ignoreExceptions().until(() -> r.get("ns1/a").await(5, java.util.concurrent.TimeUnit.SECONDS),
+              java.util.Objects::nonNull);
       assertNotNull(back, "reads work again once etcd is back");
       s.close().await(10, java.util.concurrent.TimeUnit.SECONDS);
     }
@@ -212,10 +206,8 @@ class EtcdStorageTest extends StorageConformance {
       var r = good.resource("conformance.example.com/tls");
       StoredObject a = await(r.create("ns1/a", obj("ns1", "a", 1)));
       assertEquals(a.resourceVersion(), await(r.get("ns1/a")).resourceVersion());
-      long deadline = System.currentTimeMillis() + 10_000;
-      while (!good.ready() && System.currentTimeMillis() < deadline) {
-        Thread.sleep(50);
-      }
+      Awaitility.await().pollInSameThread().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(50))
+          .atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertTrue(good.ready(), "probes pass over TLS"));
       assertTrue(good.healthy() && good.ready(), "probes pass over TLS");
 
       NodeStorage noClientCert = NodeStorage.create(vertx, null, new StorageConfig(base.backend(),
@@ -256,11 +248,11 @@ class EtcdStorageTest extends StorageConformance {
     });
   }
 
-  private static void awaitCount(java.util.Map<String, Long> m, int n, long ms) throws InterruptedException {
-    long deadline = System.currentTimeMillis() + ms;
-    while (m.size() < n && System.currentTimeMillis() < deadline) {
-      Thread.sleep(20);
-    }
-    assertTrue(m.size() >= n, "acknowledged " + m.size() + " of " + n + " within " + ms + " ms");
+  /** Polls every 20 ms until {@code m} holds {@code n} entries, for at most {@code ms}. */
+  private static void awaitCount(java.util.Map<String, Long> m, int n, long ms) {
+    Awaitility.await().pollInSameThread().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(20))
+        .atMost(Duration.ofMillis(ms))
+        .untilAsserted(() -> assertTrue(m.size() >= n, "acknowledged " + m.size() + " of " + n + " within " + ms
+            + " ms"));
   }
 }

@@ -10,6 +10,7 @@ import io.mvproxy.api.storage.StoredObject;
 import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -70,18 +71,10 @@ class MemoryQuorumTest {
     assertTrue(next.resourceVersion() > kept.resourceVersion());
   }
 
-  private static void await(String what, java.util.concurrent.Callable<Boolean> c) throws InterruptedException {
-    long end = System.currentTimeMillis() + 60_000;
-    while (System.currentTimeMillis() < end) {
-      try {
-        if (Boolean.TRUE.equals(c.call())) {
-          return;
-        }
-      } catch (Exception e) {
-        // not yet
-      }
-      Thread.sleep(100);
-    }
-    throw new AssertionError("timed out waiting for " + what);
+  /** Polls {@code c} every 100 ms for up to 60 s (a throwing poll counts as "not yet"). */
+  private static void await(String what, java.util.concurrent.Callable<Boolean> c) {
+    Awaitility.await("timed out waiting for " + what).pollInSameThread().pollDelay(Duration.ZERO)
+        .pollInterval(Duration.ofMillis(100)).atMost(Duration.ofSeconds(60)).ignoreExceptions()
+        .until(() -> Boolean.TRUE.equals(c.call()));
   }
 }

@@ -21,6 +21,7 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
@@ -28,6 +29,7 @@ import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -303,11 +305,8 @@ public abstract class StorageConformance {
     WatchEvent e3 = c.event();
     assertEquals(WatchEvent.Type.DELETED, e3.type());
     assertEquals(gone.resourceVersion(), e3.revision());
-    long deadline = System.currentTimeMillis() + 10_000;
-    while (w.progressRevision() < gone.resourceVersion() && System.currentTimeMillis() < deadline) {
-      Thread.sleep(10);
-    }
-    assertTrue(w.progressRevision() >= gone.resourceVersion());
+    Awaitility.await().pollInSameThread().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(10))
+        .atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertTrue(w.progressRevision() >= gone.resourceVersion()));
     w.cancel();
 
     Collector init = new Collector();
