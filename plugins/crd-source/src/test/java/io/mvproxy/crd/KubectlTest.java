@@ -10,10 +10,12 @@ import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -145,17 +147,18 @@ class KubectlTest {
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
         .redirectOutput(tmp.resolve(ns + "-watch.out").toFile());
     pb.environment().put("KUBECONFIG", tmp.resolve("kubeconfig-none").toString());
+    int watches = node.sources.get(0).watchCount();
     Process watch = pb.start();
     try {
-      Thread.sleep(1500);
+      // kubectl's watch is open before the object it should see is created
+      Awaitility.await().pollInSameThread().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(20)).atMost(Duration.ofSeconds(10))
+          .untilAsserted(() -> assertTrue(node.sources.get(0).watchCount() > watches, "kubectl's watch is open"));
       kubectl(bin, ns, "apply", "--validate=false", "-f", yaml(ns + "-w4.yaml", widget("w4", 1, "")).toString());
-      long deadline = System.currentTimeMillis() + 10_000;
-      String seen = "";
-      while (!seen.contains("w4") && System.currentTimeMillis() < deadline) {
-        Thread.sleep(100);
-        seen = Files.readString(tmp.resolve(ns + "-watch.out"));
-      }
-      assertTrue(seen.matches("(?s).*w4\\s+1\\s+\\d+s.*"), "a Table row: " + seen);
+      Path out = tmp.resolve(ns + "-watch.out");
+      Awaitility.await().pollInSameThread().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(100)).atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+        String seen = Files.readString(out);
+        assertTrue(seen.matches("(?s).*w4\\s+1\\s+\\d+s.*"), "a Table row: " + seen);
+      });
     } finally {
       watch.destroyForcibly();
     }

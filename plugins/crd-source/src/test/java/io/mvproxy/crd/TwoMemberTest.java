@@ -8,12 +8,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.hazelcast.core.HazelcastInstance;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -44,11 +47,8 @@ class TwoMemberTest {
     int[] ports = io.mvproxy.storage.TestHazelcast.freePorts(2);
     hz1 = io.mvproxy.storage.TestHazelcast.start(cluster, ports[0], ports);
     hz2 = io.mvproxy.storage.TestHazelcast.start(cluster, ports[1], ports);
-    long deadline = System.currentTimeMillis() + 20_000;
-    while (hz1.getCluster().getMembers().size() < 2 && System.currentTimeMillis() < deadline) {
-      Thread.sleep(100);
-    }
-    assertEquals(2, hz1.getCluster().getMembers().size(), "members joined");
+    Awaitility.await().pollInSameThread().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(100)).atMost(Duration.ofSeconds(20))
+        .untilAsserted(() -> assertEquals(2, hz1.getCluster().getMembers().size(), "members joined"));
     JsonObject widgets = CrdRestTest.widgetManifests().get(0);
     JsonObject v1Only = widgets.copy();
     JsonArray versions = v1Only.getJsonObject("spec").getJsonArray("versions");
@@ -174,9 +174,11 @@ class TwoMemberTest {
     }
     b.close();
     hz2.getLifecycleService().terminate();
-    long deadline = System.currentTimeMillis() + 20_000;
-    while (hz1.getCluster().getMembers().size() > 1 && System.currentTimeMillis() < deadline) {
-      Thread.sleep(100);
+    try {
+      Awaitility.await().pollInSameThread().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(100)).atMost(Duration.ofSeconds(20))
+          .until(() -> hz1.getCluster().getMembers().size() <= 1);
+    } catch (ConditionTimeoutException e) {
+      // still listed: the reads below show whether anything was lost
     }
     Http.Res l = httpA.get(ns);
     assertEquals(200, l.code(), l.body());

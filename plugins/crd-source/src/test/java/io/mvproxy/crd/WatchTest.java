@@ -7,7 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.json.JsonObject;
+import java.time.Duration;
 import java.util.Set;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -217,22 +220,17 @@ class WatchTest {
   @Test
   void clientDisconnectEndsTheWatch() throws Exception {
     CrdApiSource src = node.sources.get(0);
-    long deadline = System.currentTimeMillis() + 5000;
-    while (src.watchCount() > 0 && System.currentTimeMillis() < deadline) {
-      Thread.sleep(50);
+    try {
+      Awaitility.await().pollInSameThread().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(50)).atMost(Duration.ofSeconds(5)).until(() -> src.watchCount() == 0);
+    } catch (ConditionTimeoutException e) {
+      // other tests' watches still open: counted from where they are
     }
     int before = src.watchCount();
     Http.Watch w = http.watch(ns("w10") + "?watch=true&resourceVersion=" + rv(http.get(ns("w10"))));
-    deadline = System.currentTimeMillis() + 5000;
-    while (src.watchCount() == before && System.currentTimeMillis() < deadline) {
-      Thread.sleep(20);
-    }
-    assertEquals(before + 1, src.watchCount());
+    Awaitility.await().pollInSameThread().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(20)).atMost(Duration.ofSeconds(5))
+        .untilAsserted(() -> assertEquals(before + 1, src.watchCount()));
     w.close();
-    deadline = System.currentTimeMillis() + 10000;
-    while (src.watchCount() > before && System.currentTimeMillis() < deadline) {
-      Thread.sleep(50);
-    }
-    assertEquals(before, src.watchCount(), "the subscription ends with the connection");
+    Awaitility.await().pollInSameThread().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(50)).atMost(Duration.ofSeconds(10))
+        .untilAsserted(() -> assertEquals(before, src.watchCount(), "the subscription ends with the connection"));
   }
 }
