@@ -10,12 +10,15 @@ import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * Test fleet: N mvproxy nodes as separate JVM processes on 127.0.0.1 (real TLS, real Hazelcast on loopback, real
@@ -264,14 +267,21 @@ public final class FleetHarness implements AutoCloseable {
    * @param timeoutMs how long to wait
    * @throws IllegalStateException with the node's log when it exits or times out
    */
-  public void awaitStarted(String name, long timeoutMs) throws InterruptedException {
+  public void awaitStarted(String name, long timeoutMs) {
     NodeProc n = nodes.get(name);
-    long end = System.currentTimeMillis() + timeoutMs;
-    while (!n.log().contains("ready on https://")) {
-      if (!n.process.isAlive() || System.currentTimeMillis() > end) {
-        throw new IllegalStateException(name + " did not start:\n" + n.log());
-      }
-      Thread.sleep(100);
+    try {
+      Awaitility.await(name + " ready").pollInSameThread().pollDelay(Duration.ZERO)
+          .pollInterval(Duration.ofMillis(100)).atMost(Duration.ofMillis(timeoutMs)).until(() -> {
+            if (n.log().contains("ready on https://")) {
+              return true;
+            }
+            if (!n.process.isAlive()) {
+              throw new IllegalStateException(name + " did not start:\n" + n.log());
+            }
+            return false;
+          });
+    } catch (ConditionTimeoutException e) {
+      throw new IllegalStateException(name + " did not start:\n" + n.log());
     }
   }
 

@@ -15,11 +15,14 @@ import io.vertx.core.net.PemKeyCertOptions;
 import io.vertx.core.net.PemTrustOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -135,17 +138,24 @@ class FleetTest {
         .setKeyCertOptions(new PemKeyCertOptions().setCertPath(fleet.pki().adminCert().toString())
             .setKeyPath(fleet.pki().adminKey().toString())));
     CompletableFuture<String> modified = new CompletableFuture<>();
+    CompletableFuture<Integer> opened = new CompletableFuture<>();
     StringBuilder seen = new StringBuilder();
     http.request(new RequestOptions().setAbsoluteURI(a + WIDGETS_V2 + "?watch=true&resourceVersion=" + rv))
         .compose(req -> req.send())
-        .onSuccess(resp -> resp.handler(buf -> {
-          seen.append(buf.toString());
-          if (seen.toString().contains("\"MODIFIED\"")) {
-            modified.complete(seen.toString());
-          }
-        }))
-        .onFailure(modified::completeExceptionally);
-    Thread.sleep(500);
+        .onSuccess(resp -> {
+          resp.handler(buf -> {
+            seen.append(buf.toString());
+            if (seen.toString().contains("\"MODIFIED\"")) {
+              modified.complete(seen.toString());
+            }
+          });
+          opened.complete(resp.statusCode());
+        })
+        .onFailure(e -> {
+          opened.completeExceptionally(e);
+          modified.completeExceptionally(e);
+        });
+    assertEquals(200, opened.get(10, TimeUnit.SECONDS), "the watch is open before the patch");
     JsonObject patch = new JsonObject().put("spec", new JsonObject().put("size", 5));
     HttpsClient.Resp p = admin.send(HttpMethod.PATCH, fleet.node("node-b").url(), WIDGETS_V2 + "/w1",
         Map.of("Content-Type", "application/merge-patch+json"), patch.encode());
@@ -404,19 +414,21 @@ class FleetTest {
     boolean ok() throws Exception;
   }
 
-  static void await(String what, long timeoutMs, Check check) throws Exception {
-    long end = System.currentTimeMillis() + timeoutMs;
-    Exception last = null;
-    while (System.currentTimeMillis() < end) {
-      try {
-        if (check.ok()) {
-          return;
-        }
-      } catch (Exception e) {
-        last = e;
-      }
-      Thread.sleep(50);
+  /**
+   * Polls {@code check} every 50 ms (Awaitility, in the calling thread) until it holds; a check that throws an
+   * exception counts as "not yet".
+   *
+   * @param what      what is awaited, for the failure message
+   * @param timeoutMs the longest wait, ms
+   * @param check     the condition
+   * @throws AssertionError "timed out after N ms waiting for: what", caused by the check's last exception if any
+   */
+  static void await(String what, long timeoutMs, Check check) {
+    try {
+      Awaitility.await(what).pollInSameThread().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(50))
+          .atMost(Duration.ofMillis(timeoutMs)).ignoreExceptionsInstanceOf(Exception.class).until(check::ok);
+    } catch (ConditionTimeoutException e) {
+      throw new AssertionError("timed out after " + timeoutMs + " ms waiting for: " + what, e.getCause());
     }
-    throw new AssertionError("timed out after " + timeoutMs + " ms waiting for: " + what, last);
   }
 }

@@ -7,11 +7,13 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
@@ -68,11 +70,10 @@ class KubectlFleetTest {
     for (FleetHarness.NodeProc n : fleet.nodes()) {
       fleet.awaitStarted(n.name, 120_000);
     }
-    long end = System.currentTimeMillis() + 90_000;
-    while (!kubectl("get", "--raw", "/readyz").out.contains("ok") || !kubectl("api-resources").out.contains("flunders")) {
-      assertTrue(System.currentTimeMillis() < end, "fleet not ready");
-      Thread.sleep(200);
-    }
+    Awaitility.await().pollInSameThread().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(200))
+        .atMost(Duration.ofSeconds(90)).untilAsserted(() -> assertTrue(
+        kubectl("get", "--raw", "/readyz").out.contains("ok") && kubectl("api-resources").out.contains("flunders"),
+        "fleet not ready"));
   }
 
   @AfterAll
@@ -281,11 +282,11 @@ class KubectlFleetTest {
     if (Files.isExecutable(old)) {
       clients.add(old.toString());
     }
-    long end = System.currentTimeMillis() + 60_000; // node-a merges the peers' documents asynchronously
-    while (!kubectl("get", "--raw", "/openapi/v3/apis/demo.mvproxy.io/v1").out.contains("/gadgets/{name}")) {
-      assertTrue(System.currentTimeMillis() < end, "node-a's OpenAPI never listed gadgets");
-      Thread.sleep(200);
-    }
+    // node-a merges the peers' documents asynchronously
+    Awaitility.await().pollInSameThread().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(200))
+        .atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertTrue(
+        kubectl("get", "--raw", "/openapi/v3/apis/demo.mvproxy.io/v1").out.contains("/gadgets/{name}"),
+        "node-a's OpenAPI never listed gadgets"));
     for (String client : clients) {
       String name = "g-" + Path.of(client).getFileName().toString().replace('.', '-');
       Path g = tmp.resolve(name + ".yaml");

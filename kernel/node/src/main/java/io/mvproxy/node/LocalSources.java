@@ -107,14 +107,15 @@ final class LocalSources {
   }
 
   /**
-   * @param node the node API source ({@code mvproxy.io} nodes and plugins), listed first
+   * @param node     the node API source ({@code mvproxy.io} nodes and plugins), listed first
+   * @param builtins the built-in API sources, listed next
    * @return the sources published in discovery now: the node API, built-in, plugins', API-created CRDs' and
    *     APIServices'
    */
-  List<ApiSource> published(ApiSource node) {
+  List<ApiSource> published(ApiSource node, List<ApiSource> builtins) {
     List<ApiSource> all = new ArrayList<>();
     all.add(node);
-    all.addAll(builtin.sources());
+    all.addAll(builtins);
     all.addAll(plugins.sources());
     if (apiCrds != null) {
       all.addAll(apiCrds.sources());
@@ -126,13 +127,14 @@ final class LocalSources {
   }
 
   /**
-   * @param node the node API source, listed first
+   * @param node     the node API source, listed first
+   * @param builtins the built-in API sources, listed next
    * @return the sources routed to now: {@link #published} plus withdrawn ones still draining
    */
-  List<ApiSource> serving(ApiSource node) {
+  List<ApiSource> serving(ApiSource node, List<ApiSource> builtins) {
     List<ApiSource> all = new ArrayList<>();
     all.add(node);
-    all.addAll(builtin.sources());
+    all.addAll(builtins);
     all.addAll(plugins.servingSources());
     if (apiCrds != null) {
       all.addAll(apiCrds.servingSources());

@@ -196,11 +196,13 @@ final class NodeBoot {
     FleetObjects objects = new FleetObjects(config.serverId(), MvproxyVersion.VERSION,
         advertise + ":" + config.peerPort(port), plugins::plugins, view::get);
     NodeApiSource nodeApi = new NodeApiSource(objects::plugins, objects::nodes);
-    Supplier<List<ApiSource>> sources = () -> local.published(nodeApi);
-    Supplier<List<ApiSource>> serving = () -> local.serving(nodeApi);
+    List<ApiSource> builtinApis = builtin.sources();
+    Supplier<List<ApiSource>> sources = () -> local.published(nodeApi, builtinApis);
+    Supplier<List<ApiSource>> serving = () -> local.serving(nodeApi, builtinApis);
     DiscoveryVerticle discovery = new DiscoveryVerticle(config.serverId(), advertise + ":" + port, sources,
-        serving, client, openApiClient, view, metrics, config.clusterMembers().stream().map(HazelcastConfigFactory::resolved).toList(),
-        selfClusterAddress(), config.memberWait());
+        serving, client, openApiClient, view, metrics,
+        config.clusterMembers().stream().map(HazelcastConfigFactory::resolved).toList(), selfClusterAddress(),
+        config.memberWait());
     MembershipVerticle membership = new MembershipVerticle(config.serverId(), advertise, config.peerPort(port),
         MvproxyVersion.VERSION, objects::pluginSummaries, () -> view.get().discovery().localEtag());
     String host = "0.0.0.0".equals(config.bindAddress()) || "::".equals(config.bindAddress()) ? "127.0.0.1"
@@ -209,9 +211,10 @@ final class NodeBoot {
         new java.util.concurrent.atomic.AtomicReference<>(List.of());
     vertx.eventBus().<io.mvproxy.node.membership.MembershipSnapshot>localConsumer(
         io.mvproxy.api.Addresses.MEMBERSHIP_CHANGED, m -> members.set(m.body().peers()));
-    ControllerVerticle controllers = new ControllerVerticle(config.serverId(), NodeSecurity.str(config.tlsCertFile()), host, port,
-        Node.CONTROLLERS, metrics.registry(), config.peerProxyEnabled(), config.controllers(), balancerOptions, members::get,
-        config.identityLease(), config.peerProxyEnabled() ? advertise + ":" + config.peerPort(port) : null);
+    ControllerVerticle controllers = new ControllerVerticle(config.serverId(), NodeSecurity.str(config.tlsCertFile()),
+        host, port, Node.CONTROLLERS, metrics.registry(), config.peerProxyEnabled(), config.controllers(),
+        balancerOptions, members::get, config.identityLease(),
+        config.peerProxyEnabled() ? advertise + ":" + config.peerPort(port) : null);
     return vertx.deployVerticle(discovery).compose(d -> sourcesReady(sources.get()))
         .compose(v -> vertx.deployVerticle(membership))
         .compose(mid -> vertx.deployVerticle(controllers)
