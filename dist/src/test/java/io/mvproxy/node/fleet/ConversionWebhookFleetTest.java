@@ -29,7 +29,9 @@ import org.junit.jupiter.api.TestInstance;
  * {@code plugins/examples/conversion-webhook} (v1 {@code spec.size} is v2 {@code spec.diameter}); node-a lacks gizmos
  * and proxies them to node-b. Objects written in v1 are read in v2 and back, through the serving and the proxying
  * node, and through kubectl; with the webhook down a write in v2 and a read in v2 answer kube's 500 through either
- * node and nothing is stored; once it is back everything converts again.
+ * node and nothing is stored; once it is back everything converts again. A CRD created through the API with a
+ * webhook {@code url} is served by both nodes and converts on each; an invalid {@code spec.conversion} is refused
+ * with kube's 422.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Tag("fleet")
@@ -138,6 +140,62 @@ class ConversionWebhookFleetTest {
     get.set(get.size() - 1, "jsonpath={.spec.size}");
     KubectlFleetTest.Result b = KubectlFleetTest.run(get, 60);
     assertEquals("12", b.out().trim(), b.all());
+  }
+
+  static final String CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+
+  String apiCrd(JsonObject conversion) {
+    JsonObject v1 = new JsonObject().put("openAPIV3Schema", new JsonObject().put("type", "object")
+        .put("properties", new JsonObject().put("spec", new JsonObject().put("type", "object")
+            .put("properties", new JsonObject().put("size", new JsonObject().put("type", "integer"))))));
+    JsonObject v2 = new JsonObject().put("openAPIV3Schema", new JsonObject().put("type", "object")
+        .put("properties", new JsonObject().put("spec", new JsonObject().put("type", "object")
+            .put("properties", new JsonObject().put("diameter", new JsonObject().put("type", "integer"))))));
+    return new JsonObject().put("apiVersion", "apiextensions.k8s.io/v1").put("kind", "CustomResourceDefinition")
+        .put("metadata", new JsonObject().put("name", "doohickeys.conv.example.com"))
+        .put("spec", new JsonObject().put("group", "conv.example.com").put("scope", "Namespaced")
+            .put("names", new JsonObject().put("plural", "doohickeys").put("kind", "Doohickey"))
+            .put("versions", new io.vertx.core.json.JsonArray()
+                .add(new JsonObject().put("name", "v1").put("served", true).put("storage", true).put("schema", v1))
+                .add(new JsonObject().put("name", "v2").put("served", true).put("storage", false).put("schema", v2)))
+            .put("conversion", conversion)).encode();
+  }
+
+  @Test
+  void apiCreatedCrdConvertsOnEveryNode() throws Exception {
+    String ca = Base64.getEncoder().encodeToString(Files.readAllBytes(fleet.pki().caCert()));
+    HttpsClient.Resp bad = send(HttpMethod.POST, "node-a", CRDS, apiCrd(new JsonObject().put("strategy", "Webhook")
+        .put("webhook", new JsonObject().put("conversionReviewVersions", new io.vertx.core.json.JsonArray().add("v3"))
+            .put("clientConfig", new JsonObject().put("url", "http://127.0.0.1/convert")))));
+    assertEquals(422, bad.status(), bad.text());
+    assertEquals("CustomResourceDefinition.apiextensions.k8s.io \"doohickeys.conv.example.com\" is invalid: "
+        + "[spec.conversion.webhookClientConfig.url: Invalid value: \"http://127.0.0.1/convert\": 'https' is the only "
+        + "allowed URL scheme, spec.conversion.conversionReviewVersions: Invalid value: []string{\"v3\"}: must "
+        + "include at least one of v1, v1beta1]", bad.json().getString("message"));
+    HttpsClient.Resp created = send(HttpMethod.POST, "node-a", CRDS, apiCrd(new JsonObject().put("strategy", "Webhook")
+        .put("webhook", new JsonObject().put("conversionReviewVersions", new io.vertx.core.json.JsonArray().add("v1"))
+            .put("clientConfig", new JsonObject().put("url", "https://127.0.0.1:" + webhookPort + "/convert")
+                .put("caBundle", ca)))));
+    assertEquals(201, created.status(), created.text());
+    String d1 = "/apis/conv.example.com/v1/namespaces/default/doohickeys";
+    String d2 = "/apis/conv.example.com/v2/namespaces/default/doohickeys";
+    FleetTest.await("Established", 60_000, () -> send(HttpMethod.GET, "node-b", CRDS + "/doohickeys.conv.example.com",
+        null).json().getJsonObject("status", new JsonObject()).getJsonArray("conditions",
+        new io.vertx.core.json.JsonArray()).stream().anyMatch(c -> "Established".equals(((JsonObject) c)
+        .getString("type")) && "True".equals(((JsonObject) c).getString("status"))));
+    HttpsClient.Resp c = send(HttpMethod.POST, "node-a", d1, gizmo("v1", "h1", "size", 4)
+        .replace("demo.mvproxy.io", "conv.example.com").replace("Gizmo", "Doohickey"));
+    assertEquals(201, c.status(), c.text());
+    for (String node : List.of("node-a", "node-b")) {
+      HttpsClient.Resp r = send(HttpMethod.GET, node, d2 + "/h1", null);
+      assertEquals(200, r.status(), r.text());
+      assertEquals(new JsonObject().put("diameter", 4), r.json().getJsonObject("spec"));
+    }
+    HttpsClient.Resp c2 = send(HttpMethod.POST, "node-b", d2, gizmo("v2", "h2", "diameter", 6)
+        .replace("demo.mvproxy.io", "conv.example.com").replace("Gizmo", "Doohickey"));
+    assertEquals(201, c2.status(), c2.text());
+    assertEquals(new JsonObject().put("size", 6), send(HttpMethod.GET, "node-a", d1 + "/h2", null).json()
+        .getJsonObject("spec"));
   }
 
   @Test

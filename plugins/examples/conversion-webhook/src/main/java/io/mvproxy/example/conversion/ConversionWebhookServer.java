@@ -12,13 +12,14 @@ import io.vertx.core.net.PemKeyCertOptions;
 /**
  * A small CRD conversion webhook, like the one of Kubernetes' e2e tests ({@code test/images/agnhost/crd-conversion-webhook}):
  * HTTPS only, {@code POST /convert} takes an {@code apiextensions.k8s.io/v1} (or {@code v1beta1}) ConversionReview and
- * answers it with every object converted to {@code desiredAPIVersion}. It converts {@code gizmos.demo.mvproxy.io}
- * between {@code v1} and {@code v2}: v1's {@code spec.size} is v2's {@code spec.diameter} (a field rename); every
- * other field is kept, {@code apiVersion} set. An unknown version is answered {@code result.status: Failure}.
+ * answers it with every object converted to {@code desiredAPIVersion}. It converts between {@code v1} and {@code v2}
+ * of one group (the demo's {@code gizmos.demo.mvproxy.io}, or any CRD shaped alike): v1's {@code spec.size} is v2's
+ * {@code spec.diameter} (a field rename); every other field is kept, {@code apiVersion} set. Any other pair of
+ * versions is answered {@code result.status: Failure}.
  * {@code GET /healthz} answers {@code ok}. Depends on no mvproxy module.
  */
 public final class ConversionWebhookServer {
-  /** The group this webhook converts. */
+  /** The group of the demo's gizmos. */
   public static final String GROUP = "demo.mvproxy.io";
   /** Usage text. */
   public static final String USAGE = """
@@ -135,9 +136,9 @@ public final class ConversionWebhookServer {
    * Converts one gizmo.
    *
    * @param o       the object (changed in place)
-   * @param desired {@code demo.mvproxy.io/v1} or {@code demo.mvproxy.io/v2}
+   * @param desired {@code <group>/v1} or {@code <group>/v2}, the group of {@code o}
    * @return {@code o} converted
-   * @throws IllegalArgumentException for an unknown version
+   * @throws IllegalArgumentException for another pair of versions
    */
   static JsonObject convert(JsonObject o, String desired) {
     String from = o.getString("apiVersion", "");
@@ -145,11 +146,12 @@ public final class ConversionWebhookServer {
       return o;
     }
     JsonObject spec = o.getValue("spec") instanceof JsonObject s ? s : null;
-    if (from.equals(GROUP + "/v1") && desired.equals(GROUP + "/v2")) {
+    String group = from.contains("/") ? from.substring(0, from.indexOf('/')) : "";
+    if (from.equals(group + "/v1") && desired.equals(group + "/v2")) {
       if (spec != null && spec.containsKey("size")) {
         spec.put("diameter", spec.remove("size"));
       }
-    } else if (from.equals(GROUP + "/v2") && desired.equals(GROUP + "/v1")) {
+    } else if (from.equals(group + "/v2") && desired.equals(group + "/v1")) {
       if (spec != null && spec.containsKey("diameter")) {
         spec.put("size", spec.remove("diameter"));
       }
