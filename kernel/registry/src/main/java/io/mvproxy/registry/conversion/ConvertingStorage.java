@@ -184,7 +184,7 @@ public final class ConvertingStorage implements ResourceStorage {
    */
   @Override
   public Future<Watch> watch(WatchOptions options, WatchListener listener) {
-    ConvertingListener conv = new ConvertingListener(listener);
+    ConvertingListener conv = new ConvertingListener(listener, options.fromRevision());
     return raw.watch(options, conv).map(w -> {
       conv.inner = w;
       return conv;
@@ -200,8 +200,9 @@ public final class ConvertingStorage implements ResourceStorage {
     private long delivered;
     volatile Watch inner;
 
-    ConvertingListener(WatchListener sink) {
+    ConvertingListener(WatchListener sink, long from) {
       this.sink = sink;
+      this.delivered = from;
     }
 
     @Override
