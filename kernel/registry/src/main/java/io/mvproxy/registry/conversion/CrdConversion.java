@@ -64,6 +64,24 @@ public record CrdConversion(String strategy, JsonObject clientConfig, List<Strin
   }
 
   /**
+   * kube's v1 defaults ({@code apiextensions/v1/defaults.go}): {@code spec.conversion} {@code {strategy: None}} when
+   * absent, and a webhook {@code clientConfig.service.port} 443 when unset.
+   *
+   * @param spec a CRD's {@code spec}, changed in place
+   * @return {@code spec}
+   */
+  public static JsonObject setDefaults(JsonObject spec) {
+    if (!spec.containsKey("conversion")) {
+      spec.put("conversion", new JsonObject().put("strategy", NONE));
+    } else if (spec.getValue("conversion") instanceof JsonObject c && c.getValue("webhook") instanceof JsonObject w
+        && w.getValue("clientConfig") instanceof JsonObject cc && cc.getValue("service") instanceof JsonObject svc
+        && !svc.containsKey("port")) {
+      svc.put("port", 443);
+    }
+    return spec;
+  }
+
+  /**
    * Validates {@code spec.conversion} of a v1 CRD spec: {@code strategy} {@code None} or {@code Webhook}; with Webhook
    * a {@code webhook.clientConfig} with exactly one of {@code url} (https, host, no user, fragment or query) and
    * {@code service} (name, namespace, port 1..65535, path starting with {@code /}), a {@code caBundle} holding PEM
