@@ -221,5 +221,13 @@ class ConversionWebhookRestTest {
     assertTrue(list.json().getString("message").startsWith("Internal error occurred: conversion webhook for "
         + "conv.example.com/v1, Kind=BrokenList failed: Post"), list.body());
     assertFalse(http.get("/apis/conv.example.com/v1/namespaces/ns1/brokens").body().contains("\"b1\""));
+    // a watch in v2 ends with the 500 as an ERROR event
+    try (Http.Watch w = http.watch(b2 + "?watch=true")) {
+      JsonObject e = w.nextNonBookmark(40);
+      assertEquals("ERROR", e.getString("type"), e.encode());
+      assertEquals(500, e.getJsonObject("object").getInteger("code"));
+      assertTrue(e.getJsonObject("object").getString("message").startsWith("Internal error occurred: conversion "
+          + "webhook for conv.example.com/v1, Kind=Broken"), e.encode());
+    }
   }
 }
