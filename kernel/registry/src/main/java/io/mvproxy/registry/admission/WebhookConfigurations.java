@@ -353,7 +353,15 @@ public final class WebhookConfigurations {
     }
   }
 
-  private static void validateClientConfig(Object v, String path, List<FieldError> errs) {
+  /**
+   * Validates a webhook {@code clientConfig} as apiserver's {@code pkg/util/webhook/validation.go}
+   * ({@code ValidateWebhookURL} with https forced, {@code ValidateWebhookService}) plus a base64 {@code caBundle}.
+   *
+   * @param v    the clientConfig value
+   * @param path its field path
+   * @param errs receives the errors
+   */
+  public static void validateClientConfig(Object v, String path, List<FieldError> errs) {
     JsonObject cc = v instanceof JsonObject o ? o : new JsonObject();
     Object url = cc.getValue("url");
     Object svc = cc.getValue("service");

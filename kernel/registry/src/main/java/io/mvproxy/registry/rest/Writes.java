@@ -74,7 +74,7 @@ public final class Writes {
         return Future.failedFuture(StatusException.withoutReason(500, RESOURCE_VERSION_SET_ON_CREATE));
       }
       String name = obj.getJsonObject("metadata").getString("name");
-      return rt.store().create(req.key(name), obj).map(StoredObject::object);
+      return rt.store(req).create(req.key(name), obj).map(StoredObject::object);
     });
   }
 
