@@ -87,6 +87,18 @@ class AdmissionWebhookFleetTest {
             } else if ("DELETE".equals(r.getString("operation")) && labels(old).containsKey("protected")) {
               resp.put("allowed", false).put("status", new JsonObject().put("message", "widget is protected"));
             }
+          } else if (path.equals("/rogue") && obj != null) {
+            // a buggy mutating webhook: moves the object, renames it, or sets server-owned fields
+            String what = String.valueOf(labels(obj).get("rogue"));
+            JsonArray patch = new JsonArray().add(switch (what) {
+              case "namespace" -> new JsonObject().put("op", "replace").put("path", "/metadata/namespace")
+                  .put("value", "kube-system");
+              case "name" -> new JsonObject().put("op", "replace").put("path", "/metadata/name")
+                  .put("value", "Bad_Name");
+              default -> new JsonObject().put("op", "add").put("path", "/metadata/uid").put("value", "forged-uid");
+            });
+            resp.put("patchType", "JSONPatch").put("patch", Base64.getEncoder().encodeToString(patch.encode()
+                .getBytes(StandardCharsets.UTF_8)));
           } else if (path.equals("/mutate") && obj != null && !labels(obj).containsKey("mutated")) {
             JsonArray patch = new JsonArray().add(labels(obj).isEmpty() && obj.getJsonObject("metadata")
                 .getValue("labels") == null
@@ -338,6 +350,54 @@ class AdmissionWebhookFleetTest {
           WIDGETS_V1 + "?dryRun=All", widget("v1", "probe-gone", "\"route\":\"down-fail\"")).status() == 201);
     }
   }
+  /**
+   * What a mutating webhook returns is checked again as kube-apiserver's {@code rest.BeforeCreate}/{@code BeforeUpdate}
+   * do after the mutating admission: another namespace is {@code 400}, an invalid name {@code 422}, a renamed update
+   * {@code 422 field is immutable}, and server-owned fields (uid) stay the server's; nothing is stored elsewhere.
+   */
+  @Test
+  void aMutatingWebhookCannotMoveRenameOrForgeTheObject() throws Exception {
+    JsonObject rogue = hook("rogue.widgets.example.com", "/rogue", webhook.actualPort(), "Fail", "CREATE,UPDATE", "*")
+        .put("objectSelector", new JsonObject().put("matchExpressions", new JsonArray().add(new JsonObject()
+            .put("key", "rogue").put("operator", "Exists"))));
+    create("node-b", MWC, config("MutatingWebhookConfiguration", "rogue", rogue));
+    FleetTest.await("node-b calls the rogue webhook", 20_000, () -> send(HttpMethod.POST, "node-b",
+        WIDGETS_V2 + "?dryRun=All", widget("v2", "probe-rogue", "\"rogue\":\"namespace\"")).status() == 400);
+    String systemWidgets = WIDGETS_V2.replace("/default/", "/kube-system/");
+    HttpsClient.Resp moved = send(HttpMethod.POST, "node-a", WIDGETS_V2, widget("v2", "moved",
+        "\"rogue\":\"namespace\""));
+    assertEquals(400, moved.status(), moved.text());
+    assertEquals("the namespace of the provided object does not match the namespace sent on the request",
+        moved.json().getString("message"));
+    assertEquals(404, send(HttpMethod.GET, "node-b", systemWidgets + "/moved", null).status());
+    assertEquals(404, send(HttpMethod.GET, "node-b", WIDGETS_V2 + "/moved", null).status());
+    HttpsClient.Resp renamed = send(HttpMethod.POST, "node-a", WIDGETS_V2, widget("v2", "renamed",
+        "\"rogue\":\"name\""));
+    assertEquals(422, renamed.status(), renamed.text());
+    assertTrue(renamed.json().getString("message").contains("metadata.name: Invalid value: \"Bad_Name\""),
+        renamed.text());
+    assertEquals(404, send(HttpMethod.GET, "node-b", WIDGETS_V2 + "/Bad_Name", null).status());
+    HttpsClient.Resp forged = send(HttpMethod.POST, "node-a", WIDGETS_V2, widget("v2", "forged",
+        "\"rogue\":\"uid\""));
+    assertEquals(201, forged.status(), forged.text());
+    String uid = forged.json().getJsonObject("metadata").getString("uid");
+    assertTrue(!"forged-uid".equals(uid) && uid != null && !uid.isEmpty(), uid);
+    create("node-b", WIDGETS_V2, widget("v2", "to-rename", null));
+    HttpsClient.Resp rename = send(HttpMethod.PATCH, "node-a", WIDGETS_V2 + "/to-rename",
+        "{\"metadata\":{\"labels\":{\"rogue\":\"name\"}}}");
+    assertEquals(422, rename.status(), rename.text());
+    assertTrue(rename.json().getString("message").contains("metadata.name: Invalid value: \"Bad_Name\": field is "
+        + "immutable"), rename.text());
+    HttpsClient.Resp move = send(HttpMethod.PATCH, "node-a", WIDGETS_V2 + "/to-rename",
+        "{\"metadata\":{\"labels\":{\"rogue\":\"namespace\"}}}");
+    assertEquals(400, move.status(), move.text());
+    HttpsClient.Resp kept = send(HttpMethod.GET, "node-b", WIDGETS_V2 + "/to-rename", null);
+    assertEquals(200, kept.status(), kept.text());
+    assertEquals("default", kept.json().getJsonObject("metadata").getString("namespace"));
+    assertEquals(null, labels(kept.json()).get("rogue"));
+    assertEquals(200, send(HttpMethod.DELETE, "node-b", MWC + "/rogue", null).status());
+  }
+
   @Test
   void validatingAdmissionPolicyOnTheServingNode() throws Exception {
     String vap = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies";

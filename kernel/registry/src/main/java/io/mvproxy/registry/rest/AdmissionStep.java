@@ -107,20 +107,23 @@ final class AdmissionStep {
    * create and update paths).
    *
    * @param a         the admission
+   * @param rules     the kind's object rules (applied again to a mutated object)
    * @param req       the request
    * @param operation CREATE or UPDATE
    * @param next      the object about to be stored, storage form, not yet validated
    * @param old       the stored object (storage form) for UPDATE, else null
    * @param oldView   the stored object as the schema validation sees it ({@code req.stored}) or null
    * @param optionsKind the options kind ({@code CreateOptions}, {@code UpdateOptions}, {@code PatchOptions})
-   * @return the object to store
+   * @return the object to store; fails 400 when a mutating webhook moved it to another namespace, 422 when it made
+   *     the metadata invalid or renamed an updated object ({@link ObjectRules#afterMutation})
    */
-  static Future<JsonObject> admit(Admission a, CrdRequest req, String operation, JsonObject next, JsonObject old,
-                                  JsonObject oldView, String optionsKind) {
+  static Future<JsonObject> admit(Admission a, ObjectRules rules, CrdRequest req, String operation, JsonObject next,
+                                  JsonObject old, JsonObject oldView, String optionsKind) {
     Admission.Attributes attrs = attributes(req, operation, next, old, options(req, optionsKind));
     JsonObject sent = attrs.object();
     return a.mutate(attrs).compose(mutated -> {
-      JsonObject stored = toStorage(req, next, mutated, sent);
+      JsonObject converted = toStorage(req, next, mutated, sent);
+      JsonObject stored = converted == next ? next : rules.afterMutation(req, converted, next, oldView);
       validateSchema(req, stored, oldView);
       return a.validate(attrs.withObject(inRequestVersion(req, stored))).map(v -> stored);
     });
