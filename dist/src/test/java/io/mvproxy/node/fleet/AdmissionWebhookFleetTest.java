@@ -95,6 +95,7 @@ class AdmissionWebhookFleetTest {
                   .put("value", "kube-system");
               case "name" -> new JsonObject().put("op", "replace").put("path", "/metadata/name")
                   .put("value", "Bad_Name");
+              case "kind" -> new JsonObject().put("op", "replace").put("path", "/kind").put("value", "Secret");
               default -> new JsonObject().put("op", "add").put("path", "/metadata/uid").put("value", "forged-uid");
             });
             resp.put("patchType", "JSONPatch").put("patch", Base64.getEncoder().encodeToString(patch.encode()
@@ -353,7 +354,8 @@ class AdmissionWebhookFleetTest {
   /**
    * What a mutating webhook returns is checked again as kube-apiserver's {@code rest.BeforeCreate}/{@code BeforeUpdate}
    * do after the mutating admission: another namespace is {@code 400}, an invalid name {@code 422}, a renamed update
-   * {@code 422 field is immutable}, and server-owned fields (uid) stay the server's; nothing is stored elsewhere.
+   * {@code 422 field is immutable}, another kind {@code 422}, and server-owned fields (uid) stay the server's;
+   * nothing is stored elsewhere.
    */
   @Test
   void aMutatingWebhookCannotMoveRenameOrForgeTheObject() throws Exception {
@@ -377,6 +379,12 @@ class AdmissionWebhookFleetTest {
     assertTrue(renamed.json().getString("message").contains("metadata.name: Invalid value: \"Bad_Name\""),
         renamed.text());
     assertEquals(404, send(HttpMethod.GET, "node-b", WIDGETS_V2 + "/Bad_Name", null).status());
+    HttpsClient.Resp rekinded = send(HttpMethod.POST, "node-a", WIDGETS_V2, widget("v2", "rekinded",
+        "\"rogue\":\"kind\""));
+    assertEquals(422, rekinded.status(), rekinded.text());
+    assertTrue(rekinded.json().getString("message").contains("kind: Invalid value: \"Secret\": must be Widget"),
+        rekinded.text());
+    assertEquals(404, send(HttpMethod.GET, "node-b", WIDGETS_V2 + "/rekinded", null).status());
     HttpsClient.Resp forged = send(HttpMethod.POST, "node-a", WIDGETS_V2, widget("v2", "forged",
         "\"rogue\":\"uid\""));
     assertEquals(201, forged.status(), forged.text());

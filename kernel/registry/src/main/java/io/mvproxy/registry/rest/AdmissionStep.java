@@ -71,10 +71,20 @@ final class AdmissionStep {
    * @param mutated  the object the webhooks returned (the same instance when unchanged)
    * @return storage form: {@code original} when unchanged, else the mutated copy with the storage apiVersion,
    *     pruned and defaulted with the request version's schema
+   * @throws io.mvproxy.api.StatusException 422 {@code kind: Invalid value: "X": must be <Kind>} when a webhook changed
+   *     the kind (apiextensions' {@code ValidateTypeMeta})
    */
   static JsonObject toStorage(CrdRequest req, JsonObject original, JsonObject mutated, JsonObject sent) {
     if (mutated == sent) {
       return original;
+    }
+    Object kind = mutated.getValue("kind");
+    if (!req.crd().kind().equals(kind)) {
+      Object name = mutated.getValue("metadata") instanceof JsonObject md ? md.getValue("name") : null;
+      throw io.mvproxy.api.StatusException.invalid(req.gvr(), req.crd().kind(), name instanceof String n ? n : "",
+          new io.vertx.core.json.JsonArray().add(new JsonObject().put("reason", "FieldValueInvalid").put("field",
+              "kind").put("message", "Invalid value: " + io.mvproxy.registry.schema.GoValues.quote(String.valueOf(kind))
+              + ": must be " + req.crd().kind())));
     }
     JsonObject o = mutated.copy();
     o.put("apiVersion", original.getValue("apiVersion"));
