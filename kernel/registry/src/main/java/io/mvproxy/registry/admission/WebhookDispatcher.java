@@ -50,6 +50,12 @@ import java.util.logging.Logger;
  * webhooks (upstream's {@code IsExemptAdmissionConfigurationResource}).
  */
 public final class WebhookDispatcher implements Admission {
+  /**
+   * The most bytes of a webhook's answer read (10 MiB: an AdmissionReview holds at most a JSON patch of an object of
+   * at most 3 MiB, base64-encoded, and warnings); beyond it the call fails (see {@link #readBounded}).
+   */
+  public static final long MAX_RESPONSE_BYTES = 10L << 20;
+
   private static final Logger LOG = Logger.getLogger(WebhookDispatcher.class.getName());
   private static final ObjectMapper MAPPER = new ObjectMapper();
   private static final Set<String> EXEMPT = Set.of("validatingwebhookconfigurations", "mutatingwebhookconfigurations",
@@ -378,7 +384,7 @@ public final class WebhookDispatcher implements Admission {
           sent[0] = req;
           return req.send(body);
         })
-        .compose(resp -> resp.body().map(b -> {
+        .compose(resp -> readBounded(resp, MAX_RESPONSE_BYTES).map(b -> {
           if (resp.statusCode() < 200 || resp.statusCode() > 299) {
             throw new IllegalStateException("failed to call webhook: the server responded with the status code "
                 + resp.statusCode() + " but did not return more information");
@@ -406,6 +412,46 @@ public final class WebhookDispatcher implements Admission {
           }
         });
     return done.future().recover(t -> failed(hook, t.getMessage()));
+  }
+
+  /**
+   * Reads a webhook's answer, at most {@code max} bytes: a larger one (by its {@code Content-Length} or as it
+   * streams) fails with {@code received invalid webhook response: response body larger than <max> bytes} and its
+   * request is reset, so a broken webhook cannot exhaust the node's memory (the call then follows failurePolicy).
+   *
+   * @param resp the webhook's response
+   * @param max  the most bytes accepted
+   * @return the body
+   */
+  static Future<Buffer> readBounded(io.vertx.core.http.HttpClientResponse resp, long max) {
+    String tooLarge = "received invalid webhook response: response body larger than " + max + " bytes";
+    String cl = resp.getHeader("Content-Length");
+    if (cl != null) {
+      try {
+        if (Long.parseLong(cl.trim()) > max) {
+          resp.request().reset();
+          return Future.failedFuture(new IllegalStateException(tooLarge));
+        }
+      } catch (NumberFormatException ignored) {
+        // Vert.x refuses a malformed length itself
+      }
+    }
+    Promise<Buffer> p = Promise.promise();
+    Buffer acc = Buffer.buffer();
+    resp.exceptionHandler(p::tryFail);
+    resp.handler(chunk -> {
+      if (p.future().isComplete()) {
+        return;
+      }
+      if (acc.length() + (long) chunk.length() > max) {
+        p.tryFail(new IllegalStateException(tooLarge));
+        resp.request().reset();
+      } else {
+        acc.appendBuffer(chunk);
+      }
+    });
+    resp.endHandler(v -> p.tryComplete(acc));
+    return p.future();
   }
 
   private static Future<AdmissionReviews.Response> failed(Webhook hook, String reason) {
