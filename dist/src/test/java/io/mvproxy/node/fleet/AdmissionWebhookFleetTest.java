@@ -53,6 +53,8 @@ class AdmissionWebhookFleetTest {
   HttpServer webhook;
   String caBundle;
   int downPort;
+  /** Answers the webhook server gave on {@code /slow} (4 s after each request). */
+  final java.util.concurrent.atomic.AtomicInteger slowAnswered = new java.util.concurrent.atomic.AtomicInteger();
   /** Every AdmissionReview request the webhook server received, with the path it came to. */
   final List<JsonObject> reviews = new CopyOnWriteArrayList<>();
 
@@ -71,7 +73,7 @@ class AdmissionWebhookFleetTest {
         .requestHandler(req -> req.body().onSuccess(b -> {
           String path = req.path();
           if (path.equals("/slow")) {
-            vertx.setTimer(4000, t -> req.response().end());
+            vertx.setTimer(4000, t -> req.response().end().onComplete(ar -> slowAnswered.incrementAndGet()));
             return;
           }
           JsonObject r = b.toJsonObject().getJsonObject("request");
@@ -404,6 +406,32 @@ class AdmissionWebhookFleetTest {
     assertEquals("default", kept.json().getJsonObject("metadata").getString("namespace"));
     assertEquals(null, labels(kept.json()).get("rogue"));
     assertEquals(200, send(HttpMethod.DELETE, "node-b", MWC + "/rogue", null).status());
+  }
+
+  /**
+   * A write whose webhook outlives the request's deadline gets {@code 504} and is never stored, even when the webhook
+   * is then skipped ({@code failurePolicy: Ignore}): kube-apiserver's storage call runs in the request's context.
+   */
+  @Test
+  void aWriteAdmittedAfterItsDeadlineIsNotStored() throws Exception {
+    JsonObject slow = hook("late.widgets.example.com", "/slow", webhook.actualPort(), "Ignore", "CREATE,DELETE", "*")
+        .put("timeoutSeconds", 10)
+        .put("objectSelector", new JsonObject().put("matchLabels", new JsonObject().put("route", "late")));
+    create("node-b", VWC, config("ValidatingWebhookConfiguration", "late", slow));
+    FleetTest.await("node-b calls the late webhook", 20_000, () -> send(HttpMethod.POST, "node-b",
+        WIDGETS_V2 + "?dryRun=All&timeout=1s", widget("v2", "probe-late", "\"route\":\"late\"")).status() == 504);
+    FleetTest.await("the probe's webhook call ended", 20_000, () -> slowAnswered.get() >= 1);
+    int answered = slowAnswered.get();
+    HttpsClient.Resp r = send(HttpMethod.POST, "node-a", WIDGETS_V2 + "?timeout=1s", widget("v2", "late",
+        "\"route\":\"late\""));
+    assertEquals(504, r.status(), r.text());
+    assertEquals("Timeout", r.json().getString("reason"));
+    FleetTest.await("the webhook answered the late create", 20_000, () -> slowAnswered.get() > answered);
+    for (int i = 0; i < 5; i++) {
+      assertEquals(404, send(HttpMethod.GET, "node-b", WIDGETS_V2 + "/late", null).status());
+      Thread.sleep(200);
+    }
+    assertEquals(200, send(HttpMethod.DELETE, "node-b", VWC + "/late", null).status());
   }
 
   @Test

@@ -135,8 +135,30 @@ final class AdmissionStep {
       JsonObject converted = toStorage(req, next, mutated, sent);
       JsonObject stored = converted == next ? next : rules.afterMutation(req, converted, next, oldView);
       validateSchema(req, stored, oldView);
-      return a.validate(attrs.withObject(inRequestVersion(req, stored))).map(v -> stored);
+      return a.validate(attrs.withObject(inRequestVersion(req, stored))).compose(v -> withinDeadline(req, stored));
     });
+  }
+
+  /** kube-apiserver's text of the {@code 504} of a request past its deadline ({@code filters/timeout.go}). */
+  static final String TIMEOUT_MESSAGE = "Timeout: request did not complete within the allotted timeout";
+
+  /**
+   * Checks, after the (asynchronous) admission and before the storage write, that the request's deadline
+   * ({@link io.mvproxy.api.RequestScope#deadlineMillis()}) has not passed: kube-apiserver's storage call runs in the
+   * request's context, cancelled at the deadline, so a write whose webhooks outlived it is never stored (its client
+   * already got the {@code 504}).
+   *
+   * @param req   the request
+   * @param value what the write goes on with
+   * @return {@code value}, or a failed future with {@code 504 Timeout} when the deadline passed
+   */
+  static <T> Future<T> withinDeadline(CrdRequest req, T value) {
+    long deadline = req.ctx() == null ? 0 : io.mvproxy.api.RequestScope.of(req.ctx()).deadlineMillis();
+    if (deadline > 0 && System.currentTimeMillis() >= deadline) {
+      return Future.failedFuture(new io.mvproxy.api.StatusException(io.mvproxy.api.StatusReason.Timeout,
+          TIMEOUT_MESSAGE, new JsonObject()));
+    }
+    return Future.succeededFuture(value);
   }
 
   /** The schema validation and size bounds of {@link Writes} on the object about to be stored. */
