@@ -28,10 +28,24 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class WebhookClient {
   /**
+   * The most bytes of a webhook's answer read (10 MiB: an AdmissionReview or ConversionReview holds at most a JSON patch of an object of
+   * at most 3 MiB, base64-encoded, and warnings); beyond it the call fails (see {@link #readBounded}).
+   */
+  public static final long MAX_RESPONSE_BYTES = 10L << 20;
+
+  /**
    * A failed call, its message in Go's words as apiserver's rest client reports it: {@code Post "URL": dial tcp
    * 127.0.0.1:PORT: connect: connection refused}, {@code Post "URL": context deadline exceeded}, {@code the server
    * responded with the status code N but did not return more information}, or a bad {@code clientConfig}.
    */
+  /** The webhook answered, but not with something usable (too large); its message is the whole reason. */
+  public static final class InvalidResponse extends RuntimeException {
+    /** @param message the reason, e.g. {@code received invalid webhook response: response body larger than N bytes} */
+    public InvalidResponse(String message) {
+      super(message);
+    }
+  }
+
   public static final class CallException extends RuntimeException {
     /** @param message the Go-style message */
     public CallException(String message) {
@@ -108,7 +122,7 @@ public final class WebhookClient {
           sent[0] = req;
           return req.send(payload);
         })
-        .compose(resp -> resp.body().map(b -> {
+        .compose(resp -> readBounded(resp, MAX_RESPONSE_BYTES).map(b -> {
           if (resp.statusCode() < 200 || resp.statusCode() > 299) {
             throw new CallException("the server responded with the status code " + resp.statusCode()
                 + " but did not return more information");
@@ -120,7 +134,7 @@ public final class WebhookClient {
           if (ar.succeeded()) {
             done.tryComplete(ar.result());
           } else {
-            done.tryFail(ar.cause() instanceof CallException ? ar.cause()
+            done.tryFail(ar.cause() instanceof CallException || ar.cause() instanceof InvalidResponse ? ar.cause()
                 : new CallException("Post \"" + url + "\": " + goError(ar.cause(), url)));
           }
         });
@@ -170,4 +184,45 @@ public final class WebhookClient {
     clients.values().forEach(HttpClient::close);
     clients.clear();
   }
+
+  /**
+   * Reads a webhook's answer, at most {@code max} bytes: a larger one (by its {@code Content-Length} or as it
+   * streams) fails with {@code received invalid webhook response: response body larger than <max> bytes} and its
+   * request is reset, so a broken webhook cannot exhaust the node's memory (the call then follows failurePolicy).
+   *
+   * @param resp the webhook's response
+   * @param max  the most bytes accepted
+   * @return the body
+   */
+  static Future<Buffer> readBounded(io.vertx.core.http.HttpClientResponse resp, long max) {
+    String tooLarge = "received invalid webhook response: response body larger than " + max + " bytes";
+    String cl = resp.getHeader("Content-Length");
+    if (cl != null) {
+      try {
+        if (Long.parseLong(cl.trim()) > max) {
+          resp.request().reset();
+          return Future.failedFuture(new InvalidResponse(tooLarge));
+        }
+      } catch (NumberFormatException ignored) {
+        // Vert.x refuses a malformed length itself
+      }
+    }
+    Promise<Buffer> p = Promise.promise();
+    Buffer acc = Buffer.buffer();
+    resp.exceptionHandler(p::tryFail);
+    resp.handler(chunk -> {
+      if (p.future().isComplete()) {
+        return;
+      }
+      if (acc.length() + (long) chunk.length() > max) {
+        p.tryFail(new InvalidResponse(tooLarge));
+        resp.request().reset();
+      } else {
+        acc.appendBuffer(chunk);
+      }
+    });
+    resp.endHandler(v -> p.tryComplete(acc));
+    return p.future();
+  }
+
 }

@@ -137,7 +137,7 @@ public final class Deletes {
         a0.group(), a0.version(), a0.resource(), a0.subresource(), a0.kind(), a0.namespace(), a0.name(),
         a0.operation(), null, a0.oldObject(), a0.options(), a0.dryRun() || dryRun(req, opts), a0.user(),
         a0.namespaced(), a0.equivalentVersions(), a0.warnings());
-    return a.mutate(attrs).compose(x -> a.validate(attrs)).map(v -> cur);
+    return a.mutate(attrs).compose(x -> a.validate(attrs)).compose(v -> AdmissionStep.withinDeadline(req, cur));
   }
 
   /** Re-runs the delete when the object changed between the read and the write (a lost race, not the client's). */

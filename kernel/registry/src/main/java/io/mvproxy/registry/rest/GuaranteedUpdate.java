@@ -67,7 +67,8 @@ public final class GuaranteedUpdate {
     String optionsKind = "PATCH".equals(req.ctx().request().method().name()) ? "PatchOptions" : "UpdateOptions";
     return rt.store(req).get(req.key()).compose(cur -> {
       JsonObject next = transform.apply(cur);
-      return AdmissionStep.admit(admission, req, "UPDATE", next, cur.object(), req.stored(cur.object()), optionsKind)
+      return AdmissionStep.admit(admission, rt.rules(), req, "UPDATE", next, cur.object(), req.stored(cur.object()),
+              optionsKind)
           .compose(fin -> attempt(rt, req, c -> fin, 1,
               new Preconditions(cur.uid(), Long.toString(cur.resourceVersion()))));
     }).recover(t -> t instanceof StorageException se && se.storageCode() == StorageException.Code.CONFLICT

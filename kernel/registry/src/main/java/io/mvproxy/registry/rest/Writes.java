@@ -66,7 +66,8 @@ public final class Writes {
     }
     return rt.strategy().admitCreate(req, prepared).compose(admitted -> admission == null
         ? Future.succeededFuture(prepared)
-        : AdmissionStep.admit(admission, req, "CREATE", prepared, null, null, "CreateOptions")).compose(obj -> {
+        : AdmissionStep.admit(admission, rt.rules(), req, "CREATE", prepared, null, null, "CreateOptions"))
+        .compose(obj -> {
       if (req.dryRun()) {
         return Future.succeededFuture(obj);
       }
