@@ -47,7 +47,8 @@ import java.util.logging.Logger;
  * <p>Failover: a peer that cannot be connected to (refused, TLS failure, {@link #CONNECT_TIMEOUT_MS}) is skipped for
  * the next. An idempotent request ({@link #IDEMPOTENT}) whose connection fails after it was sent but before the
  * response head (reset, closed, {@link #HEAD_TIMEOUT_MS} elapsed, or its peer left the fleet view) is retried once on
- * the next capable peer, within the deadline; a non-idempotent one never is (503). Its pooled connection found
+ * the next capable peer, within the deadline, as is one a peer answers 503 while it leaves the fleet (its storage
+ * closing in its shutdown); a non-idempotent one never is (503). Its pooled connection found
  * closed ({@code HttpClosedException}: the peer restarted since) first earns it one resend to the same peer on a new
  * connection, as Go's transport does. Once the targets chosen at the start are used up, the current view's capable
  * peers not tried yet are added (in a rolling restart the peer that left is replaced by another). A short request's
@@ -408,6 +409,20 @@ public final class PeerProxy {
             resp.body().onComplete(x -> {
               untrack.run();
               notServed(t);
+            });
+          } else if (resp.statusCode() == 503 && idempotent && !retried && !view.get().members()
+              .containsKey(t.serverId()) && hasNext()) {
+            // a peer that left the fleet while it answered (its storage closing in its shutdown): a read goes to
+            // the next capable peer instead of relaying the departing node's 503
+            retried = true;
+            resp.body().onComplete(x -> {
+              untrack.run();
+              LOG.info("peer " + t.serverId() + " answered 503 while leaving the fleet: " + ctx.request().method()
+                  + " " + ctx.request().path() + " retried on peer " + targets.get(index).serverId());
+              if (gvr != null) {
+                metrics.proxyRetried(gvr);
+              }
+              next(new IllegalStateException("peer " + t.serverId() + " left the fleet"));
             });
           } else {
             relay(t, resp);
