@@ -118,28 +118,7 @@ public final class BackendDiscovery {
 
   /** @return the body of {@code resp}, failing (and resetting the request) beyond {@link #MAX_BODY_BYTES} */
   static Future<io.vertx.core.buffer.Buffer> bounded(HttpClientResponse resp) {
-    String tooLarge = "response body larger than " + MAX_BODY_BYTES + " bytes";
-    String cl = resp.getHeader("Content-Length");
-    if (cl != null && cl.trim().matches("\\d{1,18}") && Long.parseLong(cl.trim()) > MAX_BODY_BYTES) {
-      resp.request().reset();
-      return Future.failedFuture(new IllegalStateException(tooLarge));
-    }
-    io.vertx.core.Promise<io.vertx.core.buffer.Buffer> p = io.vertx.core.Promise.promise();
-    io.vertx.core.buffer.Buffer acc = io.vertx.core.buffer.Buffer.buffer();
-    resp.exceptionHandler(p::tryFail);
-    resp.handler(chunk -> {
-      if (p.future().isComplete()) {
-        return;
-      }
-      if (acc.length() + (long) chunk.length() > MAX_BODY_BYTES) {
-        p.tryFail(new IllegalStateException(tooLarge));
-        resp.request().reset();
-      } else {
-        acc.appendBuffer(chunk);
-      }
-    });
-    resp.endHandler(v -> p.tryComplete(acc));
-    return p.future();
+    return io.mvproxy.security.BoundedBody.read(resp, MAX_BODY_BYTES, IllegalStateException::new);
   }
 
   private Future<HttpClientResponse> get(BackendEndpoint endpoint, String path, MultiMap headers) {

@@ -195,34 +195,8 @@ public final class WebhookClient {
    * @return the body
    */
   static Future<Buffer> readBounded(io.vertx.core.http.HttpClientResponse resp, long max) {
-    String tooLarge = "received invalid webhook response: response body larger than " + max + " bytes";
-    String cl = resp.getHeader("Content-Length");
-    if (cl != null) {
-      try {
-        if (Long.parseLong(cl.trim()) > max) {
-          resp.request().reset();
-          return Future.failedFuture(new InvalidResponse(tooLarge));
-        }
-      } catch (NumberFormatException ignored) {
-        // Vert.x refuses a malformed length itself
-      }
-    }
-    Promise<Buffer> p = Promise.promise();
-    Buffer acc = Buffer.buffer();
-    resp.exceptionHandler(p::tryFail);
-    resp.handler(chunk -> {
-      if (p.future().isComplete()) {
-        return;
-      }
-      if (acc.length() + (long) chunk.length() > max) {
-        p.tryFail(new InvalidResponse(tooLarge));
-        resp.request().reset();
-      } else {
-        acc.appendBuffer(chunk);
-      }
-    });
-    resp.endHandler(v -> p.tryComplete(acc));
-    return p.future();
+    return io.mvproxy.security.BoundedBody.read(resp, max,
+        m -> new InvalidResponse("received invalid webhook response: " + m));
   }
 
 }
