@@ -25,26 +25,31 @@ public final class FleetHarness implements AutoCloseable {
   /** One node of the harness: a test's view of a {@link RehearsalFleet.NodeProcess}. */
   public static final class NodeProc {
     final String name;
-    final RehearsalFleet.NodeProcess process;
+    final RehearsalFleet.NodeProcess node;
 
-    NodeProc(RehearsalFleet.NodeProcess process) {
-      this.name = process.name();
-      this.process = process;
+    NodeProc(RehearsalFleet.NodeProcess node) {
+      this.name = node.name();
+      this.node = node;
+    }
+
+    /** @return the node's current process (null before its first start) */
+    public Process process() {
+      return node.process();
     }
 
     /** @return {@code https://127.0.0.1:port} */
     public String url() {
-      return process.url();
+      return node.url();
     }
 
     /** @return the HTTPS port */
     public int port() {
-      return process.port();
+      return node.port();
     }
 
     /** @return the node's log so far */
     public String log() {
-      return RehearsalFleet.logText(process);
+      return RehearsalFleet.logText(node);
     }
   }
 
@@ -117,7 +122,7 @@ public final class FleetHarness implements AutoCloseable {
    * @param extra keys to merge in
    */
   public void configure(String name, JsonObject extra) throws IOException {
-    Path config = nodes.get(name).process.config();
+    Path config = nodes.get(name).node.config();
     Files.writeString(config, new JsonObject(Files.readString(config)).mergeIn(extra).encodePrettily());
   }
 
@@ -141,7 +146,7 @@ public final class FleetHarness implements AutoCloseable {
    * @param name the node
    */
   public void gateOff(String name) throws IOException {
-    Path config = nodes.get(name).process.config();
+    Path config = nodes.get(name).node.config();
     JsonObject cfg = new JsonObject(Files.readString(config));
     cfg.remove("peerCaFile");
     cfg.put("controllersServerCaFile", pki().caCert().toString());
@@ -156,7 +161,7 @@ public final class FleetHarness implements AutoCloseable {
    * @return the exit code
    */
   public int terminate(String name) throws InterruptedException {
-    return fleet.stop(nodes.get(name).process);
+    return fleet.stop(nodes.get(name).node);
   }
 
   /** @return the PKI (admin cert, CA, kubeconfig) */
@@ -181,7 +186,7 @@ public final class FleetHarness implements AutoCloseable {
    * @throws IOException when the JVM cannot be started
    */
   public void start(String name) throws IOException {
-    fleet.start(nodes.get(name).process);
+    fleet.start(nodes.get(name).node);
   }
 
   /**
@@ -204,10 +209,10 @@ public final class FleetHarness implements AutoCloseable {
     try {
       Awaitility.await(name + " ready").pollInSameThread().pollDelay(Duration.ZERO)
           .pollInterval(Duration.ofMillis(100)).atMost(Duration.ofMillis(timeoutMs)).until(() -> {
-            if (RehearsalFleet.started(n.process)) {
+            if (RehearsalFleet.started(n.node)) {
               return true;
             }
-            if (!fleet.alive(n.process)) {
+            if (!fleet.alive(n.node)) {
               throw new IllegalStateException(name + " did not start:\n" + n.log());
             }
             return false;
@@ -219,7 +224,7 @@ public final class FleetHarness implements AutoCloseable {
 
   /** Stops a node with SIGTERM (graceful shutdown) and waits for the process to exit. @param name the node */
   public void stop(String name) throws InterruptedException {
-    fleet.stop(nodes.get(name).process);
+    fleet.stop(nodes.get(name).node);
   }
 
   /** Stops every node with SIGTERM at once (graceful, in parallel) and waits for all to exit. */
@@ -232,14 +237,14 @@ public final class FleetHarness implements AutoCloseable {
 
   /** Kills a node with SIGKILL and waits for the process to be gone. @param name the node */
   public void kill9(String name) throws InterruptedException {
-    fleet.kill(nodes.get(name).process);
+    fleet.kill(nodes.get(name).node);
   }
 
   /** Kills every running node with SIGKILL and waits for the processes to be gone. */
   public void killAll() throws InterruptedException {
     for (NodeProc n : nodes.values()) {
-      if (fleet.alive(n.process)) {
-        fleet.kill(n.process);
+      if (fleet.alive(n.node)) {
+        fleet.kill(n.node);
       }
     }
   }
@@ -252,12 +257,12 @@ public final class FleetHarness implements AutoCloseable {
    * @param signal signal name for {@code kill -s}
    */
   public void signal(String name, String signal) throws IOException, InterruptedException {
-    fleet.signal(nodes.get(name).process, signal);
+    fleet.signal(nodes.get(name).node, signal);
   }
 
   /** @param name a node @return true once its log says it is ready (membership published, serving) */
   public boolean started(String name) {
-    return RehearsalFleet.started(nodes.get(name).process);
+    return RehearsalFleet.started(nodes.get(name).node);
   }
 
   /** Frames of calls that block a thread: a blocked-thread report whose stack holds one is a blocking call. */

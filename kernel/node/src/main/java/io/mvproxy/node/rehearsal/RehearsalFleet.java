@@ -71,6 +71,11 @@ public final class RehearsalFleet implements Fleet {
       return port;
     }
 
+    /** @return its current process, null before its first start */
+    public Process process() {
+      return process;
+    }
+
     /** @return its JSON config file (may be edited while the node is stopped) */
     public Path config() {
       return config;
