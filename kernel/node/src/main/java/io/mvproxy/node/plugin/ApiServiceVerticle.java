@@ -73,6 +73,8 @@ public final class ApiServiceVerticle extends VerticleBase {
   private volatile List<ApiSource> draining = List.of();
   private volatile Map<io.mvproxy.api.GroupVersion, String> pending = Map.of();
   private final Set<String> warned = new HashSet<>();
+  /** The availability controller (from start on, when there is storage). */
+  private ApiServiceAvailability availability;
 
   /** A served API-created APIService: {@code <uid>/<generation>} of the object it was built from, and its source. */
   record Served(String key, ApiSource source) {
@@ -123,10 +125,9 @@ public final class ApiServiceVerticle extends VerticleBase {
       return Future.succeededFuture();
     }
     store = ctx.storage().resource(PREFIX);
+    availability = new ApiServiceAvailability(plugins, routing, serverId, store, active, () -> stored, () -> stopped);
     startWatch();
     vertx.setPeriodic(RESYNC_MS, t -> resync());
-    ApiServiceAvailability availability = new ApiServiceAvailability(plugins, routing, serverId, store, active,
-        () -> stored, () -> stopped);
     vertx.setPeriodic(CHECK_MS, t -> availability.checkAvailability());
     return Future.succeededFuture();
   }
@@ -308,7 +309,7 @@ public final class ApiServiceVerticle extends VerticleBase {
     published = active.values().stream().map(Served::source).toList();
     vertx.eventBus().publish(Addresses.LOCAL_APIS_CHANGED, null);
     withdrawn.forEach(this::drain);
-    checkAvailability();
+    availability.checkAvailability();
   }
 
   /** Like {@link PluginVerticle}'s drain: out of routing once every live peer applied the withdrawal, then closed. */

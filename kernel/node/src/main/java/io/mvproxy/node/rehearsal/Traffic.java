@@ -48,9 +48,9 @@ import static io.mvproxy.node.rehearsal.TrafficObjects.yaml;
  * </ul>
  * Every answer is counted by {@link Outcome} in the {@link TrafficLedger}; a request for a resource of the new set
  * counts as "served" once the first upgraded node is ready ({@link #newServed}). The ledger's checks (a deleted
- * namespace gone, a deleted owner's dependent gone) are not counted as traffic. Every counted request and every namespace and garbage-collection event
- * goes to the run's {@link Journal}; the one random choice (which live owner a read asks for) comes from the run's
- * seeded {@link Random}.
+ * namespace gone, a deleted owner's dependent gone) are not counted as traffic. Every counted request and every
+ * namespace and garbage-collection event goes to the run's {@link Journal}; the one random choice (which live owner
+ * a read asks for) comes from the run's seeded {@link Random}.
  */
 final class Traffic {
   /** The namespace of the steady objects and the pairs. */
