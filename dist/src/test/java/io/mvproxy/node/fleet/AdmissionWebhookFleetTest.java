@@ -53,6 +53,8 @@ class AdmissionWebhookFleetTest {
   HttpServer webhook;
   String caBundle;
   int downPort;
+  /** Answers the webhook server gave on {@code /slow} (4 s after each request). */
+  final java.util.concurrent.atomic.AtomicInteger slowAnswered = new java.util.concurrent.atomic.AtomicInteger();
   /** Every AdmissionReview request the webhook server received, with the path it came to. */
   final List<JsonObject> reviews = new CopyOnWriteArrayList<>();
 
@@ -71,7 +73,7 @@ class AdmissionWebhookFleetTest {
         .requestHandler(req -> req.body().onSuccess(b -> {
           String path = req.path();
           if (path.equals("/slow")) {
-            vertx.setTimer(4000, t -> req.response().end());
+            vertx.setTimer(4000, t -> req.response().end().onComplete(ar -> slowAnswered.incrementAndGet()));
             return;
           }
           JsonObject r = b.toJsonObject().getJsonObject("request");
@@ -87,6 +89,19 @@ class AdmissionWebhookFleetTest {
             } else if ("DELETE".equals(r.getString("operation")) && labels(old).containsKey("protected")) {
               resp.put("allowed", false).put("status", new JsonObject().put("message", "widget is protected"));
             }
+          } else if (path.equals("/rogue") && obj != null) {
+            // a buggy mutating webhook: moves the object, renames it, or sets server-owned fields
+            String what = String.valueOf(labels(obj).get("rogue"));
+            JsonArray patch = new JsonArray().add(switch (what) {
+              case "namespace" -> new JsonObject().put("op", "replace").put("path", "/metadata/namespace")
+                  .put("value", "kube-system");
+              case "name" -> new JsonObject().put("op", "replace").put("path", "/metadata/name")
+                  .put("value", "Bad_Name");
+              case "kind" -> new JsonObject().put("op", "replace").put("path", "/kind").put("value", "Secret");
+              default -> new JsonObject().put("op", "add").put("path", "/metadata/uid").put("value", "forged-uid");
+            });
+            resp.put("patchType", "JSONPatch").put("patch", Base64.getEncoder().encodeToString(patch.encode()
+                .getBytes(StandardCharsets.UTF_8)));
           } else if (path.equals("/mutate") && obj != null && !labels(obj).containsKey("mutated")) {
             JsonArray patch = new JsonArray().add(labels(obj).isEmpty() && obj.getJsonObject("metadata")
                 .getValue("labels") == null
@@ -338,6 +353,87 @@ class AdmissionWebhookFleetTest {
           WIDGETS_V1 + "?dryRun=All", widget("v1", "probe-gone", "\"route\":\"down-fail\"")).status() == 201);
     }
   }
+  /**
+   * What a mutating webhook returns is checked again as kube-apiserver's {@code rest.BeforeCreate}/{@code BeforeUpdate}
+   * do after the mutating admission: another namespace is {@code 400}, an invalid name {@code 422}, a renamed update
+   * {@code 422 field is immutable}, another kind {@code 422}, and server-owned fields (uid) stay the server's;
+   * nothing is stored elsewhere.
+   */
+  @Test
+  void aMutatingWebhookCannotMoveRenameOrForgeTheObject() throws Exception {
+    JsonObject rogue = hook("rogue.widgets.example.com", "/rogue", webhook.actualPort(), "Fail", "CREATE,UPDATE", "*")
+        .put("objectSelector", new JsonObject().put("matchExpressions", new JsonArray().add(new JsonObject()
+            .put("key", "rogue").put("operator", "Exists"))));
+    create("node-b", MWC, config("MutatingWebhookConfiguration", "rogue", rogue));
+    FleetTest.await("node-b calls the rogue webhook", 20_000, () -> send(HttpMethod.POST, "node-b",
+        WIDGETS_V2 + "?dryRun=All", widget("v2", "probe-rogue", "\"rogue\":\"namespace\"")).status() == 400);
+    String systemWidgets = WIDGETS_V2.replace("/default/", "/kube-system/");
+    HttpsClient.Resp moved = send(HttpMethod.POST, "node-a", WIDGETS_V2, widget("v2", "moved",
+        "\"rogue\":\"namespace\""));
+    assertEquals(400, moved.status(), moved.text());
+    assertEquals("the namespace of the provided object does not match the namespace sent on the request",
+        moved.json().getString("message"));
+    assertEquals(404, send(HttpMethod.GET, "node-b", systemWidgets + "/moved", null).status());
+    assertEquals(404, send(HttpMethod.GET, "node-b", WIDGETS_V2 + "/moved", null).status());
+    HttpsClient.Resp renamed = send(HttpMethod.POST, "node-a", WIDGETS_V2, widget("v2", "renamed",
+        "\"rogue\":\"name\""));
+    assertEquals(422, renamed.status(), renamed.text());
+    assertTrue(renamed.json().getString("message").contains("metadata.name: Invalid value: \"Bad_Name\""),
+        renamed.text());
+    assertEquals(404, send(HttpMethod.GET, "node-b", WIDGETS_V2 + "/Bad_Name", null).status());
+    HttpsClient.Resp rekinded = send(HttpMethod.POST, "node-a", WIDGETS_V2, widget("v2", "rekinded",
+        "\"rogue\":\"kind\""));
+    assertEquals(422, rekinded.status(), rekinded.text());
+    assertTrue(rekinded.json().getString("message").contains("kind: Invalid value: \"Secret\": must be Widget"),
+        rekinded.text());
+    assertEquals(404, send(HttpMethod.GET, "node-b", WIDGETS_V2 + "/rekinded", null).status());
+    HttpsClient.Resp forged = send(HttpMethod.POST, "node-a", WIDGETS_V2, widget("v2", "forged",
+        "\"rogue\":\"uid\""));
+    assertEquals(201, forged.status(), forged.text());
+    String uid = forged.json().getJsonObject("metadata").getString("uid");
+    assertTrue(!"forged-uid".equals(uid) && uid != null && !uid.isEmpty(), uid);
+    create("node-b", WIDGETS_V2, widget("v2", "to-rename", null));
+    HttpsClient.Resp rename = send(HttpMethod.PATCH, "node-a", WIDGETS_V2 + "/to-rename",
+        "{\"metadata\":{\"labels\":{\"rogue\":\"name\"}}}");
+    assertEquals(422, rename.status(), rename.text());
+    assertTrue(rename.json().getString("message").contains("metadata.name: Invalid value: \"Bad_Name\": field is "
+        + "immutable"), rename.text());
+    HttpsClient.Resp move = send(HttpMethod.PATCH, "node-a", WIDGETS_V2 + "/to-rename",
+        "{\"metadata\":{\"labels\":{\"rogue\":\"namespace\"}}}");
+    assertEquals(400, move.status(), move.text());
+    HttpsClient.Resp kept = send(HttpMethod.GET, "node-b", WIDGETS_V2 + "/to-rename", null);
+    assertEquals(200, kept.status(), kept.text());
+    assertEquals("default", kept.json().getJsonObject("metadata").getString("namespace"));
+    assertEquals(null, labels(kept.json()).get("rogue"));
+    assertEquals(200, send(HttpMethod.DELETE, "node-b", MWC + "/rogue", null).status());
+  }
+
+  /**
+   * A write whose webhook outlives the request's deadline gets {@code 504} and is never stored, even when the webhook
+   * is then skipped ({@code failurePolicy: Ignore}): kube-apiserver's storage call runs in the request's context.
+   */
+  @Test
+  void aWriteAdmittedAfterItsDeadlineIsNotStored() throws Exception {
+    JsonObject slow = hook("late.widgets.example.com", "/slow", webhook.actualPort(), "Ignore", "CREATE,DELETE", "*")
+        .put("timeoutSeconds", 10)
+        .put("objectSelector", new JsonObject().put("matchLabels", new JsonObject().put("route", "late")));
+    create("node-b", VWC, config("ValidatingWebhookConfiguration", "late", slow));
+    FleetTest.await("node-b calls the late webhook", 20_000, () -> send(HttpMethod.POST, "node-b",
+        WIDGETS_V2 + "?dryRun=All&timeout=1s", widget("v2", "probe-late", "\"route\":\"late\"")).status() == 504);
+    FleetTest.await("the probe's webhook call ended", 20_000, () -> slowAnswered.get() >= 1);
+    int answered = slowAnswered.get();
+    HttpsClient.Resp r = send(HttpMethod.POST, "node-a", WIDGETS_V2 + "?timeout=1s", widget("v2", "late",
+        "\"route\":\"late\""));
+    assertEquals(504, r.status(), r.text());
+    assertEquals("Timeout", r.json().getString("reason"));
+    FleetTest.await("the webhook answered the late create", 20_000, () -> slowAnswered.get() > answered);
+    for (int i = 0; i < 5; i++) {
+      assertEquals(404, send(HttpMethod.GET, "node-b", WIDGETS_V2 + "/late", null).status());
+      Thread.sleep(200);
+    }
+    assertEquals(200, send(HttpMethod.DELETE, "node-b", VWC + "/late", null).status());
+  }
+
   @Test
   void validatingAdmissionPolicyOnTheServingNode() throws Exception {
     String vap = "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies";

@@ -185,7 +185,7 @@ class FleetTest {
     // the handler is set on the connection's context as it opens: no event arrives before it
     io.vertx.core.http.WebSocket socket = ws.connect(new io.vertx.core.http.WebSocketConnectOptions()
             .setHost(u.getHost()).setPort(u.getPort()).setSsl(true)
-            .setURI(WIDGETS_V2 + "?watch=true&resourceVersion=" + rv))
+            .setURI(WIDGETS_V2 + "?watch=true&resourceVersion=" + rv).addSubProtocol("base64.binary.k8s.io"))
         .onSuccess(w -> w.textMessageHandler(t -> {
           seen.append(t).append('\n');
           if (t.contains("\"MODIFIED\"") && t.contains("\"color\":\"blue\"")) {
@@ -193,6 +193,7 @@ class FleetTest {
           }
         }))
         .await(30, TimeUnit.SECONDS);
+    assertEquals("base64.binary.k8s.io", socket.subProtocol(), "the serving node echoes the requested subprotocol");
     JsonObject patch = new JsonObject().put("spec", new JsonObject().put("color", "blue"));
     HttpsClient.Resp p = admin.send(HttpMethod.PATCH, fleet.node("node-b").url(), WIDGETS_V2 + "/w1",
         Map.of("Content-Type", "application/merge-patch+json"), patch.encode());

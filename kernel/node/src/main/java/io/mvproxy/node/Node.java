@@ -69,8 +69,9 @@ public final class Node {
         .setWarningExceptionTime(VertxOptions.DEFAULT_MAX_EVENT_LOOP_EXECUTE_TIME)
         .setWarningExceptionTimeUnit(VertxOptions.DEFAULT_MAX_EVENT_LOOP_EXECUTE_TIME_UNIT);
     long t0 = System.nanoTime();
+    StartupStages stages = new StartupStages();
     return ClusterJoin.join(config, vo, CLUSTER_JOIN_BUDGET, e -> { })
-        .compose(j -> new NodeBoot(config, j.vertx(), j.manager(), security).run()
+        .compose(j -> new NodeBoot(config, j.vertx(), j.manager(), security, stages).run()
             .onFailure(e -> j.vertx().close()))
         .recover(e -> Future.failedFuture(e instanceof java.net.BindException
             || String.valueOf(e.getMessage()).contains("Address already in use")
@@ -78,16 +79,17 @@ public final class Node {
             ? new ConfigException(ConfigKey.SECURE_PORT, "cannot listen on " + config.bindAddress() + ":"
                 + config.securePort() + " (" + ConfigKey.BIND_ADDRESS.flag() + "): " + e.getMessage())
             : e))
-        .onSuccess(n -> n.logSummary((System.nanoTime() - t0) / 1_000_000));
+        .onSuccess(n -> n.logSummary((System.nanoTime() - t0) / 1_000_000, stages));
   }
 
-  private void logSummary(long startMs) {
+  private void logSummary(long startMs, StartupStages stages) {
     List<String> ps = plugins.plugins().stream().map(FleetObjects::summary).toList();
     LOG.info(String.format("mvproxy %s node %s started in %d ms: https://%s:%d (peer address %s:%d), cluster %s on "
             + "%s:%d, peers %s, plugins %s, peer proxy %s", MvproxyVersion.VERSION, config.serverId(), startMs,
         config.bindAddress(), port, config.peerHost(), config.peerPort(port), config.clusterName(),
         config.clusterHost(), config.clusterPort(), view.get().members().keySet(), ps,
         config.peersEnabled() ? "on" : "off (" + (config.peerProxyEnabled() ? "no --peer-ca-file" : "gate off") + ")"));
+    LOG.info("start-up stages of node " + config.serverId() + ": " + stages.summary());
   }
 
   /** @return the HTTPS port actually bound */

@@ -76,14 +76,19 @@ final class NodeBoot {
   io.mvproxy.node.ingress.IngressGroup ingress;
   io.mvproxy.node.audit.AuditFilter audit;
   NodeStorage storage;
+  final StartupStages stages;
 
   /**
    * @param config   the validated config
    * @param vertx    the clustered Vert.x, joined
    * @param mgr      its Hazelcast cluster manager
    * @param security the TLS and authentication material built from the config
+   * @param stages   where each start-up stage's duration is recorded (the cluster join just ended)
    */
-  NodeBoot(NodeConfig config, Vertx vertx, HazelcastClusterManager mgr, NodeSecurity security) {
+  NodeBoot(NodeConfig config, Vertx vertx, HazelcastClusterManager mgr, NodeSecurity security,
+           StartupStages stages) {
+    this.stages = stages;
+    stages.mark("cluster join");
     this.balancerOptions = security.balancerOptions();
     this.serviceAccountTokens = security.serviceAccountTokens();
     this.config = config;
@@ -135,9 +140,12 @@ final class NodeBoot {
     ctx.namespaces().set(builtin.namespaces());
     ctx.admissionRef().set(builtin.admission());
     registerGauges();
+    stages.mark("storage and built-in APIs");
     local = new LocalSources(ctx, builtin, plugins, view, config.serverId());
     return local.deploy(vertx, config.pluginDir(), privateDir)
-        .compose(pid -> deployIngress().compose(v -> deployFleet(pid)));
+        .onSuccess(pid -> stages.mark("stored CRDs, APIServices and plugins loaded"))
+        .compose(pid -> deployIngress().onSuccess(v -> stages.mark("ingress listening"))
+            .compose(v -> deployFleet(pid)));
   }
 
   /** @return the typed node services API sources may look up ({@link io.mvproxy.api.ApiSourceContext#service}) */
@@ -216,8 +224,10 @@ final class NodeBoot {
         balancerOptions, members::get, config.identityLease(),
         config.peerProxyEnabled() ? advertise + ":" + config.peerPort(port) : null);
     return vertx.deployVerticle(discovery).compose(d -> sourcesReady(sources.get()))
+        .onSuccess(v -> stages.mark("discovery and sources ready"))
         .compose(v -> vertx.deployVerticle(membership))
-        .compose(mid -> vertx.deployVerticle(controllers)
+        .onSuccess(v -> stages.mark("membership record published"))
+        .compose(mid -> vertx.deployVerticle(controllers).onSuccess(v -> stages.mark("controllers"))
             .map(cid -> new Node(this, new NodeShutdown.Deployments(pluginDeployment, mid, cid))));
   }
 

@@ -31,15 +31,19 @@ public final class CrdApiSource implements ApiSource {
   private final CrdRouter router;
   private final List<ServedGroupVersion> groupVersions;
   private final Map<String, JsonObject> openApi = new ConcurrentHashMap<>();
+  private final io.mvproxy.registry.admission.WebhookClient webhookClient;
 
   /**
    * @param crd      the validated definition
    * @param manifest the original manifest (for OpenAPI)
    * @param store    the storage of {@code crd.storageKey()}
    * @param runtime  the REST runtime over that storage
+   * @param groupVersions what the source lists in discovery
+   * @param webhookClient the conversion webhook's client (closed with the source), or null
    */
   CrdApiSource(CrdDefinition crd, JsonObject manifest, ResourceStorage store, CrdRuntime runtime,
-               List<ServedGroupVersion> groupVersions) {
+               List<ServedGroupVersion> groupVersions, io.mvproxy.registry.admission.WebhookClient webhookClient) {
+    this.webhookClient = webhookClient;
     this.crd = crd;
     this.manifest = manifest;
     this.runtime = runtime;
@@ -251,9 +255,15 @@ public final class CrdApiSource implements ApiSource {
     return doc.copy();
   }
 
-  /** Nothing to release: stored objects stay in storage; running watches end with their connections. */
+  /**
+   * Closes the conversion webhook's HTTP client, if any; stored objects stay in storage; running watches end with
+   * their connections.
+   */
   @Override
   public Future<Void> close() {
+    if (webhookClient != null) {
+      webhookClient.close();
+    }
     return Future.succeededFuture();
   }
 }

@@ -38,8 +38,14 @@ public final class Kinds {
                                    CrdSourceOptions options) {
     ResourceStorage store = context.storage() == null ? null : context.storage().resource(storageKey, crd.group(),
         crd.plural());
-    return new CrdApiSource(crd, manifest.copy(), store, new CrdRuntime(context.vertx(), crd, store, options,
-        strategy, context::admission), discovery);
+    CrdRuntime runtime = new CrdRuntime(context.vertx(), crd, store, options, strategy, context::admission);
+    io.mvproxy.registry.conversion.CrdConversion conversion = io.mvproxy.registry.conversion.CrdConversion.of(manifest);
+    io.mvproxy.registry.admission.WebhookClient http = null;
+    if (conversion.webhook()) {
+      http = new io.mvproxy.registry.admission.WebhookClient(context.vertx(), context::serviceUrl);
+      runtime.converter(new io.mvproxy.registry.conversion.WebhookConverter(http, conversion, crd.name()));
+    }
+    return new CrdApiSource(crd, manifest.copy(), store, runtime, discovery, http);
   }
 
   /**

@@ -94,8 +94,15 @@ public final class TlsOptions {
   }
 
   /**
+   * WebSocket subprotocols a watch over WebSocket may ask for; the one requested is echoed in the {@code 101}, as
+   * kube-apiserver's websocket server does ({@code golang.org/x/net/websocket} via {@code apiserver/pkg/endpoints/
+   * handlers/watch.go}; the names of {@code apimachinery/pkg/util/httpstream/wsstream}).
+   */
+  public static final List<String> WEBSOCKET_SUB_PROTOCOLS = List.of("binary.k8s.io", "base64.binary.k8s.io");
+
+  /**
    * Options for the HTTPS ingress: TLS only (plain HTTP answered 400 as Go does, {@link PlainHttpAnswer}), TLS 1.2/1.3,
-   * HTTP/1.1, the serving key pair, and client certificates
+   * HTTP/1.1, {@link #WEBSOCKET_SUB_PROTOCOLS}, the serving key pair, and client certificates
    * requested (not required) and trusted when they chain to either CA, so that user certs ({@code --client-ca-file})
    * and peer-hop certs ({@code --requestheader-client-ca-file}) both pass the handshake; {@link Authenticator} then
    * tells them apart. Host and port are left to the caller.
@@ -111,6 +118,7 @@ public final class TlsOptions {
   public static HttpServerOptions server(String tlsCertFile, String tlsPrivateKeyFile, String clientCaFile,
                                          String requestheaderClientCaFile) {
     HttpServerOptions o = new HttpServerOptions().setSsl(true).setUseAlpn(false)
+        .setWebSocketSubProtocols(WEBSOCKET_SUB_PROTOCOLS)
         .setSslEngineOptions(new PlainHttpAnswer()).setEnabledSecureTransportProtocols(PROTOCOLS)
         .setKeyCertOptions(keyCert(tlsCertFile, "--tls-cert-file", tlsPrivateKeyFile, "--tls-private-key-file"));
     PemTrustOptions trust = new PemTrustOptions();

@@ -83,7 +83,7 @@ public final class BackendDiscovery {
       }
       String ct = resp.getHeader("Content-Type");
       if (resp.statusCode() == 200 && isAggregated(ct)) {
-        return resp.body().compose(body -> {
+        return bounded(resp).compose(body -> {
           List<DiscoveryResource> mine = select(DiscoveryCodec.decode(body));
           return mine != null ? Future.succeededFuture(new Result(false, mine, resp.getHeader("ETag"), true))
               : legacy(endpoint);
@@ -104,9 +104,42 @@ public final class BackendDiscovery {
       if (resp.statusCode() != 200) {
         return resp.body().transform(ar -> Future.failedFuture(badStatus(endpoint.url() + path, resp.statusCode())));
       }
-      return resp.body().map(b -> new Result(false,
+      return bounded(resp).map(b -> new Result(false,
           LegacyResources.fromApiResourceList(new JsonObject(b), gv), null, false));
     });
+  }
+
+  /**
+   * The most bytes of one discovery answer read (32 MiB); beyond it the check fails
+   * ({@code response body larger than 33554432 bytes}), so a broken backend streaming without end cannot exhaust the
+   * node's memory within the check's deadline.
+   */
+  public static final long MAX_BODY_BYTES = 32L << 20;
+
+  /** @return the body of {@code resp}, failing (and resetting the request) beyond {@link #MAX_BODY_BYTES} */
+  static Future<io.vertx.core.buffer.Buffer> bounded(HttpClientResponse resp) {
+    String tooLarge = "response body larger than " + MAX_BODY_BYTES + " bytes";
+    String cl = resp.getHeader("Content-Length");
+    if (cl != null && cl.trim().matches("\\d{1,18}") && Long.parseLong(cl.trim()) > MAX_BODY_BYTES) {
+      resp.request().reset();
+      return Future.failedFuture(new IllegalStateException(tooLarge));
+    }
+    io.vertx.core.Promise<io.vertx.core.buffer.Buffer> p = io.vertx.core.Promise.promise();
+    io.vertx.core.buffer.Buffer acc = io.vertx.core.buffer.Buffer.buffer();
+    resp.exceptionHandler(p::tryFail);
+    resp.handler(chunk -> {
+      if (p.future().isComplete()) {
+        return;
+      }
+      if (acc.length() + (long) chunk.length() > MAX_BODY_BYTES) {
+        p.tryFail(new IllegalStateException(tooLarge));
+        resp.request().reset();
+      } else {
+        acc.appendBuffer(chunk);
+      }
+    });
+    resp.endHandler(v -> p.tryComplete(acc));
+    return p.future();
   }
 
   private Future<HttpClientResponse> get(BackendEndpoint endpoint, String path, MultiMap headers) {

@@ -189,6 +189,24 @@ class ApiServiceSourceTest {
     s.close().await();
   }
 
+  /** A backend streaming an endless discovery answer fails the check at the bound (Stale, FailedDiscoveryCheck). */
+  @Test
+  void endlessDiscoveryAnswerIsCutAtTheBound() throws Exception {
+    ApiServiceSource s = start(Manifests.wardle());
+    backend.mode = FakeBackend.Mode.ENDLESS;
+    try {
+      assertTrue(s.refresh().transform(ar -> io.vertx.core.Future.succeededFuture(ar.failed()))
+          .await(60, TimeUnit.SECONDS), "refresh fails");
+      assertEquals(Freshness.Stale, only(s).freshness());
+      assertEquals("FailedDiscoveryCheck", s.available().reason());
+      assertTrue(s.available().message().contains("response body larger than 33554432 bytes"),
+          s.available().message());
+    } finally {
+      backend.mode = FakeBackend.Mode.AGGREGATED;
+      s.close().await();
+    }
+  }
+
   @Test
   void unresolvableServiceLoadsStaleAndAnswers503() throws Exception {
     context.services.clear();

@@ -20,11 +20,12 @@ import java.util.concurrent.TimeUnit;
 /**
  * A scriptable HTTPS backend for tests: aggregated discovery (with ETag/304), legacy-only discovery, a slow mode,
  * an echo of what it received (headers, client certificate CN, body) under {@code /apis/wardle.example.com}, a
- * WebSocket echo for upgrade requests, and {@code .../flaky}, whose first request's connection dies unanswered.
+ * WebSocket echo for upgrade requests, {@code .../flaky}, whose first request's connection dies unanswered, and an
+ * endless discovery answer ({@link Mode#ENDLESS}).
  */
 final class FakeBackend {
   /** How discovery is answered. */
-  enum Mode { AGGREGATED, LEGACY_ONLY, SLOW }
+  enum Mode { AGGREGATED, LEGACY_ONLY, SLOW, ENDLESS }
 
   static final String ETAG = "\"ABC123\"";
   static final String CT_V2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
@@ -36,8 +37,10 @@ final class FakeBackend {
   final java.util.concurrent.atomic.AtomicInteger flaky = new java.util.concurrent.atomic.AtomicInteger();
   final HttpServer server;
   final int port;
+  final Vertx vertx;
 
   FakeBackend(Vertx vertx, Path pki) throws Exception {
+    this.vertx = vertx;
     HttpServerOptions o = new HttpServerOptions().setSsl(true).setHost("127.0.0.1").setPort(0)
         .setKeyCertOptions(new PemKeyCertOptions().setCertPath(pki.resolve("backend.crt").toString())
             .setKeyPath(pki.resolve("backend.key").toString()))
@@ -67,6 +70,23 @@ final class FakeBackend {
     String path = req.path();
     if (mode == Mode.SLOW && path.startsWith("/apis") && !path.contains("/namespaces/")) {
       return; // never answers
+    }
+    if (mode == Mode.ENDLESS && path.startsWith("/apis") && !path.contains("/namespaces/")) {
+      // a broken backend: an aggregated discovery answer without end
+      req.response().setChunked(true).putHeader("Content-Type", CT_V2);
+      io.vertx.core.buffer.Buffer chunk = io.vertx.core.buffer.Buffer.buffer(new byte[1 << 20]);
+      long[] sent = {0};
+      req.response().write("[");
+      vertx.setPeriodic(2, t -> {
+        if (req.response().closed() || sent[0] > (128L << 20)) {
+          vertx.cancelTimer(t);
+          req.response().reset();
+        } else if (!req.response().writeQueueFull()) {
+          sent[0] += chunk.length();
+          req.response().write(chunk);
+        }
+      });
+      return;
     }
     if (path.equals("/apis")) {
       if (mode == Mode.LEGACY_ONLY) {

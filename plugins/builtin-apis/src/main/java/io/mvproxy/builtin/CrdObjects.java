@@ -153,10 +153,7 @@ public final class CrdObjects {
       names.put("listKind", kind + "List");
     }
     spec.put("names", names);
-    if (!spec.containsKey("conversion")) {
-      spec.put("conversion", new JsonObject().put("strategy", "None"));
-    }
-    return spec;
+    return io.mvproxy.registry.conversion.CrdConversion.setDefaults(spec);
   }
 
   /**

@@ -61,6 +61,9 @@ final class CrdStrategy implements ObjectStrategy {
   public JsonObject prepareCreate(CrdRequest req, JsonObject obj) {
     refuseServedBy(obj);
     obj.put("status", new JsonObject());
+    if (obj.getValue("spec") instanceof JsonObject spec) {
+      io.mvproxy.registry.conversion.CrdConversion.setDefaults(spec);
+    }
     CrdConditions.addStorageVersion(obj);
     CrdParser.parse(obj);
     return obj;
@@ -82,6 +85,7 @@ final class CrdStrategy implements ObjectStrategy {
     CrdConditions.addStorageVersion(next);
     List<JsonObject> causes = new ArrayList<>();
     JsonObject spec = obj(next, "spec");
+    io.mvproxy.registry.conversion.CrdConversion.setDefaults(spec);
     JsonObject oldSpec = obj(old, "spec");
     immutable(causes, "spec.group", spec.getValue("group"), oldSpec.getValue("group"));
     immutable(causes, "spec.names.plural", obj(spec, "names").getValue("plural"),

@@ -12,7 +12,8 @@ import java.util.Set;
  * {@code customresourcedefinitions} set it, those of {@code pkg/registry/core/configmap}, {@code secret},
  * {@code namespace}, {@code serviceaccount}, {@code event}, {@code coordination/lease} and {@code rbac/*} never do),
  * and the strategic-merge-patch tags of its Go types ({@code k8s.io/api} {@code core/v1/types.go},
- * {@code rbac/v1/types.go}, {@code coordination/v1/types.go}; ObjectMeta's for every kind): a built-in kind accepts
+ * {@code rbac/v1/types.go}, {@code coordination/v1/types.go}, {@code admissionregistration/v1/types.go}; ObjectMeta's
+ * for every kind): a built-in kind accepts
  * {@code application/strategic-merge-patch+json}, lists without tags (RBAC {@code rules} and {@code subjects},
  * {@code imagePullSecrets}, {@code spec.finalizers}) are replaced whole.
  */
@@ -24,7 +25,11 @@ final class KindSemantics implements ObjectStrategy {
       // NamespaceStatus.Conditions: patchStrategy:"merge" patchMergeKey:"type"
       "namespaces", Map.of("status.conditions", "merge:type"),
       // ServiceAccount.Secrets: patchStrategy:"merge" patchMergeKey:"name"
-      "serviceaccounts", Map.of("secrets", "merge:name"));
+      "serviceaccounts", Map.of("secrets", "merge:name"),
+      // admissionregistration/v1 ValidatingWebhookConfiguration.Webhooks and ValidatingWebhook.MatchConditions (the
+      // mutating ones alike): patchStrategy:"merge" patchMergeKey:"name"
+      "validatingwebhookconfigurations", Map.of("webhooks", "merge:name", "webhooks.matchConditions", "merge:name"),
+      "mutatingwebhookconfigurations", Map.of("webhooks", "merge:name", "webhooks.matchConditions", "merge:name"));
   private final String plural;
   private final PatchMeta patchMeta;
 

@@ -55,6 +55,26 @@ class CrdStrategyTest {
   }
 
   @Test
+  void conversionDefaultedAsV1AndValidated() {
+    JsonObject out = s.prepareCreate(req("POST", PATH), crd());
+    assertEquals(new JsonObject().put("strategy", "None"), out.getJsonObject("spec").getJsonObject("conversion"));
+    JsonObject hook = crd();
+    hook.getJsonObject("spec").put("conversion", new JsonObject().put("strategy", "Webhook").put("webhook",
+        new JsonObject().put("conversionReviewVersions", new JsonArray().add("v1")).put("clientConfig",
+            new JsonObject().put("service", new JsonObject().put("namespace", "d").put("name", "conv")))));
+    JsonObject created = s.prepareCreate(req("POST", PATH), hook);
+    assertEquals(443, created.getJsonObject("spec").getJsonObject("conversion").getJsonObject("webhook")
+        .getJsonObject("clientConfig").getJsonObject("service").getInteger("port"));
+    JsonObject bad = crd();
+    bad.getJsonObject("spec").put("conversion", new JsonObject().put("strategy", "Webhook"));
+    StatusException e = assertThrows(StatusException.class, () -> s.prepareCreate(req("POST", PATH), bad));
+    assertEquals(422, e.code());
+    assertEquals("CustomResourceDefinition.apiextensions.k8s.io \"foos.example.com\" is invalid: ["
+        + "spec.conversion.webhookClientConfig: Required value: required when strategy is set to Webhook, "
+        + "spec.conversion.conversionReviewVersions: Required value]", e.getMessage());
+  }
+
+  @Test
   void updateKeepsGroupAndPluralAndOnceEstablishedScopeAndKind() {
     JsonObject old = s.prepareCreate(req("POST", PATH), crd());
     CrdRequest put = req("PUT", PATH + "/foos.example.com");

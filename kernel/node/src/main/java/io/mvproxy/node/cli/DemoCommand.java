@@ -20,7 +20,8 @@ import picocli.CommandLine.Option;
  * {@code mvproxy demo}: the embedded default fleet. Creates the dev PKI in {@code conf/pki} when missing, packs the
  * example plugins (node-a "old": {@code widgets-old}; node-b and node-c "new": {@code widgets-new}; node-b also the
  * wardle APIService, backed by the sample extension API server on 127.0.0.1:8443; node-c also the clock code
- * plugin), starts the three nodes of {@code conf/node-{a,b,c}.json} and the backend as child processes (logs in
+ * plugin; node-b and node-c also the {@code gizmos} CRD converted by the sample conversion webhook on 127.0.0.1:9443,
+ * its {@code caBundle} filled with the PKI's CA), starts the three nodes of {@code conf/node-{a,b,c}.json} and the backend as child processes (logs in
  * {@code run/logs}), prints the kubeconfig and a few kubectl commands, and stops everything on Ctrl-C / SIGTERM.
  * With {@code --storage etcd} it first starts a local etcd ({@link LocalEtcd}: 1 or {@code --etcd-members 3} members
  * on 127.0.0.1, data in {@code run/etcd/}) and runs the nodes with {@code --storage-backend=etcd3}, so a restart of
@@ -31,6 +32,8 @@ import picocli.CommandLine.Option;
 public final class DemoCommand implements Callable<Integer> {
   /** Port of the sample extension API server behind the wardle APIService (conf/node-b.json serviceResolution). */
   static final int WARDLE_PORT = 8443;
+  /** Port of the sample conversion webhook of the gizmos CRD (conf/node-{b,c}.json serviceResolution). */
+  static final int CONVERSION_WEBHOOK_PORT = 9443;
 
   @Option(names = "--home", description = "mvproxy checkout (default: the mvproxy.home property or the current folder).")
   Path home;
@@ -85,9 +88,10 @@ public final class DemoCommand implements Callable<Integer> {
     }
     Map<String, List<Path>> jars = new LinkedHashMap<>();
     jars.put("node-a", List.of(pack(run, "node-a", examples.resolve("widgets-old"))));
+    Path gizmos = gizmosWithCa(run, examples, pki.caCert());
     jars.put("node-b", List.of(pack(run, "node-b", examples.resolve("widgets-new")),
-        pack(run, "node-b", examples.resolve("wardle"))));
-    jars.put("node-c", List.of(pack(run, "node-c", examples.resolve("widgets-new"))));
+        pack(run, "node-b", examples.resolve("wardle")), pack(run, "node-b", gizmos)));
+    jars.put("node-c", List.of(pack(run, "node-c", examples.resolve("widgets-new")), pack(run, "node-c", gizmos)));
     Path clock = examples.resolve("clock-plugin/target/mvproxy-clock-plugin.jar");
     if (Files.exists(clock)) {
       Files.copy(clock, run.resolve("plugins/node-c/clock-plugin.jar"), StandardCopyOption.REPLACE_EXISTING);
@@ -121,6 +125,15 @@ public final class DemoCommand implements Callable<Integer> {
           "--bind-address", "127.0.0.1", "--tls-cert-file", pki.servingCert("node-b").toString(),
           "--tls-private-key-file", pki.servingKey("node-b").toString(),
           "--requestheader-client-ca-file", pki.frontProxyCaCert().toString()), logs.resolve("wardle.log")));
+    }
+    Path converter = examples.resolve("conversion-webhook/target/mvproxy-conversion-webhook-0.1.0-SNAPSHOT.jar");
+    if (Files.exists(converter)) {
+      children.add(java(List.of("-jar", converter.toString(), "--secure-port",
+          String.valueOf(CONVERSION_WEBHOOK_PORT), "--bind-address", "127.0.0.1", "--tls-cert-file",
+          pki.servingCert("node-b").toString(), "--tls-private-key-file", pki.servingKey("node-b").toString()),
+          logs.resolve("conversion-webhook.log")));
+    } else {
+      System.err.println("mvproxy demo: " + converter + " not built; gizmos in v2 answer 500 (webhook down)");
     }
     for (String n : jars.keySet()) {
       List<String> args = new ArrayList<>(JvmFlags.HAZELCAST);
@@ -164,9 +177,10 @@ public final class DemoCommand implements Callable<Integer> {
 
         mvproxy demo fleet is up (logs in %s; storage: %s):
           node-a  https://127.0.0.1:6443  widgets-old (demo.mvproxy.io/v1 widgets)                       "old"
-          node-b  https://127.0.0.1:6444  widgets-new (widgets v2+v1, gadgets), wardle APIService          "new"
-          node-c  https://127.0.0.1:6445  widgets-new, clock-plugin (code plugin: time.example.com clocks) "new"
+          node-b  https://127.0.0.1:6444  widgets-new (widgets v2+v1, gadgets), wardle APIService, gizmos  "new"
+          node-c  https://127.0.0.1:6445  widgets-new, gizmos, clock-plugin (code plugin: time.example.com clocks) "new"
           wardle backend (sample extension API server) https://127.0.0.1:%d
+          gizmos conversion webhook (v1 spec.size <-> v2 spec.diameter) https://127.0.0.1:%d/convert
 
         kubeconfig: %s   (contexts node-a, node-b, node-c)
         Try:
@@ -176,15 +190,32 @@ public final class DemoCommand implements Callable<Integer> {
           %snode-a get --raw /apis                  # legacy discovery, peer-aware
           %snode-a get clocks                       # a code plugin only node-c has
           %snode-a get flunders -A                  # an aggregated API (node-b -> wardle backend)
+          %snode-a apply -f %s
+          %snode-a get gizmos.v2.demo.mvproxy.io    # stored as v1, converted by the webhook on node-b/c
           %snode-a get apiservernodes,plugins       # the fleet's mixed-version state
         Ctrl-C stops everything.
         """.formatted(logs, etcd == null ? "memory, volatile"
-            : "etcd " + String.join(",", etcd.clientUrls()) + ", kept across restarts", WARDLE_PORT, kc, k,
-            examples.resolve("widget-sample.yaml"), k, k, k, k, k, k));
+            : "etcd " + String.join(",", etcd.clientUrls()) + ", kept across restarts", WARDLE_PORT,
+            CONVERSION_WEBHOOK_PORT, kc, k, examples.resolve("widget-sample.yaml"), k, k, k, k, k,
+            k, examples.resolve("gizmo-sample.yaml"), k, k));
     for (Process p : children) {
       p.waitFor();
     }
     return 0;
+  }
+
+  /**
+   * @param run      the demo's run folder
+   * @param examples {@code plugins/examples}
+   * @param caCert   the PKI's CA, which signed the conversion webhook's serving certificate
+   * @return {@code run/gizmos}: the gizmos plugin folder with {@code caBundle} set to the CA (base64 PEM)
+   */
+  private static Path gizmosWithCa(Path run, Path examples, Path caCert) throws IOException {
+    Path dir = Files.createDirectories(run.resolve("gizmos"));
+    String ca = java.util.Base64.getEncoder().encodeToString(Files.readAllBytes(caCert));
+    Files.writeString(dir.resolve("gizmos.yaml"), Files.readString(examples.resolve("gizmos/gizmos.yaml"))
+        .replace("caBundle: \"\"", "caBundle: " + ca));
+    return dir;
   }
 
   private static Path pack(Path run, String node, Path pluginFolder) throws IOException {

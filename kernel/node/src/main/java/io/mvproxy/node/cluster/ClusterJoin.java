@@ -60,16 +60,25 @@ public final class ClusterJoin {
       done.fail(e);
       return;
     }
+    long t0 = System.nanoTime();
     Future<HazelcastClusterManager> manager = handshake == null
         ? Future.succeededFuture(new HazelcastClusterManager(HazelcastConfigFactory.create(config, null)))
         : startMember(config, handshake);
-    manager.compose(mgr -> Vertx.builder().with(options).withClusterManager(mgr).buildClustered()
-        .map(v -> new Joined(v, mgr))
-        .onFailure(e -> {
-          if (mgr instanceof FleetClusterManager f) {
-            new Thread(f::shutdownMember, "mvproxy-hazelcast-shutdown").start();
-          }
-        })).onComplete(ar -> {
+    manager.compose(mgr -> {
+      long t1 = System.nanoTime();
+      return Vertx.builder().with(options).withClusterManager(mgr).buildClustered()
+          .map(v -> {
+            // the two halves of a join, for the start-up stages (README "Start-up")
+            LOG.info("cluster join: Hazelcast member " + (t1 - t0) / 1_000_000 + " ms, Vert.x clustered event bus "
+                + (System.nanoTime() - t1) / 1_000_000 + " ms");
+            return new Joined(v, mgr);
+          })
+          .onFailure(e -> {
+            if (mgr instanceof FleetClusterManager f) {
+              new Thread(f::shutdownMember, "mvproxy-hazelcast-shutdown").start();
+            }
+          });
+    }).onComplete(ar -> {
       if (ar.succeeded()) {
         done.complete(ar.result());
         return;

@@ -87,7 +87,7 @@ final class CrdFinalizer {
 
   /**
    * Deletes every object of the resource (an object with finalizers gets {@code deletionTimestamp} and is waited
-   * for), then waits until none is left, at most {@link #INSTANCE_WAIT_MS}.
+   * for), then waits until none is left, at most {@link ApiCrdVerticle#INSTANCE_WAIT_MS}.
    *
    * @return fails with IllegalStateException ({@code could not confirm zero CustomResources remaining}) when objects
    *     remain, or with the storage error ({@code could not list instances} / {@code could not issue all deletes})

@@ -40,7 +40,8 @@ import java.util.logging.Logger;
  * <p>Failover: a peer that cannot be connected to (refused, TLS failure, {@link #CONNECT_TIMEOUT_MS}) is skipped for
  * the next. An idempotent request ({@link #IDEMPOTENT}) whose connection fails after it was sent but before the
  * response head (reset, closed, {@link #HEAD_TIMEOUT_MS} elapsed, or its peer left the fleet view) is retried once on
- * the next capable peer, within the deadline; a non-idempotent one never is (503). Its pooled connection found
+ * the next capable peer, within the deadline, as is one a peer answers 503 while it leaves the fleet (its storage
+ * closing in its shutdown); a non-idempotent one never is (503). Its pooled connection found
  * closed ({@code HttpClosedException}: the peer restarted since) first earns it one resend to the same peer on a new
  * connection, as Go's transport does. Once the targets chosen at the start are used up, the current view's capable
  * peers not tried yet are added (in a rolling restart the peer that left is replaced by another). A short request's

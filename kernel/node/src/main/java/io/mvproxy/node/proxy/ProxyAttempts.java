@@ -185,6 +185,20 @@ final class ProxyAttempts {
             untrack.run();
             notServed(t);
           });
+        } else if (resp.statusCode() == 503 && idempotent && !retried && !view.get().members()
+            .containsKey(t.serverId()) && hasNext()) {
+          // a peer that left the fleet while it answered (its storage closing in its shutdown): a read goes to
+          // the next capable peer instead of relaying the departing node's 503
+          retried = true;
+          resp.body().onComplete(x -> {
+            untrack.run();
+            LOG.info("peer " + t.serverId() + " answered 503 while leaving the fleet: " + ctx.request().method()
+                + " " + ctx.request().path() + " retried on peer " + targets.get(index).serverId());
+            if (gvr != null) {
+              metrics.proxyRetried(gvr);
+            }
+            next(new IllegalStateException("peer " + t.serverId() + " left the fleet"));
+          });
         } else {
           relay(t, resp);
         }

@@ -31,7 +31,7 @@ import static io.mvproxy.node.proxy.PeerProxy.headers;
 /**
  * One upgrade request (WebSocket, SPDY) tunnelled to a capable peer ({@link UpgradeTunnel}): each attempt dials a
  * connection of its own (HTTP/1.1 over the peer TLS options, never the pooled or h2 clients). A peer that cannot
- * be connected to is skipped for the next; one that answers {@link #NOT_SERVED_HERE} too (it did nothing), then
+ * be connected to is skipped for the next; one that answers {@link PeerProxy#NOT_SERVED_HERE} too (it did nothing), then
  * the current view's untried capable peers; a failure after the request was sent is {@code 503} (the upgrade is
  * not sent twice). The peer's {@code 101} opens the tunnel, which is closed when either side closes or the peer
  * leaves the fleet view ({@link PeerStreams}); its error answers are relayed.

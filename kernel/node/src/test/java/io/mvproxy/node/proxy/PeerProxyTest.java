@@ -65,7 +65,9 @@ class PeerProxyTest {
     /** after {@link #SILENT_MS}: longer than the 15 s a proxied request's peer could stay silent before */
     SILENT,
     /** never (a frozen peer) */
-    HANG
+    HANG,
+    /** 503 "storage is unavailable" after {@link #SLOW_MS} (a node whose storage closed as it shut down) */
+    SLOW_UNAVAILABLE
   }
 
   /** How long a SLOW peer takes to answer, ms. */
@@ -123,12 +125,17 @@ class PeerProxyTest {
         if (a == Answer.HANG) {
           return;
         }
+        if (a == Answer.SLOW_UNAVAILABLE) {
+          vertx.setTimer(SLOW_MS, t -> req.response().setStatusCode(503).putHeader("Retry-After", "1")
+              .end("{\"kind\":\"Status\",\"code\":503,\"message\":\"storage is unavailable\"}"));
+          return;
+        }
         switch (a) {
           case OK -> req.response().setStatusCode(req.method() == HttpMethod.POST ? 201 : 200)
               .end("{\"from\":\"" + peer + "\"}");
           case NOT_SERVED_HERE -> req.response().setStatusCode(503).putHeader(PeerProxy.NOT_SERVED_HERE, "true")
               .putHeader("Retry-After", "1").end("{\"kind\":\"Status\",\"code\":503}");
-          case SLOW, SILENT, HANG -> throw new IllegalStateException("answered by the timer, or never");
+          case SLOW, SILENT, HANG, SLOW_UNAVAILABLE -> throw new IllegalStateException("answered by the timer, or never");
           case UNAVAILABLE -> req.response().setStatusCode(503).putHeader("Retry-After", "1")
               .end("{\"kind\":\"Status\",\"code\":503,\"message\":\"storage is unavailable\"}");
         }
@@ -270,6 +277,9 @@ class PeerProxyTest {
         new Case("a POST's peer leaves gracefully while it works (record withdrawn, draining): its answer relayed",
             HttpMethod.POST, List.of("node-b", "node-c"), List.of(), Map.of("node-b", Answer.SLOW), 200,
             List.of("node-b"), 30_000, 200, true),
+        new Case("a GET's peer leaving gracefully answers 503 (its storage closing): retried on the next peer",
+            HttpMethod.GET, List.of("node-b", "node-c"), List.of(), Map.of("node-b", Answer.SLOW_UNAVAILABLE), 200,
+            List.of("node-b", "node-c"), 30_000, 200, true),
         new Case("a GET's only peer leaves, the view knows another capable one: tried there", HttpMethod.GET,
             List.of("node-b"), List.of("node-b", "node-c"), Map.of("node-b", Answer.HANG), 200,
             List.of("node-b", "node-c"), 30_000, 500)

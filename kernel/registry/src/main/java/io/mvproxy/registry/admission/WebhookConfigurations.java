@@ -353,7 +353,15 @@ public final class WebhookConfigurations {
     }
   }
 
-  private static void validateClientConfig(Object v, String path, List<FieldError> errs) {
+  /**
+   * Validates a webhook {@code clientConfig} as apiserver's {@code pkg/util/webhook/validation.go}
+   * ({@code ValidateWebhookURL} with https forced, {@code ValidateWebhookService}) plus a base64 {@code caBundle}.
+   *
+   * @param v    the clientConfig value
+   * @param path its field path
+   * @param errs receives the errors
+   */
+  public static void validateClientConfig(Object v, String path, List<FieldError> errs) {
     JsonObject cc = v instanceof JsonObject o ? o : new JsonObject();
     Object url = cc.getValue("url");
     Object svc = cc.getValue("service");
@@ -362,26 +370,7 @@ public final class WebhookConfigurations {
       return;
     }
     if (url != null) {
-      String u = url instanceof String s ? s : "";
-      try {
-        URI uri = new URI(u);
-        if (!"https".equals(uri.getScheme())) {
-          errs.add(FieldError.invalid(path + ".url", u, "'https' is the only allowed URL scheme"));
-        } else if (uri.getHost() == null || uri.getHost().isEmpty()) {
-          errs.add(FieldError.invalid(path + ".url", u, "host must be specified"));
-        } else if (uri.getUserInfo() != null) {
-          errs.add(FieldError.invalid(path + ".url", uri.getUserInfo(), "user information is not permitted in "
-              + "the URL"));
-        } else if (uri.getRawFragment() != null) {
-          errs.add(FieldError.invalid(path + ".url", uri.getRawFragment(), "fragments are not permitted in the "
-              + "URL"));
-        } else if (uri.getRawQuery() != null) {
-          errs.add(FieldError.invalid(path + ".url", uri.getRawQuery(), "query parameters are not permitted in "
-              + "the URL"));
-        }
-      } catch (URISyntaxException e) {
-        errs.add(FieldError.invalid(path + ".url", u, "url must be a valid URL: " + e.getMessage()));
-      }
+      validateUrl(url instanceof String s ? s : "", path + ".url", errs);
     } else {
       JsonObject s = svc instanceof JsonObject o ? o : new JsonObject();
       if (!(s.getValue("name") instanceof String n) || n.isEmpty()) {
@@ -390,14 +379,14 @@ public final class WebhookConfigurations {
       if (!(s.getValue("namespace") instanceof String n) || n.isEmpty()) {
         errs.add(FieldError.required(path + ".service.namespace", "service namespace is required"));
       }
-      Object p = s.getValue("path");
-      if (p != null && !(p instanceof String ps && (ps.isEmpty() || ps.startsWith("/")))) {
-        errs.add(FieldError.invalid(path + ".service.path", p, "must start with a '/'"));
-      }
       Object port = s.getValue("port");
       if (port != null && (!(port instanceof Number n) || n.longValue() < 1 || n.longValue() > 65535)) {
         errs.add(FieldError.invalid(path + ".service.port", port, "port is not valid: must be between 1 and 65535, "
             + "inclusive"));
+      }
+      Object p = s.getValue("path");
+      if (p != null) {
+        validateServicePath(p instanceof String ps ? ps : String.valueOf(p), path + ".service.path", errs);
       }
     }
     Object ca = cc.getValue("caBundle");
@@ -408,6 +397,67 @@ public final class WebhookConfigurations {
         java.util.Base64.getDecoder().decode(s);
       } catch (IllegalArgumentException e) {
         errs.add(FieldError.invalid(path + ".caBundle", s, "illegal base64 data"));
+      }
+    }
+  }
+
+  /**
+   * {@code clientConfig.url} as apiserver's {@code util/webhook.ValidateWebhookURL} (with {@code forceHttps}): every
+   * problem reported, each naming the offending part (scheme, host, user information, fragment, query).
+   */
+  static void validateUrl(String u, String field, List<FieldError> errs) {
+    String form = "; desired format: https://host[/path]";
+    URI uri;
+    try {
+      uri = new URI(u);
+    } catch (URISyntaxException e) {
+      errs.add(FieldError.required(field, "url must be a valid URL: " + e.getMessage() + form));
+      return;
+    }
+    String scheme = uri.getScheme() == null ? "" : uri.getScheme();
+    if (!"https".equals(scheme)) {
+      errs.add(FieldError.invalid(field, scheme, "'https' is the only allowed URL scheme" + form));
+    }
+    String authority = uri.getRawAuthority() == null ? "" : uri.getRawAuthority();
+    String host = authority.substring(authority.lastIndexOf('@') + 1);
+    if (host.isEmpty()) {
+      errs.add(FieldError.invalid(field, host, "host must be provided" + form));
+    }
+    if (uri.getRawUserInfo() != null) {
+      errs.add(FieldError.invalid(field, uri.getRawUserInfo(), "user information is not permitted in the URL"));
+    }
+    if (uri.getRawFragment() != null && !uri.getRawFragment().isEmpty()) {
+      errs.add(FieldError.invalid(field, uri.getRawFragment(), "fragments are not permitted in the URL"));
+    }
+    if (uri.getRawQuery() != null && !uri.getRawQuery().isEmpty()) {
+      errs.add(FieldError.invalid(field, uri.getRawQuery(), "query parameters are not permitted in the URL"));
+    }
+  }
+
+  /** {@code clientConfig.service.path} as apiserver's {@code ValidateWebhookService}: DNS-1123 subdomain segments. */
+  static void validateServicePath(String urlPath, String field, List<FieldError> errs) {
+    if (urlPath.isEmpty() || urlPath.equals("/")) {
+      return;
+    }
+    if (urlPath.equals("//")) {
+      errs.add(FieldError.invalid(field, urlPath, "segment[0] may not be empty"));
+      return;
+    }
+    if (!urlPath.startsWith("/")) {
+      errs.add(FieldError.invalid(field, urlPath, "must start with a '/'"));
+    }
+    String check = urlPath.substring(1);
+    if (check.endsWith("/")) {
+      check = check.substring(0, check.length() - 1);
+    }
+    String[] steps = check.split("/", -1);
+    for (int i = 0; i < steps.length; i++) {
+      if (steps[i].isEmpty()) {
+        errs.add(FieldError.invalid(field, urlPath, "segment[" + i + "] may not be empty"));
+        continue;
+      }
+      for (String failure : ObjectMetaValidator.dns1123Subdomain(steps[i])) {
+        errs.add(FieldError.invalid(field, urlPath, "segment[" + i + "]: " + failure));
       }
     }
   }

@@ -7,21 +7,9 @@ import io.mvproxy.api.StatusException;
 import io.mvproxy.api.admission.Admission;
 import io.mvproxy.api.storage.WatchEvent;
 import io.vertx.core.Future;
-import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
-import io.vertx.core.http.HttpClient;
-import io.vertx.core.http.HttpClientOptions;
-import io.vertx.core.http.HttpClientRequest;
-import io.vertx.core.http.HttpMethod;
-import io.vertx.core.http.HttpVersion;
-import io.vertx.core.http.RequestOptions;
 import io.vertx.core.json.JsonObject;
-import io.vertx.core.net.PemTrustOptions;
-import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -69,13 +57,12 @@ public final class WebhookDispatcher implements Admission {
   }
 
   private final Vertx vertx;
-  private final ServiceResolver services;
   private final Function<String, Future<JsonObject>> namespaceReader;
   private final Map<String, JsonObject> validatingConfigs = new ConcurrentHashMap<>();
   private final Map<String, JsonObject> mutatingConfigs = new ConcurrentHashMap<>();
   private final Map<String, JsonObject> namespaces = new ConcurrentHashMap<>();
   private final ValidatingPolicies policies = new ValidatingPolicies();
-  private final Map<String, HttpClient> clients = new ConcurrentHashMap<>();
+  private final WebhookClient http;
   private volatile List<Webhook> validating = List.of();
   private volatile List<Webhook> mutating = List.of();
 
@@ -86,7 +73,7 @@ public final class WebhookDispatcher implements Admission {
    */
   public WebhookDispatcher(Vertx vertx, ServiceResolver services, Function<String, Future<JsonObject>> namespaceReader) {
     this.vertx = vertx;
-    this.services = services;
+    this.http = new WebhookClient(vertx, services);
     this.namespaceReader = namespaceReader;
   }
 
@@ -351,61 +338,20 @@ public final class WebhookDispatcher implements Admission {
    *     500 of {@link AdmissionReviews#callFailed} when it failed and the policy is Fail
    */
   private Future<AdmissionReviews.Response> call(Webhook hook, JsonObject review, String uid) {
-    String url;
-    try {
-      url = url(hook);
-    } catch (IllegalArgumentException e) {
-      return failed(hook, "failed to call webhook: " + e.getMessage());
-    }
-    Promise<AdmissionReviews.Response> done = Promise.promise();
-    HttpClient client;
-    try {
-      client = client(hook.clientConfig().getString("caBundle", ""));
-    } catch (RuntimeException e) {
-      return failed(hook, "failed to call webhook: " + e.getMessage());
-    }
-    HttpClientRequest[] sent = new HttpClientRequest[1];
-    long timer = vertx.setTimer(hook.timeoutSeconds() * 1000L, t -> {
-      if (done.tryFail(new IllegalStateException("failed to call webhook: Post \"" + url
-          + "\": context deadline exceeded")) && sent[0] != null) {
-        sent[0].reset();
+    return http.post(hook.clientConfig(), hook.timeoutSeconds(), review).map(b -> {
+      JsonObject answer;
+      try {
+        answer = b.toJsonObject();
+      } catch (RuntimeException e) {
+        throw new IllegalStateException("received invalid webhook response: " + e.getMessage());
       }
-    });
-    Buffer body = review.toBuffer();
-    client.request(new RequestOptions().setMethod(HttpMethod.POST).setAbsoluteURI(url)
-            .putHeader("Content-Type", "application/json").putHeader("Accept", "application/json, */*"))
-        .compose(req -> {
-          sent[0] = req;
-          return req.send(body);
-        })
-        .compose(resp -> resp.body().map(b -> {
-          if (resp.statusCode() < 200 || resp.statusCode() > 299) {
-            throw new IllegalStateException("failed to call webhook: the server responded with the status code "
-                + resp.statusCode() + " but did not return more information");
-          }
-          JsonObject answer;
-          try {
-            answer = b.toJsonObject();
-          } catch (RuntimeException e) {
-            throw new IllegalStateException("received invalid webhook response: " + e.getMessage());
-          }
-          try {
-            return AdmissionReviews.parse(answer, uid, hook.mutating());
-          } catch (IllegalArgumentException e) {
-            throw new IllegalStateException("received invalid webhook response: " + e.getMessage());
-          }
-        }))
-        .onComplete(ar -> {
-          vertx.cancelTimer(timer);
-          if (ar.succeeded()) {
-            done.tryComplete(ar.result());
-          } else {
-            done.tryFail(ar.cause() instanceof IllegalStateException ? ar.cause()
-                : new IllegalStateException("failed to call webhook: Post \"" + url + "\": "
-                + goError(ar.cause(), url)));
-          }
-        });
-    return done.future().recover(t -> failed(hook, t.getMessage()));
+      try {
+        return AdmissionReviews.parse(answer, uid, hook.mutating());
+      } catch (IllegalArgumentException e) {
+        throw new IllegalStateException("received invalid webhook response: " + e.getMessage());
+      }
+    }).recover(t -> failed(hook, t instanceof WebhookClient.CallException ? "failed to call webhook: "
+        + t.getMessage() : t.getMessage()));
   }
 
   private static Future<AdmissionReviews.Response> failed(Webhook hook, String reason) {
@@ -418,66 +364,8 @@ public final class WebhookDispatcher implements Admission {
     return Future.failedFuture(AdmissionReviews.callFailed(hook.name(), reason));
   }
 
-  /** A Java I/O failure in Go's words where they are well known (connection refused, unknown authority). */
-  private static String goError(Throwable t, String url) {
-    StringBuilder all = new StringBuilder();
-    for (Throwable c = t; c != null && all.length() < 4096; c = c.getCause() == c ? null : c.getCause()) {
-      all.append(c.getMessage()).append('\n');
-      if (c instanceof java.net.ConnectException) {
-        all.append("Connection refused\n");
-      }
-    }
-    String m = all.toString();
-    URI u = URI.create(url);
-    String hostPort = u.getHost() + ":" + (u.getPort() < 0 ? 443 : u.getPort());
-    if (m.contains("Connection refused")) {
-      return "dial tcp " + hostPort + ": connect: connection refused";
-    }
-    if (m.contains("PKIX") || m.contains("unable to find valid certification path")) {
-      return "tls: failed to verify certificate: x509: certificate signed by unknown authority";
-    }
-    if (m.contains("No subject alternative") || m.contains("doesn't match any of the subject alternative names")) {
-      return "tls: failed to verify certificate: x509: certificate is valid for other names, not " + u.getHost();
-    }
-    return String.valueOf(t.getMessage());
-  }
-
-  /** @return the webhook's URL with upstream's {@code ?timeout=<n>s} */
-  private String url(Webhook hook) {
-    JsonObject cc = hook.clientConfig();
-    String base;
-    if (cc.getValue("url") instanceof String u && !u.isEmpty()) {
-      base = u;
-    } else {
-      JsonObject svc = cc.getJsonObject("service", new JsonObject());
-      String ns = svc.getString("namespace", "");
-      String name = svc.getString("name", "");
-      int port = svc.getInteger("port", 443);
-      String root = services.resolve(ns, name, port).orElseThrow(() -> new IllegalArgumentException("service \""
-          + ns + "/" + name + ":" + port + "\" has no address in --service-resolution"));
-      String path = svc.getString("path", "");
-      base = root.replaceAll("/+$", "") + (path.isEmpty() ? "" : path.startsWith("/") ? path : "/" + path);
-    }
-    return base + (base.contains("?") ? "&" : "?") + "timeout=" + hook.timeoutSeconds() + "s";
-  }
-
-  /** @return the client verifying servers against {@code caBundle} (base64 PEM; empty: the JDK's roots) */
-  private HttpClient client(String caBundle) {
-    return clients.computeIfAbsent(caBundle, ca -> {
-      HttpClientOptions o = new HttpClientOptions().setProtocolVersion(HttpVersion.HTTP_1_1).setUseAlpn(false)
-          .setSsl(true).setVerifyHost(true).setKeepAlive(true).setConnectTimeout(10_000)
-          .setEnabledSecureTransportProtocols(Set.of("TLSv1.2", "TLSv1.3"));
-      if (!ca.isEmpty()) {
-        String pem = new String(Base64.getDecoder().decode(ca), StandardCharsets.US_ASCII);
-        o.setTrustOptions(new PemTrustOptions().addCertValue(Buffer.buffer(pem)));
-      }
-      return vertx.createHttpClient(o);
-    });
-  }
-
   /** Closes the HTTP clients. */
   public void close() {
-    clients.values().forEach(HttpClient::close);
-    clients.clear();
+    http.close();
   }
 }

@@ -99,6 +99,11 @@ public final class CrdParser {
           "Unsupported value: \"" + scope + "\": supported values: \"Cluster\", \"Namespaced\""));
     }
     List<CrdVersion> versions = versions(spec);
+    if (!builtIn) {
+      List<FieldError> conv = new ArrayList<>();
+      io.mvproxy.registry.conversion.CrdConversion.validate(spec, conv);
+      conv.forEach(e -> causes.add(e.toCause()));
+    }
     if (!causes.isEmpty()) {
       throw StatusException.invalid(CRD_GVR, "CustomResourceDefinition", name, new JsonArray(new ArrayList<>(causes)));
     }

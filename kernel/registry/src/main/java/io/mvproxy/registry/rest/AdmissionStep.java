@@ -71,10 +71,20 @@ final class AdmissionStep {
    * @param mutated  the object the webhooks returned (the same instance when unchanged)
    * @return storage form: {@code original} when unchanged, else the mutated copy with the storage apiVersion,
    *     pruned and defaulted with the request version's schema
+   * @throws io.mvproxy.api.StatusException 422 {@code kind: Invalid value: "X": must be <Kind>} when a webhook changed
+   *     the kind (apiextensions' {@code ValidateTypeMeta})
    */
   static JsonObject toStorage(CrdRequest req, JsonObject original, JsonObject mutated, JsonObject sent) {
     if (mutated == sent) {
       return original;
+    }
+    Object kind = mutated.getValue("kind");
+    if (!req.crd().kind().equals(kind)) {
+      Object name = mutated.getValue("metadata") instanceof JsonObject md ? md.getValue("name") : null;
+      throw io.mvproxy.api.StatusException.invalid(req.gvr(), req.crd().kind(), name instanceof String n ? n : "",
+          new io.vertx.core.json.JsonArray().add(new JsonObject().put("reason", "FieldValueInvalid").put("field",
+              "kind").put("message", "Invalid value: " + io.mvproxy.registry.schema.GoValues.quote(String.valueOf(kind))
+              + ": must be " + req.crd().kind())));
     }
     JsonObject o = mutated.copy();
     o.put("apiVersion", original.getValue("apiVersion"));
@@ -107,23 +117,48 @@ final class AdmissionStep {
    * create and update paths).
    *
    * @param a         the admission
+   * @param rules     the kind's object rules (applied again to a mutated object)
    * @param req       the request
    * @param operation CREATE or UPDATE
    * @param next      the object about to be stored, storage form, not yet validated
    * @param old       the stored object (storage form) for UPDATE, else null
    * @param oldView   the stored object as the schema validation sees it ({@code req.stored}) or null
    * @param optionsKind the options kind ({@code CreateOptions}, {@code UpdateOptions}, {@code PatchOptions})
-   * @return the object to store
+   * @return the object to store; fails 400 when a mutating webhook moved it to another namespace, 422 when it made
+   *     the metadata invalid or renamed an updated object ({@link ObjectRules#afterMutation})
    */
-  static Future<JsonObject> admit(Admission a, CrdRequest req, String operation, JsonObject next, JsonObject old,
-                                  JsonObject oldView, String optionsKind) {
+  static Future<JsonObject> admit(Admission a, ObjectRules rules, CrdRequest req, String operation, JsonObject next,
+                                  JsonObject old, JsonObject oldView, String optionsKind) {
     Admission.Attributes attrs = attributes(req, operation, next, old, options(req, optionsKind));
     JsonObject sent = attrs.object();
     return a.mutate(attrs).compose(mutated -> {
-      JsonObject stored = toStorage(req, next, mutated, sent);
+      JsonObject converted = toStorage(req, next, mutated, sent);
+      JsonObject stored = converted == next ? next : rules.afterMutation(req, converted, next, oldView);
       validateSchema(req, stored, oldView);
-      return a.validate(attrs.withObject(inRequestVersion(req, stored))).map(v -> stored);
+      return a.validate(attrs.withObject(inRequestVersion(req, stored))).compose(v -> withinDeadline(req, stored));
     });
+  }
+
+  /** kube-apiserver's text of the {@code 504} of a request past its deadline ({@code filters/timeout.go}). */
+  static final String TIMEOUT_MESSAGE = "Timeout: request did not complete within the allotted timeout";
+
+  /**
+   * Checks, after the (asynchronous) admission and before the storage write, that the request's deadline
+   * ({@link io.mvproxy.api.RequestScope#deadlineMillis()}) has not passed: kube-apiserver's storage call runs in the
+   * request's context, cancelled at the deadline, so a write whose webhooks outlived it is never stored (its client
+   * already got the {@code 504}).
+   *
+   * @param req   the request
+   * @param value what the write goes on with
+   * @return {@code value}, or a failed future with {@code 504 Timeout} when the deadline passed
+   */
+  static <T> Future<T> withinDeadline(CrdRequest req, T value) {
+    long deadline = req.ctx() == null ? 0 : io.mvproxy.api.RequestScope.of(req.ctx()).deadlineMillis();
+    if (deadline > 0 && System.currentTimeMillis() >= deadline) {
+      return Future.failedFuture(new io.mvproxy.api.StatusException(io.mvproxy.api.StatusReason.Timeout,
+          TIMEOUT_MESSAGE, new JsonObject()));
+    }
+    return Future.succeededFuture(value);
   }
 
   /** The schema validation and size bounds of {@link Writes} on the object about to be stored. */

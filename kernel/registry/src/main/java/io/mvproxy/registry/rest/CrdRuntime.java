@@ -22,6 +22,7 @@ public final class CrdRuntime {
   private final ObjectStrategy strategy;
   private final java.util.function.Supplier<io.mvproxy.api.admission.Admission> admission;
   private final java.util.concurrent.atomic.AtomicInteger watches = new java.util.concurrent.atomic.AtomicInteger();
+  private volatile io.mvproxy.registry.conversion.WebhookConverter converter;
 
   /**
    * @param vertx   the node's Vert.x
@@ -85,6 +86,38 @@ public final class CrdRuntime {
   /** @return the storage of this CRD's objects */
   public ResourceStorage store() {
     return store;
+  }
+
+  /**
+   * Sets the CRD's conversion webhook ({@code spec.conversion.strategy: Webhook}); without one versions share the
+   * stored form (strategy None: {@code apiVersion} rewritten).
+   *
+   * @param converter the converter, or null for None
+   * @return this
+   */
+  public CrdRuntime converter(io.mvproxy.registry.conversion.WebhookConverter converter) {
+    this.converter = converter;
+    return this;
+  }
+
+  /** @return the conversion webhook's converter, or null (strategy None) */
+  public io.mvproxy.registry.conversion.WebhookConverter converter() {
+    return converter;
+  }
+
+  /**
+   * @param req a request
+   * @return the storage as {@code req}'s version sees it: with a conversion webhook a
+   *     {@link io.mvproxy.registry.conversion.ConvertingStorage} (objects converted from and to the storage version),
+   *     else {@link #store()}
+   */
+  public ResourceStorage store(CrdRequest req) {
+    io.mvproxy.registry.conversion.WebhookConverter c = converter;
+    if (c == null || store == null) {
+      return store;
+    }
+    return new io.mvproxy.registry.conversion.ConvertingStorage(store, c, req.apiVersion(), crd.storageApiVersion(),
+        crd.kind(), crd.listKind());
   }
 
   /** @return the options */

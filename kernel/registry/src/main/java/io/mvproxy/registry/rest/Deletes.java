@@ -50,7 +50,7 @@ public final class Deletes {
     }
     BodyReader.read(req.ctx(), rt.options().maxBodyBytes()).compose(body -> {
       JsonObject opts = options(req, body);
-      return rt.store().list(ListOptions.all(req.keyPrefix())).compose(page -> {
+      return rt.store(req).list(ListOptions.all(req.keyPrefix())).compose(page -> {
         List<Future<JsonObject>> fs = new ArrayList<>();
         for (StoredObject so : page.items()) {
           if (filter.matches(so.object())) {
@@ -84,7 +84,7 @@ public final class Deletes {
   }
 
   private Future<JsonObject> deleteOne(CrdRequest req, String key, String name, JsonObject opts, int left) {
-    return rt.store().get(key).compose(cur -> admitDelete(req, name, opts, cur)).compose(cur -> {
+    return rt.store(req).get(key).compose(cur -> admitDelete(req, name, opts, cur)).compose(cur -> {
       checkPreconditions(req, name, opts, cur);
       JsonObject meta = cur.object().getJsonObject("metadata");
       Preconditions read = new Preconditions(cur.uid(), Long.toString(cur.resourceVersion()));
@@ -94,7 +94,7 @@ public final class Deletes {
           return Future.succeededFuture(req.view(replacement));
         }
         return retryOnRace(req, key, name, opts, left,
-            rt.store().guaranteedUpdate(key, read, c -> replacement).map(stored -> req.view(stored.object())));
+            rt.store(req).guaranteedUpdate(key, read, c -> replacement).map(stored -> req.view(stored.object())));
       }
       JsonObject withGc = GcFinalizers.apply(cur.object(), opts);
       if (GuaranteedUpdate.hasFinalizers(withGc)) {
@@ -110,10 +110,10 @@ public final class Deletes {
           return Future.succeededFuture(req.view(next));
         }
         return retryOnRace(req, key, name, opts, left,
-            rt.store().guaranteedUpdate(key, read, c -> next).map(stored -> req.view(stored.object())));
+            rt.store(req).guaranteedUpdate(key, read, c -> next).map(stored -> req.view(stored.object())));
       }
       Future<JsonObject> deleted = dryRun(req, opts) ? Future.succeededFuture(cur.object())
-          : rt.store().delete(key, read, null).map(StoredObject::object);
+          : rt.store(req).delete(key, read, null).map(StoredObject::object);
       return retryOnRace(req, key, name, opts, left, deleted.map(last ->
           Responses.deleted(req.name().isEmpty() ? withName(req, name) : req, meta.getString("uid"))));
     });
@@ -137,7 +137,7 @@ public final class Deletes {
         a0.group(), a0.version(), a0.resource(), a0.subresource(), a0.kind(), a0.namespace(), a0.name(),
         a0.operation(), null, a0.oldObject(), a0.options(), a0.dryRun() || dryRun(req, opts), a0.user(),
         a0.namespaced(), a0.equivalentVersions(), a0.warnings());
-    return a.mutate(attrs).compose(x -> a.validate(attrs)).map(v -> cur);
+    return a.mutate(attrs).compose(x -> a.validate(attrs)).compose(v -> AdmissionStep.withinDeadline(req, cur));
   }
 
   /** Re-runs the delete when the object changed between the read and the write (a lost race, not the client's). */

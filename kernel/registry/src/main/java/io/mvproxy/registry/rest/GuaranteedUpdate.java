@@ -65,9 +65,10 @@ public final class GuaranteedUpdate {
                                              Function<StoredObject, JsonObject> transform,
                                              io.mvproxy.api.admission.Admission admission, int left) {
     String optionsKind = "PATCH".equals(req.ctx().request().method().name()) ? "PatchOptions" : "UpdateOptions";
-    return rt.store().get(req.key()).compose(cur -> {
+    return rt.store(req).get(req.key()).compose(cur -> {
       JsonObject next = transform.apply(cur);
-      return AdmissionStep.admit(admission, req, "UPDATE", next, cur.object(), req.stored(cur.object()), optionsKind)
+      return AdmissionStep.admit(admission, rt.rules(), req, "UPDATE", next, cur.object(), req.stored(cur.object()),
+              optionsKind)
           .compose(fin -> attempt(rt, req, c -> fin, 1,
               new Preconditions(cur.uid(), Long.toString(cur.resourceVersion()))));
     }).recover(t -> t instanceof StorageException se && se.storageCode() == StorageException.Code.CONFLICT
@@ -77,7 +78,7 @@ public final class GuaranteedUpdate {
   private static Future<JsonObject> attempt(CrdRuntime rt, CrdRequest req,
                                             Function<StoredObject, JsonObject> transform, int left,
                                             Preconditions pre) {
-    return rt.store().guaranteedUpdate(req.key(), pre, cur -> {
+    return rt.store(req).guaranteedUpdate(req.key(), pre, cur -> {
       JsonObject next = transform.apply(cur);
       if (ObjectRules.sameContent(next, cur.object())) {
         return cur.object();
@@ -99,7 +100,7 @@ public final class GuaranteedUpdate {
         return Future.succeededFuture(stop.next);
       }
       Preconditions read = new Preconditions(stop.current.uid(), Long.toString(stop.current.resourceVersion()));
-      return rt.store().delete(req.key(), read, null).map(StoredObject::object).recover(d ->
+      return rt.store(req).delete(req.key(), read, null).map(StoredObject::object).recover(d ->
           d instanceof StorageException se && se.storageCode() == StorageException.Code.CONFLICT && left > 1
               ? attempt(rt, req, transform, left - 1, pre) : Future.failedFuture(d));
     });

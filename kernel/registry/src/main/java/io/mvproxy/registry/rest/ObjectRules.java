@@ -276,6 +276,94 @@ public final class ObjectRules {
     return o;
   }
 
+  /**
+   * What kube-apiserver's {@code rest.BeforeCreate} / {@code rest.BeforeUpdate} do after the mutating admission
+   * ({@code registry/rest/create.go}, {@code update.go}), applied again to an object a mutating webhook changed: the
+   * namespace must still be the request's, the system fields (uid, creationTimestamp, deletionTimestamp,
+   * resourceVersion, generation, and the status under a status subresource) are the server's, the name of an
+   * update is immutable, and the metadata is validated again.
+   *
+   * @param req      the request
+   * @param mutated  the mutated object in storage form (changed in place)
+   * @param prepared the object the webhooks were sent, prepared by {@link #prepareCreate} / {@link #prepareUpdate}
+   * @param old      the stored object as {@link #prepareUpdate} saw it, or null for a create
+   * @return the object to validate and store
+   * @throws StatusException 400 {@code the namespace of the provided object does not match the namespace sent on
+   *     the request}; 422 Invalid for invalid metadata or a changed name ({@code field is immutable})
+   */
+  public JsonObject afterMutation(CrdRequest req, JsonObject mutated, JsonObject prepared, JsonObject old) {
+    JsonObject meta = metadata(mutated);
+    JsonObject pm = metadata(prepared);
+    Object nsValue = meta.getValue("namespace");
+    String ns = nsValue instanceof String s ? s : "";
+    if (req.crd().namespaced()) {
+      if (ns.isEmpty()) {
+        meta.put("namespace", req.namespace());
+      } else if (!ns.equals(req.namespace())) {
+        throw StatusException.badRequest("the namespace of the provided object does not match the namespace sent on "
+            + "the request");
+      }
+    } else {
+      meta.remove("namespace");
+    }
+    boolean statusSub = req.version().statusEnabled();
+    if (old == null) {
+      for (String k : new String[] {"uid", "creationTimestamp"}) {
+        copy(pm, meta, k);
+      }
+      if (setsGeneration) {
+        copy(pm, meta, "generation");
+      }
+      for (String k : new String[] {"resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds",
+          "selfLink"}) {
+        meta.remove(k);
+      }
+      if (statusSub) {
+        mutated.remove("status");
+      }
+      validate(req, mutated, null);
+      return mutated;
+    }
+    JsonObject oldMeta = metadata(old);
+    Object name = meta.getValue("name");
+    if (!java.util.Objects.equals(name, oldMeta.getValue("name"))) {
+      throw StatusException.invalid(req.gvr(), req.crd().kind(), oldMeta.getString("name", ""), new JsonArray()
+          .add(cause("FieldValueInvalid", "metadata.name", "Invalid value: " + io.mvproxy.registry.schema.GoValues
+              .quote(name instanceof String s ? s : String.valueOf(name)) + ": field is immutable")));
+    }
+    if ("status".equals(req.info().subresource())) {
+      JsonObject out = prepared.copy();
+      if (mutated.containsKey("status")) {
+        out.put("status", mutated.getValue("status"));
+      } else {
+        out.remove("status");
+      }
+      return out;
+    }
+    for (String k : new String[] {"uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds"}) {
+      copy(pm, meta, k);
+    }
+    meta.remove("selfLink");
+    if (statusSub) {
+      copy(prepared, mutated, "status");
+    }
+    if (setsGeneration) {
+      long gen = oldMeta.getLong("generation", 1L);
+      meta.put("generation", specOf(mutated, statusSub).equals(specOf(old, statusSub)) ? gen : gen + 1);
+    }
+    validate(req, mutated, oldMeta);
+    return mutated;
+  }
+
+  /** Sets {@code to[key]} to {@code from[key]}, or removes it when {@code from} has none. */
+  private static void copy(JsonObject from, JsonObject to, String key) {
+    if (from.containsKey(key)) {
+      to.put(key, from.getValue(key));
+    } else {
+      to.remove(key);
+    }
+  }
+
   /** Prepares a status update: everything from {@code old} but {@code status} from {@code o}. */
   public JsonObject prepareStatusUpdate(JsonObject old, JsonObject o) {
     JsonObject out = old.copy();

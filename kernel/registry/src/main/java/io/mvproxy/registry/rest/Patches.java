@@ -58,7 +58,7 @@ public final class Patches {
 
   private Future<Result> applyCreateOrPatch(CrdRequest req, Buffer body) {
     JsonObject config = applier.applyConfiguration(body);
-    return rt.store().get(req.key()).map(cur -> (StoredObject) cur).recover(t ->
+    return rt.store(req).get(req.key()).map(cur -> (StoredObject) cur).recover(t ->
         t instanceof io.mvproxy.api.storage.StorageException se
             && se.storageCode() == io.mvproxy.api.storage.StorageException.Code.NOT_FOUND
             ? Future.succeededFuture(null) : Future.failedFuture(t)).compose(cur -> {

@@ -26,7 +26,7 @@ public final class Reads {
   /** GET one object: 200 (object, Table, PartialObjectMetadata or Scale), 404. */
   public void get(CrdRequest req) {
     MediaView view = MediaView.require(req.ctx().request().getHeader("Accept"));
-    rt.store().get(req.key()).onSuccess(cur -> {
+    rt.store(req).get(req.key()).onSuccess(cur -> {
       JsonObject o = req.view(cur.object());
       if ("scale".equals(req.info().subresource())) {
         Responses.send(req.ctx(), 200, ScaleCodec.toScale(o, req.version().scale()));
@@ -62,7 +62,7 @@ public final class Reads {
     }
     ListOptions opts = new ListOptions(req.keyPrefix(), params.resourceVersion(), params.match(), limit,
         params.continueToken(), filter.selectsAll() ? null : filter::matches);
-    rt.store().list(opts).onSuccess(page -> {
+    rt.store(req).list(opts).onSuccess(page -> {
       List<JsonObject> items = new ArrayList<>(page.items().size());
       for (StoredObject so : page.items()) {
         items.add(req.view(so.object()));

@@ -90,8 +90,8 @@ final class WatchSession implements WatchListener {
     counted = true;
     rt.watches().incrementAndGet();
     Future<Long> start = initial || from >= 0 ? Future.succeededFuture(Math.max(from, 0))
-        : rt.store().currentRevision();
-    start.compose(f -> rt.store().watch(new WatchOptions(req.keyPrefix(), f, initial), this)).onComplete(ar ->
+        : rt.store(req).currentRevision();
+    start.compose(f -> rt.store(req).watch(new WatchOptions(req.keyPrefix(), f, initial), this)).onComplete(ar ->
         onRequestContext(() -> started(ar.succeeded() ? ar.result() : null, ar.cause(), initial, timeoutS)));
   }
 

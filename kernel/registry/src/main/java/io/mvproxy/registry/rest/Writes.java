@@ -66,7 +66,8 @@ public final class Writes {
     }
     return rt.strategy().admitCreate(req, prepared).compose(admitted -> admission == null
         ? Future.succeededFuture(prepared)
-        : AdmissionStep.admit(admission, req, "CREATE", prepared, null, null, "CreateOptions")).compose(obj -> {
+        : AdmissionStep.admit(admission, rt.rules(), req, "CREATE", prepared, null, null, "CreateOptions"))
+        .compose(obj -> {
       if (req.dryRun()) {
         return Future.succeededFuture(obj);
       }
@@ -74,7 +75,7 @@ public final class Writes {
         return Future.failedFuture(StatusException.withoutReason(500, RESOURCE_VERSION_SET_ON_CREATE));
       }
       String name = obj.getJsonObject("metadata").getString("name");
-      return rt.store().create(req.key(name), obj).map(StoredObject::object);
+      return rt.store(req).create(req.key(name), obj).map(StoredObject::object);
     });
   }
 

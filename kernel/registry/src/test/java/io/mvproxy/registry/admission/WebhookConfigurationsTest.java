@@ -67,9 +67,26 @@ class WebhookConfigurationsTest {
         + "30 seconds"), errors(valid().put("timeoutSeconds", 31), false));
     assertEquals(List.of("webhooks[0].failurePolicy: Unsupported value: \"Maybe\": supported values: \"Fail\", "
         + "\"Ignore\""), errors(valid().put("failurePolicy", "Maybe"), false));
-    assertEquals(List.of("webhooks[0].clientConfig.url: Invalid value: \"http://127.0.0.1/\": 'https' is the "
-        + "only allowed URL scheme"), errors(valid().put("clientConfig", new JsonObject()
+    assertEquals(List.of("webhooks[0].clientConfig.url: Invalid value: \"http\": 'https' is the only allowed URL "
+        + "scheme; desired format: https://host[/path]"), errors(valid().put("clientConfig", new JsonObject()
         .put("url", "http://127.0.0.1/")), false));
+    // every problem of the URL is reported, as ValidateWebhookURL does
+    assertEquals(List.of("webhooks[0].clientConfig.url: Invalid value: \"http\": 'https' is the only allowed URL "
+        + "scheme; desired format: https://host[/path]", "webhooks[0].clientConfig.url: Invalid value: \"u:p\": user "
+        + "information is not permitted in the URL", "webhooks[0].clientConfig.url: Invalid value: \"f\": fragments "
+        + "are not permitted in the URL", "webhooks[0].clientConfig.url: Invalid value: \"y=1\": query parameters "
+        + "are not permitted in the URL"), errors(valid().put("clientConfig", new JsonObject()
+        .put("url", "http://u:p@127.0.0.1:9/x?y=1#f")), false));
+    assertEquals(List.of("webhooks[0].clientConfig.url: Invalid value: \"\": host must be provided; desired format: "
+        + "https://host[/path]"), errors(valid().put("clientConfig", new JsonObject().put("url", "https:///x")),
+        false));
+    assertEquals(List.of("webhooks[0].clientConfig.service.path: Invalid value: \"/a//B\": segment[1] may not be "
+        + "empty", "webhooks[0].clientConfig.service.path: Invalid value: \"/a//B\": segment[2]: a lowercase RFC "
+        + "1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with "
+        + "an alphanumeric character (e.g. 'example.com', regex used for validation is "
+        + "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"),
+        errors(valid().put("clientConfig", new JsonObject().put("service", new JsonObject().put("namespace", "n")
+            .put("name", "s").put("path", "/a//B"))), false));
     assertEquals(List.of("webhooks[0].clientConfig: Required value: exactly one of url or service is required"),
         errors(valid().put("clientConfig", new JsonObject()), false));
     assertEquals(List.of("webhooks[0].reinvocationPolicy: Unsupported value: \"Always\": supported values: "

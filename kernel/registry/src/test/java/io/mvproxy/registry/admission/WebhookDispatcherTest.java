@@ -53,6 +53,28 @@ class WebhookDispatcherTest {
             .setPath(store.toString()).setPassword("changeit")))
         .requestHandler(req -> req.body().onSuccess(b -> {
           String label = req.path().substring(1);
+          if (label.startsWith("bomb")) {
+            // a broken webhook: an endless answer, announced by its length or chunked
+            io.vertx.core.buffer.Buffer chunk = io.vertx.core.buffer.Buffer.buffer(new byte[1 << 20]);
+            if (label.equals("bomb-length")) {
+              req.response().putHeader("Content-Length", Long.toString(4L << 30));
+            } else {
+              req.response().setChunked(true);
+            }
+            long[] sent = {0};
+            vertx.setPeriodic(5, t -> {
+              if (req.response().closed() || sent[0] > (64L << 20)) {
+                vertx.cancelTimer(t);
+                req.response().reset();
+                return;
+              }
+              if (!req.response().writeQueueFull()) {
+                sent[0] += chunk.length();
+                req.response().write(chunk);
+              }
+            });
+            return;
+          }
           calls.computeIfAbsent(label, k -> new AtomicInteger()).incrementAndGet();
           JsonObject r = b.toJsonObject().getJsonObject("request");
           JsonObject resp = new JsonObject().put("uid", r.getString("uid")).put("allowed", true);
@@ -190,6 +212,23 @@ class WebhookDispatcherTest {
     open.configEvent(WebhookConfigurations.VALIDATING, added("u", hook("u.example.com", "allow", otherCa)
         .put("failurePolicy", "Ignore")));
     await(open.validate(create()));
+  }
+
+  /** A webhook answering without end fails the call (failurePolicy Fail) or is skipped (Ignore): memory stays bounded. */
+  @Test
+  void anEndlessAnswerIsCutAtTheBound() throws Exception {
+    for (String path : List.of("bomb-length", "bomb-chunked")) {
+      WebhookDispatcher d = dispatcher();
+      d.configEvent(WebhookConfigurations.VALIDATING, added("b", hook("bomb.example.com", path, caBundle)));
+      StatusException e = failure(d.validate(create()));
+      assertEquals(500, e.code());
+      assertEquals("Internal error occurred: failed calling webhook \"bomb.example.com\": received invalid webhook "
+          + "response: response body larger than 10485760 bytes", e.getMessage());
+      WebhookDispatcher open = dispatcher();
+      open.configEvent(WebhookConfigurations.VALIDATING, added("b", hook("bomb.example.com", path, caBundle)
+          .put("failurePolicy", "Ignore")));
+      await(open.validate(create()));
+    }
   }
 
   @Test
