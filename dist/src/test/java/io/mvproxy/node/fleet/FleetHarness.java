@@ -1,7 +1,6 @@
 package io.mvproxy.node.fleet;
 
-import io.mvproxy.node.cli.JvmFlags;
-import io.mvproxy.node.cli.Main;
+import io.mvproxy.node.rehearsal.RehearsalFleet;
 import io.mvproxy.node.plugin.PluginPacker;
 import io.mvproxy.security.DevPki;
 import io.mvproxy.testkit.TestPorts;
@@ -11,55 +10,46 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * Test fleet: N mvproxy nodes as separate JVM processes on 127.0.0.1 (real TLS, real Hazelcast on loopback, real
- * plugin jars built with {@link PluginPacker}). Each node gets free HTTPS and Hazelcast ports and a unique cluster
- * name, so parallel runs never meet.
+ * plugin jars built with {@link PluginPacker}), launched by the rehearsal's launcher {@link RehearsalFleet}. Each node
+ * gets free HTTPS and Hazelcast ports and a unique cluster name, so parallel runs never meet.
  */
 public final class FleetHarness implements AutoCloseable {
-  /** One node of the harness. */
+  /** One node of the harness: a test's view of a {@link RehearsalFleet.NodeProcess}. */
   public static final class NodeProc {
     final String name;
-    final int port;
-    final int hzPort;
-    final Path config;
-    final Path log;
-    Process process;
+    final RehearsalFleet.NodeProcess node;
 
-    NodeProc(String name, int port, int hzPort, Path config, Path log) {
-      this.name = name;
-      this.port = port;
-      this.hzPort = hzPort;
-      this.config = config;
-      this.log = log;
+    NodeProc(RehearsalFleet.NodeProcess node) {
+      this.name = node.name();
+      this.node = node;
+    }
+
+    /** @return the node's current process (null before its first start) */
+    public Process process() {
+      return node.process();
     }
 
     /** @return {@code https://127.0.0.1:port} */
     public String url() {
-      return "https://127.0.0.1:" + port;
+      return node.url();
     }
 
     /** @return the HTTPS port */
     public int port() {
-      return port;
+      return node.port();
     }
 
     /** @return the node's log so far */
     public String log() {
-      try {
-        return Files.readString(log);
-      } catch (IOException e) {
-        return "";
-      }
+      return RehearsalFleet.logText(node);
     }
   }
 
@@ -67,9 +57,8 @@ public final class FleetHarness implements AutoCloseable {
   public static final String SERVICE_ACCOUNT_ISSUER = "https://kubernetes.default.svc.cluster.local";
 
   private final Path dir;
-  private final DevPki pki;
+  private final RehearsalFleet fleet;
   private final Map<String, NodeProc> nodes = new LinkedHashMap<>();
-  private final String cluster = "mvproxy-test-" + UUID.randomUUID();
   private HttpsClient admin;
   private HttpsClient anonymous;
 
@@ -82,44 +71,18 @@ public final class FleetHarness implements AutoCloseable {
    */
   public FleetHarness(Path dir, Map<String, Map<String, List<Path>>> plugins) throws IOException {
     this.dir = dir;
-    List<String> names = new ArrayList<>(plugins.keySet());
-    Map<String, Integer> ports = new LinkedHashMap<>();
-    Map<String, Integer> hz = new LinkedHashMap<>();
-    Map<String, String> urls = new LinkedHashMap<>();
-    for (String n : names) {
-      ports.put(n, TestPorts.belowEphemeral());
-      hz.put(n, TestPorts.belowEphemeral());
-      urls.put(n, "https://127.0.0.1:" + ports.get(n));
-    }
-    pki = new DevPki(dir.resolve("pki"));
-    pki.generate(names, List.of(), urls);
-    JsonArray members = new JsonArray();
-    hz.values().forEach(p -> members.add("127.0.0.1:" + p));
-    for (String n : names) {
-      Path pluginDir = Files.createDirectories(dir.resolve("plugins-" + n));
-      for (Map.Entry<String, List<Path>> jar : plugins.get(n).entrySet()) {
-        new PluginPacker().pack(pluginDir.resolve(jar.getKey() + ".jar"), jar.getKey(), "test", jar.getValue());
-      }
-      JsonObject cfg = new JsonObject().put("serverId", n).put("bindAddress", "127.0.0.1")
-          .put("securePort", ports.get(n)).put("advertiseAddress", "127.0.0.1")
-          .put("tlsCertFile", pki.servingCert(n).toString()).put("tlsPrivateKeyFile", pki.servingKey(n).toString())
-          .put("clientCaFile", pki.caCert().toString())
-          .put("requestheaderClientCaFile", pki.frontProxyCaCert().toString())
-          .put("requestheaderAllowedNames", new JsonArray().add(DevPki.PROXY_CLIENT_CN))
-          .put("peerCaFile", pki.caCert().toString())
-          .put("proxyClientCertFile", pki.proxyClientCert(n).toString())
-          .put("proxyClientKeyFile", pki.proxyClientKey(n).toString())
-          .put("pluginDir", pluginDir.toString()).put("clusterName", cluster).put("clusterHost", "127.0.0.1")
-          .put("clusterPort", hz.get(n)).put("clusterMembers", members)
-          // every node signs and verifies service account tokens with the fleet's one key pair
-          .put("serviceAccountIssuer", new JsonArray().add(SERVICE_ACCOUNT_ISSUER))
-          .put("serviceAccountSigningKeyFile", pki.serviceAccountKey().toString())
-          .put("serviceAccountKeyFile", pki.serviceAccountPublicKey().toString())
-          // the Hazelcast port accepts only members holding the fleet secret (StrangerMemberTest)
-          .put("clusterSecretFile", pki.clusterSecret().toString());
-      Path config = dir.resolve(n + ".json");
-      Files.writeString(config, cfg.encodePrettily());
-      nodes.put(n, new NodeProc(n, ports.get(n), hz.get(n), config, dir.resolve(n + ".log")));
+    Map<String, RehearsalFleet.PluginSet> sets = new LinkedHashMap<>();
+    plugins.forEach((n, jars) -> sets.put(n, new RehearsalFleet.PluginSet("test", jars)));
+    fleet = new RehearsalFleet(dir, "mvproxy-test-", sets, TestPorts::belowEphemeral,
+        System.getProperty("mvproxy.nodeHeap", "384m"), nodeClassPath(), (n, cfg, pki) -> cfg
+            .put("peerCaFile", pki.caCert().toString())
+            // every node signs and verifies service account tokens with the fleet's one key pair
+            .put("serviceAccountIssuer", new JsonArray().add(SERVICE_ACCOUNT_ISSUER))
+            .put("serviceAccountSigningKeyFile", pki.serviceAccountKey().toString())
+            .put("serviceAccountKeyFile", pki.serviceAccountPublicKey().toString()));
+    // the Hazelcast port accepts only members holding the fleet secret (StrangerMemberTest): clusterSecretFile
+    for (RehearsalFleet.NodeProcess n : fleet.nodes()) {
+      nodes.put(n.name(), new NodeProc(n));
     }
   }
 
@@ -139,7 +102,7 @@ public final class FleetHarness implements AutoCloseable {
   /** @return the client authenticated as the admin (system:masters) of this fleet's PKI; {@link #close()} closes it */
   public synchronized HttpsClient admin() {
     if (admin == null) {
-      admin = new HttpsClient(pki.caCert(), pki.adminCert(), pki.adminKey());
+      admin = new HttpsClient(pki().caCert(), pki().adminCert(), pki().adminKey());
     }
     return admin;
   }
@@ -147,7 +110,7 @@ public final class FleetHarness implements AutoCloseable {
   /** @return a client trusting this fleet's CA without a client certificate; {@link #close()} closes it */
   public synchronized HttpsClient anonymous() {
     if (anonymous == null) {
-      anonymous = new HttpsClient(pki.caCert(), null, null);
+      anonymous = new HttpsClient(pki().caCert(), null, null);
     }
     return anonymous;
   }
@@ -159,7 +122,7 @@ public final class FleetHarness implements AutoCloseable {
    * @param extra keys to merge in
    */
   public void configure(String name, JsonObject extra) throws IOException {
-    Path config = nodes.get(name).config;
+    Path config = nodes.get(name).node.config();
     Files.writeString(config, new JsonObject(Files.readString(config)).mergeIn(extra).encodePrettily());
   }
 
@@ -183,10 +146,10 @@ public final class FleetHarness implements AutoCloseable {
    * @param name the node
    */
   public void gateOff(String name) throws IOException {
-    Path config = nodes.get(name).config;
+    Path config = nodes.get(name).node.config();
     JsonObject cfg = new JsonObject(Files.readString(config));
     cfg.remove("peerCaFile");
-    cfg.put("controllersServerCaFile", pki.caCert().toString());
+    cfg.put("controllersServerCaFile", pki().caCert().toString());
     cfg.put("featureGates", "UnknownVersionInteroperabilityProxy=false");
     Files.writeString(config, cfg.encodePrettily());
   }
@@ -198,17 +161,12 @@ public final class FleetHarness implements AutoCloseable {
    * @return the exit code
    */
   public int terminate(String name) throws InterruptedException {
-    Process p = nodes.get(name).process;
-    p.destroy();
-    if (!p.waitFor(30, TimeUnit.SECONDS)) {
-      p.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-    }
-    return p.exitValue();
+    return fleet.stop(nodes.get(name).node);
   }
 
   /** @return the PKI (admin cert, CA, kubeconfig) */
   public DevPki pki() {
-    return pki;
+    return fleet.pki();
   }
 
   /** @param name a node name @return the node */
@@ -228,28 +186,7 @@ public final class FleetHarness implements AutoCloseable {
    * @throws IOException when the JVM cannot be started
    */
   public void start(String name) throws IOException {
-    NodeProc n = nodes.get(name);
-    if (Files.exists(n.log)) {
-      // one log per process run: the previous run's log is kept beside it, numbered
-      int i = 1;
-      while (Files.exists(Path.of(n.log + "." + i))) {
-        i++;
-      }
-      Files.move(n.log, Path.of(n.log + "." + i));
-    }
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    cmd.addAll(JvmFlags.HAZELCAST);
-    cmd.add("-Xmx" + System.getProperty("mvproxy.nodeHeap", "384m"));
-    cmd.add("-XX:TieredStopAtLevel=1");
-    cmd.add("-cp");
-    cmd.add(nodeClassPath());
-    cmd.add(Main.class.getName());
-    cmd.add("serve");
-    cmd.add("--config");
-    cmd.add(n.config.toString());
-    n.process = new ProcessBuilder(cmd).redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(n.log.toFile())).start();
+    fleet.start(nodes.get(name).node);
   }
 
   /**
@@ -272,10 +209,10 @@ public final class FleetHarness implements AutoCloseable {
     try {
       Awaitility.await(name + " ready").pollInSameThread().pollDelay(Duration.ZERO)
           .pollInterval(Duration.ofMillis(100)).atMost(Duration.ofMillis(timeoutMs)).until(() -> {
-            if (n.log().contains("ready on https://")) {
+            if (RehearsalFleet.started(n.node)) {
               return true;
             }
-            if (!n.process.isAlive()) {
+            if (!fleet.alive(n.node)) {
               throw new IllegalStateException(name + " did not start:\n" + n.log());
             }
             return false;
@@ -287,22 +224,12 @@ public final class FleetHarness implements AutoCloseable {
 
   /** Stops a node with SIGTERM (graceful shutdown) and waits for the process to exit. @param name the node */
   public void stop(String name) throws InterruptedException {
-    Process p = nodes.get(name).process;
-    if (p != null && p.isAlive()) {
-      p.destroy();
-      if (!p.waitFor(30, TimeUnit.SECONDS)) {
-        p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-      }
-    }
+    fleet.stop(nodes.get(name).node);
   }
 
   /** Stops every node with SIGTERM at once (graceful, in parallel) and waits for all to exit. */
   public void stopAll() throws InterruptedException {
-    for (NodeProc n : nodes.values()) {
-      if (n.process != null && n.process.isAlive()) {
-        n.process.destroy();
-      }
-    }
+    fleet.destroyAll();
     for (NodeProc n : nodes.values()) {
       stop(n.name);
     }
@@ -310,21 +237,14 @@ public final class FleetHarness implements AutoCloseable {
 
   /** Kills a node with SIGKILL and waits for the process to be gone. @param name the node */
   public void kill9(String name) throws InterruptedException {
-    Process p = nodes.get(name).process;
-    p.destroyForcibly();
-    p.waitFor(10, TimeUnit.SECONDS);
+    fleet.kill(nodes.get(name).node);
   }
 
   /** Kills every running node with SIGKILL and waits for the processes to be gone. */
   public void killAll() throws InterruptedException {
     for (NodeProc n : nodes.values()) {
-      if (n.process != null && n.process.isAlive()) {
-        n.process.destroyForcibly();
-      }
-    }
-    for (NodeProc n : nodes.values()) {
-      if (n.process != null) {
-        n.process.waitFor(10, TimeUnit.SECONDS);
+      if (fleet.alive(n.node)) {
+        fleet.kill(n.node);
       }
     }
   }
@@ -337,16 +257,12 @@ public final class FleetHarness implements AutoCloseable {
    * @param signal signal name for {@code kill -s}
    */
   public void signal(String name, String signal) throws IOException, InterruptedException {
-    Process kill = new ProcessBuilder("kill", "-s", signal, String.valueOf(nodes.get(name).process.pid()))
-        .inheritIO().start();
-    if (kill.waitFor() != 0) {
-      throw new IOException("kill -s " + signal + " failed for " + name);
-    }
+    fleet.signal(nodes.get(name).node, signal);
   }
 
   /** @param name a node @return true once its log says it is ready (membership published, serving) */
   public boolean started(String name) {
-    return nodes.get(name).log().contains("ready on https://");
+    return RehearsalFleet.started(nodes.get(name).node);
   }
 
   /** Frames of calls that block a thread: a blocked-thread report whose stack holds one is a blocking call. */
@@ -394,20 +310,7 @@ public final class FleetHarness implements AutoCloseable {
         anonymous.close();
       }
     }
-    for (NodeProc n : nodes.values()) {
-      if (n.process != null && n.process.isAlive()) {
-        n.process.destroy();
-      }
-    }
-    for (NodeProc n : nodes.values()) {
-      try {
-        if (n.process != null && !n.process.waitFor(15, TimeUnit.SECONDS)) {
-          n.process.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
+    fleet.close();
   }
 
   /**

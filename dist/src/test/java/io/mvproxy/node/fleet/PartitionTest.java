@@ -284,8 +284,8 @@ class PartitionTest {
     FleetTest.await("things through node-a", 60_000, () -> admin.get(a.url(), FleetTest.THINGS).status() == 200);
     fleet.kill9("node-c");
     FleetTest.await("node-a answers 503 for things", 30_000, () -> admin.get(a.url(), FleetTest.THINGS).status() == 503);
-    a.process.destroy();
-    a.process.waitFor();
+    a.process().destroy();
+    a.process().waitFor();
     try (Prober thingsOnA = new Prober(admin, a.url(), FleetTest.THINGS, 20)) {
       fleet.start("node-a");
       fleet.awaitStarted("node-a", 120_000);

@@ -88,9 +88,9 @@ class RollingRestartTest {
       entry.set(fleet.node(node.equals("node-a") ? "node-b" : "node-a").url());
       Thread.sleep(300);
       FleetHarness.NodeProc n = fleet.node(node);
-      n.process.destroy();
-      assertTrue(n.process.waitFor(30, TimeUnit.SECONDS), node + " did not stop on SIGTERM");
-      assertEquals(0, n.process.exitValue(), node + " exit code on SIGTERM:\n" + n.log());
+      n.process().destroy();
+      assertTrue(n.process().waitFor(30, TimeUnit.SECONDS), node + " did not stop on SIGTERM");
+      assertEquals(0, n.process().exitValue(), node + " exit code on SIGTERM:\n" + n.log());
       fleet.start(node);
       fleet.awaitStarted(node, 120_000);
       FleetTest.await(node + " ready again", 90_000, () -> admin.get(n.url(), "/readyz").status() == 200);

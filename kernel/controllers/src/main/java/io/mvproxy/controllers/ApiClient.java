@@ -3,13 +3,20 @@ package io.mvproxy.controllers;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.RequestOptions;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
+import io.vertx.core.net.PemKeyCertOptions;
 import io.vertx.core.net.PemTrustOptions;
 import io.vertx.ext.web.client.HttpRequest;
 import io.vertx.ext.web.client.WebClient;
 import io.vertx.ext.web.client.WebClientOptions;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The controllers' client of the API: HTTPS to the node's own secure port with a bearer token the node trusts, so
@@ -23,6 +30,10 @@ import io.vertx.ext.web.client.WebClientOptions;
  * fleet (mutual TLS with the node's front-proxy client certificate, the identity in {@code X-Remote-*} headers), so
  * discovery and reads may be answered by different servers. Used with the Mixed Version Proxy off, to show what
  * upstream suffers.
+ *
+ * <p>{@link #withCertificate} makes a client of a whole fleet from outside it, as a kubectl with a client
+ * certificate: each request names its server ({@link #sendTo}, {@link #open} for a watch read as a stream), the
+ * servers verified against the fleet's CA (the rehearsal's load balancer, {@code FleetClient}, is built on it).
  */
 public final class ApiClient implements AutoCloseable {
   /** The aggregated discovery media type (apidiscovery.k8s.io/v2). */
@@ -42,6 +53,7 @@ public final class ApiClient implements AutoCloseable {
   private final WebClient peers;
   private final ServerPicker picker;
   private final io.vertx.core.MultiMap identity;
+  private final HttpClient streams;
 
   /** Chooses the server of each request. */
   @FunctionalInterface
@@ -72,6 +84,7 @@ public final class ApiClient implements AutoCloseable {
     this.peers = null;
     this.picker = null;
     this.identity = null;
+    this.streams = null;
   }
 
   /**
@@ -92,6 +105,7 @@ public final class ApiClient implements AutoCloseable {
     this.peers = null;
     this.picker = null;
     this.identity = null;
+    this.streams = null;
   }
 
   private ApiClient(ApiClient self, WebClient peers, ServerPicker picker, io.vertx.core.MultiMap identity) {
@@ -104,6 +118,43 @@ public final class ApiClient implements AutoCloseable {
     this.peers = peers;
     this.picker = picker;
     this.identity = identity;
+    this.streams = null;
+  }
+
+  private ApiClient(WebClient servers, HttpClient streams, long timeoutMs) {
+    this.client = servers;
+    this.host = null;
+    this.port = 0;
+    this.authorization = null;
+    this.userAgent = null;
+    this.timeoutMs = timeoutMs;
+    this.peers = servers;
+    this.picker = null;
+    this.identity = io.vertx.core.MultiMap.caseInsensitiveMultiMap();
+    this.streams = streams;
+  }
+
+  /**
+   * A client of a fleet's servers with a client certificate (mutual TLS, each server verified against the CA and
+   * its host name, connections within 3 s, Vert.x's own {@code User-Agent}); every request names its server
+   * ({@link #sendTo}, {@link #open}).
+   *
+   * @param vertx     the Vert.x to run on
+   * @param ca        PEM file of the CA that signed the servers
+   * @param cert      PEM file of the client certificate
+   * @param key       PEM file of its key
+   * @param timeoutMs per-request deadline of {@link #sendTo}, ms
+   * @return the client; {@link #close()} closes its connections
+   */
+  public static ApiClient withCertificate(Vertx vertx, Path ca, Path cert, Path key, long timeoutMs) {
+    PemTrustOptions trust = new PemTrustOptions().addCertPath(ca.toString());
+    PemKeyCertOptions keyCert = new PemKeyCertOptions().setCertPath(cert.toString()).setKeyPath(key.toString());
+    WebClient web = WebClient.create(vertx, new WebClientOptions().setSsl(true).setVerifyHost(true)
+        .setTrustOptions(trust).setKeyCertOptions(keyCert).setConnectTimeout(3000));
+    HttpClient streams = vertx.createHttpClient(new HttpClientOptions().setSsl(true).setVerifyHost(true)
+        .setTrustOptions(trust).setKeyCertOptions(keyCert).setConnectTimeout(3000)
+        .setIdleTimeout(60).setIdleTimeoutUnit(TimeUnit.SECONDS));
+    return new ApiClient(web, streams, timeoutMs);
   }
 
   /**
@@ -120,13 +171,17 @@ public final class ApiClient implements AutoCloseable {
   }
 
   private HttpRequest<Buffer> request(HttpMethod method, String path) {
-    String server = picker == null ? null : picker.next();
+    return request(method, picker == null ? null : picker.next(), path);
+  }
+
+  /** @param server {@code https://host:port}, or null for this node */
+  private HttpRequest<Buffer> request(HttpMethod method, String server, String path) {
     if (server == null) {
       return client.request(method, port, host, path).ssl(true).timeout(timeoutMs)
           .putHeader("Authorization", authorization).putHeader("User-Agent", userAgent);
     }
-    return peers.requestAbs(method, server + path).timeout(timeoutMs).putHeaders(identity)
-        .putHeader("User-Agent", userAgent);
+    HttpRequest<Buffer> r = peers.requestAbs(method, server + path).timeout(timeoutMs).putHeaders(identity);
+    return userAgent == null ? r : r.putHeader("User-Agent", userAgent);
   }
 
   /**
@@ -141,8 +196,28 @@ public final class ApiClient implements AutoCloseable {
    */
   public Future<ApiResponse> send(HttpMethod method, String path, JsonObject body, String contentType,
                                   String accept) {
-    HttpRequest<Buffer> r = request(method, path)
-        .putHeader("Accept", accept == null ? "application/json" : accept);
+    return send(request(method, path), body, contentType, accept);
+  }
+
+  /**
+   * Sends one request to a given server (a client of {@link #withCertificate} or {@link #spread}).
+   *
+   * @param server      {@code https://host:port}
+   * @param method      the method
+   * @param path        path and query (already escaped)
+   * @param body        JSON body or null
+   * @param contentType the body's media type (null: {@code application/json})
+   * @param accept      {@code Accept} (null: {@code application/json})
+   * @return the answer; never failed (status 0 with the transport error)
+   */
+  public Future<ApiResponse> sendTo(String server, HttpMethod method, String path, JsonObject body,
+                                    String contentType, String accept) {
+    return send(request(method, server, path), body, contentType, accept);
+  }
+
+  private static Future<ApiResponse> send(HttpRequest<Buffer> request, JsonObject body, String contentType,
+                                          String accept) {
+    HttpRequest<Buffer> r = request.putHeader("Accept", accept == null ? "application/json" : accept);
     Future<io.vertx.ext.web.client.HttpResponse<Buffer>> f;
     if (body == null) {
       f = r.send();
@@ -227,7 +302,27 @@ public final class ApiClient implements AutoCloseable {
         .otherwise(t -> new ApiResponse(0, new JsonObject(), String.valueOf(t.getMessage())));
   }
 
-  private static JsonObject json(Buffer b) {
+  /**
+   * Opens a streaming GET (a watch) on a given server of a {@link #withCertificate} client, whose body the caller
+   * reads (and may end with {@code response.request().reset()}); connections idle for 60 s are closed.
+   *
+   * @param server {@code https://host:port}
+   * @param path   the path and query (with {@code watch=true})
+   * @return the response once its head arrived; failed when none came
+   * @throws IllegalStateException for a client not made by {@link #withCertificate}
+   */
+  public Future<HttpClientResponse> open(String server, String path) {
+    if (streams == null) {
+      throw new IllegalStateException("streams need a client made by withCertificate");
+    }
+    java.net.URI u = java.net.URI.create(server);
+    return streams.request(new RequestOptions().setMethod(HttpMethod.GET).setHost(u.getHost()).setPort(u.getPort())
+            .setURI(path).setSsl(true).putHeader("Accept", "application/json").setConnectTimeout(3000))
+        .compose(req -> req.send());
+  }
+
+  /** @param b a body, may be null @return it as a JSON object; empty when it is none or not a JSON object */
+  public static JsonObject json(Buffer b) {
     if (b == null || b.length() == 0) {
       return new JsonObject();
     }
@@ -241,5 +336,8 @@ public final class ApiClient implements AutoCloseable {
   @Override
   public void close() {
     client.close();
+    if (streams != null) {
+      streams.close();
+    }
   }
 }

@@ -5,22 +5,9 @@ import io.mvproxy.api.ApiSource;
 import io.mvproxy.api.ApiSourceContext;
 import io.mvproxy.api.ApiSourceFactory;
 import io.mvproxy.api.Gvr;
-import io.mvproxy.api.RequestInfo;
-import io.mvproxy.api.StatusException;
-import io.mvproxy.api.StatusReason;
-import io.mvproxy.api.StatusWriter;
-import io.mvproxy.api.UserInfo;
-import io.mvproxy.api.discovery.DiscoveryResource;
-import io.mvproxy.api.discovery.ServedGroupVersion;
-import io.mvproxy.api.storage.ListOptions;
 import io.mvproxy.api.storage.Preconditions;
 import io.mvproxy.api.storage.ResourceStorage;
 import io.mvproxy.api.storage.StorageException;
-import io.mvproxy.api.storage.StoredObject;
-import io.mvproxy.api.storage.Watch;
-import io.mvproxy.api.storage.WatchEvent;
-import io.mvproxy.api.storage.WatchListener;
-import io.mvproxy.api.storage.WatchOptions;
 import io.mvproxy.node.routing.RoutingSnapshot;
 import io.mvproxy.registry.model.CrdConditions;
 import io.vertx.core.Future;
@@ -28,7 +15,6 @@ import io.vertx.core.Promise;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import io.vertx.ext.web.RoutingContext;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -57,17 +43,18 @@ import java.util.logging.Logger;
  * <ul>
  *   <li>naming ({@code pkg/controller/status/naming_controller.go}): {@code NamesAccepted} against the accepted
  *   names of the other CRDs and the built-in kinds of the group, {@code status.acceptedNames},
- *   {@code Established=False Installing};</li>
+ *   {@code Established=False Installing} ({@link CrdNaming});</li>
  *   <li>establishing ({@code pkg/controller/establish}, and kube's HA wait of {@code customresource_handler.go}):
  *   {@code Established=True InitialNamesAccepted} only once every live node serves it: this node's routing has its
  *   source, the fleet's API set is fully known, and every live peer's published discovery lists each served
- *   version's resource;</li>
+ *   version's resource ({@link CrdEstablishing});</li>
  *   <li>finalizer ({@code pkg/controller/finalizer/crd_finalizer.go}): a deleted CRD's objects are deleted (objects
  *   with finalizers get {@code deletionTimestamp} and are waited for, up to a minute per round), then the
  *   {@code customresourcecleanup.apiextensions.k8s.io} finalizer is removed and the CRD with it; {@code Terminating}
  *   conditions as upstream. Creates of objects of a Terminating CRD answer {@code 405 MethodNotAllowed} as
- *   {@code customresource_handler.go}.</li>
+ *   {@code customresource_handler.go} ({@link CrdFinalizer}, {@link TerminatingGuard}).</li>
  * </ul>
+ * The stored CRDs are kept by {@link StoredCrds}.
  */
 public final class ApiCrdVerticle extends VerticleBase {
   /** The CRDs' storage key prefix. */
@@ -91,14 +78,12 @@ public final class ApiCrdVerticle extends VerticleBase {
   private final Supplier<RoutingSnapshot> routing;
   private final Supplier<List<ApiSource>> builtins;
   private ResourceStorage store;
-  private Watch watch;
   private boolean stopped;
-  private final Promise<Void> synced = Promise.promise();
-  /** Stored CRDs by name (this node's watch). */
-  private Map<String, JsonObject> stored = new HashMap<>();
-  private Map<String, JsonObject> initial;
-  /** Highest revision applied from the watch or a relist. */
-  private long revision;
+  /** The stored CRDs (this node's watch and relists). */
+  private StoredCrds crds;
+  private CrdNaming namingController;
+  private CrdEstablishing establishingController;
+  private CrdFinalizer finalizer;
   /** Served API CRDs by name. */
   private final Map<String, Served> active = new LinkedHashMap<>();
   private volatile List<ApiSource> published = List.of();
@@ -112,7 +97,8 @@ public final class ApiCrdVerticle extends VerticleBase {
   private final Set<String> writing = new HashSet<>();
   private final Set<String> warned = new HashSet<>();
 
-  private record Served(String key, ApiSource source) {
+  /** A served API CRD: {@code <uid>/<generation>} of the definition it was built from, and its source. */
+  record Served(String key, ApiSource source) {
   }
 
   /**
@@ -168,8 +154,11 @@ public final class ApiCrdVerticle extends VerticleBase {
       return Future.succeededFuture();
     }
     store = ctx.storage().resource(PREFIX);
-    startWatch();
-    vertx.setPeriodic(RESYNC_MS, t -> resync());
+    crds = new StoredCrds(vertx, store, this::changed);
+    namingController = new CrdNaming(crds, builtins);
+    establishingController = new CrdEstablishing(active, routing);
+    finalizer = new CrdFinalizer(vertx, ctx, store);
+    crds.start();
     vertx.setPeriodic(PASS_MS, t -> {
       reconcileSources();
       pass();
@@ -181,7 +170,7 @@ public final class ApiCrdVerticle extends VerticleBase {
         LOG.warning("stored CustomResourceDefinitions not listed within " + FIRST_SYNC_BOUND_MS + " ms; going on");
       }
     });
-    synced.future().onComplete(ar -> {
+    crds.synced().onComplete(ar -> {
       vertx.cancelTimer(timer);
       bounded.tryComplete();
     });
@@ -191,8 +180,8 @@ public final class ApiCrdVerticle extends VerticleBase {
   @Override
   public Future<?> stop() {
     stopped = true;
-    if (watch != null) {
-      watch.cancel();
+    if (crds != null) {
+      crds.stop();
     }
     List<Future<Void>> closing = new ArrayList<>();
     active.values().forEach(s -> closing.add(s.source().close()));
@@ -200,93 +189,10 @@ public final class ApiCrdVerticle extends VerticleBase {
     return Future.join(closing);
   }
 
-  private void startWatch() {
-    if (stopped) {
-      return;
-    }
-    initial = new HashMap<>();
-    store.watch(new WatchOptions("", 0, true), new WatchListener() {
-      @Override
-      public void onEvent(WatchEvent e) {
-        try {
-          apply(e);
-        } catch (RuntimeException ex) {
-          LOG.log(java.util.logging.Level.WARNING, "CustomResourceDefinition watch event not applied", ex);
-        }
-      }
-
-      private void apply(WatchEvent e) {
-        JsonObject o = e.object().object();
-        String name = o.getJsonObject("metadata").getString("name");
-        Map<String, JsonObject> into = initial != null ? initial : stored;
-        revision = Math.max(revision, e.revision());
-        if (e.type() == WatchEvent.Type.DELETED) {
-          into.remove(name);
-        } else {
-          into.put(name, withRv(o, e.object().resourceVersion()));
-        }
-        if (initial == null) {
-          changed();
-        }
-      }
-
-      @Override
-      public void onInitialEventsEnd(long revision) {
-        stored = initial;
-        initial = null;
-        LOG.fine("stored CustomResourceDefinitions listed at revision " + revision + ": " + stored.size());
-        synced.tryComplete();
-        try {
-          changed();
-        } catch (RuntimeException ex) {
-          LOG.log(java.util.logging.Level.WARNING, "CustomResourceDefinitions not applied", ex);
-        }
-      }
-
-      @Override
-      public void onError(StorageException error) {
-        LOG.fine("CustomResourceDefinition watch ended: " + error.getMessage() + "; watching again");
-        vertx.setTimer(1000, t -> startWatch());
-      }
-    }).onSuccess(w -> watch = w).onFailure(t -> {
-      LOG.fine("CustomResourceDefinition watch failed: " + t.getMessage() + "; retrying");
-      vertx.setTimer(1000, x -> startWatch());
-    });
-  }
-
-  /** Lists the stored CRDs and applies what differs from the watched state (when the list is not older). */
-  private void resync() {
-    if (stopped || initial != null) {
-      return;
-    }
-    store.list(ListOptions.all("")).onSuccess(page -> {
-      if (initial != null || page.resourceVersion() < revision) {
-        return;
-      }
-      Map<String, JsonObject> listed = new HashMap<>();
-      for (StoredObject so : page.items()) {
-        JsonObject o = so.object();
-        listed.put(o.getJsonObject("metadata").getString("name"), withRv(o, so.resourceVersion()));
-      }
-      if (!listed.equals(stored)) {
-        LOG.info("stored CustomResourceDefinitions relisted at revision " + page.resourceVersion()
-            + " differ from the watched ones; applying the list");
-        stored = listed;
-        revision = page.resourceVersion();
-        changed();
-      }
-    });
-  }
-
-  private static JsonObject withRv(JsonObject o, long rv) {
-    JsonObject c = o.copy();
-    c.getJsonObject("metadata").put("resourceVersion", Long.toString(rv));
-    return c;
-  }
-
   private void changed() {
     Set<String> names = new HashSet<>();
     Set<String> deleting = new HashSet<>();
+    Map<String, JsonObject> stored = crds.stored();
     stored.forEach((n, o) -> {
       if (!isPluginCrd(o)) {
         names.add(n);
@@ -333,6 +239,7 @@ public final class ApiCrdVerticle extends VerticleBase {
     });
     boolean change = false;
     List<ApiSource> withdrawn = new ArrayList<>();
+    Map<String, JsonObject> stored = crds.stored();
     for (Map.Entry<String, JsonObject> e : stored.entrySet()) {
       String name = e.getKey();
       JsonObject crd = e.getValue();
@@ -355,7 +262,7 @@ public final class ApiCrdVerticle extends VerticleBase {
       }
       ApiSource source;
       try {
-        source = new TerminatingGuard(factory.create(manifest(crd), ctx), name);
+        source = new TerminatingGuard(factory.create(manifest(crd), ctx), name, () -> terminating);
       } catch (RuntimeException ex) {
         LOG.warning("CustomResourceDefinition " + name + " cannot be served: " + ex.getMessage());
         continue;
@@ -414,7 +321,7 @@ public final class ApiCrdVerticle extends VerticleBase {
     if (stopped || store == null) {
       return;
     }
-    for (JsonObject crd : stored.values()) {
+    for (JsonObject crd : crds.stored().values()) {
       if (isPluginCrd(crd)) {
         continue;
       }
@@ -424,15 +331,15 @@ public final class ApiCrdVerticle extends VerticleBase {
       }
       JsonObject md = crd.getJsonObject("metadata");
       boolean deleting = md.getValue("deletionTimestamp") != null;
-      JsonObject next = naming(crd);
+      JsonObject next = namingController.naming(crd);
       if (next == null && !deleting) {
-        next = establishing(crd);
+        next = establishingController.establishing(crd);
       }
       if (next != null) {
         write(name, crd, next);
       } else if (deleting && md.getValue("finalizers") instanceof JsonArray f
           && f.contains(CrdConditions.CLEANUP_FINALIZER) && finalizing.add(name)) {
-        finalize(crd).onComplete(ar -> {
+        finalizer.finalize(crd).onComplete(ar -> {
           finalizing.remove(name);
           if (ar.failed()) {
             LOG.warning("finalizing CustomResourceDefinition " + name + ": " + ar.cause().getMessage());
@@ -440,220 +347,6 @@ public final class ApiCrdVerticle extends VerticleBase {
         });
       }
     }
-  }
-
-  /** @return the CRD with its names' verdict when it changes, else null */
-  private JsonObject naming(JsonObject crd) {
-    CrdConditions.Names mine = CrdConditions.names(crd);
-    JsonObject status = crd.getJsonObject("status", new JsonObject());
-    boolean accepted = CrdConditions.isTrue(crd, CrdConditions.NAMES_ACCEPTED);
-    if (accepted && mine.toJson().equals(status.getJsonObject("acceptedNames"))) {
-      return null;
-    }
-    List<CrdConditions.Names> others = new ArrayList<>();
-    String self = crd.getJsonObject("metadata").getString("name");
-    stored.forEach((n, o) -> {
-      if (!n.equals(self) && o.getJsonObject("status", new JsonObject()).getValue("acceptedNames")
-          instanceof JsonObject an) {
-        JsonObject view = new JsonObject().put("spec", new JsonObject().put("group", o.getJsonObject("spec",
-            new JsonObject()).getString("group", "")).put("names", an));
-        others.add(CrdConditions.names(view));
-      }
-    });
-    for (ApiSource b : builtins.get()) {
-      for (ServedGroupVersion gv : b.groupVersions()) {
-        for (DiscoveryResource r : gv.resources()) {
-          String kind = r.responseKind() == null ? "" : r.responseKind().kind();
-          others.add(new CrdConditions.Names(gv.groupVersion().group(), r.resource(),
-              r.singularResource() == null ? "" : r.singularResource(), r.shortNames(), kind,
-              kind.isEmpty() ? "" : kind + "List"));
-        }
-      }
-    }
-    String[] verdict = CrdConditions.namesAccepted(mine, others);
-    JsonObject next = crd.copy();
-    String now = now();
-    CrdConditions.set(next, CrdConditions.NAMES_ACCEPTED, verdict[0], verdict[1], verdict[2], now);
-    if ("True".equals(verdict[0])) {
-      next.getJsonObject("status").put("acceptedNames", mine.toJson());
-    }
-    if (!CrdConditions.isTrue(crd, CrdConditions.ESTABLISHED)) {
-      if ("True".equals(verdict[0])) {
-        CrdConditions.set(next, CrdConditions.ESTABLISHED, "False", "Installing",
-            "the initial names have been accepted", now);
-      } else {
-        CrdConditions.set(next, CrdConditions.ESTABLISHED, "False", "NotAccepted", "not all names are accepted", now);
-      }
-    }
-    return sameStatus(crd, next) ? null : next;
-  }
-
-  /** @return the CRD Established when every live node serves it now and it was not yet, else null */
-  private JsonObject establishing(JsonObject crd) {
-    if (!CrdConditions.isTrue(crd, CrdConditions.NAMES_ACCEPTED) || CrdConditions.isTrue(crd,
-        CrdConditions.ESTABLISHED)) {
-      return null;
-    }
-    String name = crd.getJsonObject("metadata").getString("name");
-    if (!servedByFleet(crd, name)) {
-      return null;
-    }
-    JsonObject next = crd.copy();
-    CrdConditions.set(next, CrdConditions.ESTABLISHED, "True", "InitialNamesAccepted",
-        "the initial names have been accepted", now());
-    return next;
-  }
-
-  /**
-   * How Established is detected: this node serves the current generation and its routing has it, the fleet's API
-   * set is fully known (no member, record or discovery awaited), and every live peer's fetched discovery lists the
-   * resource in every served version.
-   */
-  private boolean servedByFleet(JsonObject crd, String name) {
-    Served mine = active.get(name);
-    JsonObject md = crd.getJsonObject("metadata");
-    if (mine == null || !mine.key().equals(md.getString("uid") + "/" + md.getValue("generation"))) {
-      return false;
-    }
-    return servedByFleet(crd, routing.get());
-  }
-
-  /**
-   * Whether every live node serves a CRD, as this node sees the fleet (the Established rule): the fleet's API set is
-   * fully known ({@link RoutingSnapshot#ready()}, nothing awaited), this node routes every served version's resource
-   * to a local source it publishes, and every live peer's discovery has been fetched and lists each of them.
-   *
-   * @param crd     the stored CRD ({@code spec.group}, {@code spec.names.plural}, {@code spec.versions})
-   * @param routing this node's routing snapshot
-   * @return true when every live node serves every served version
-   */
-  static boolean servedByFleet(JsonObject crd, RoutingSnapshot routing) {
-    RoutingSnapshot r = routing;
-    if (!r.ready() || !r.awaiting().isEmpty()) {
-      return false;
-    }
-    JsonObject spec = crd.getJsonObject("spec");
-    String group = spec.getString("group");
-    String plural = spec.getJsonObject("names").getString("plural");
-    List<Gvr> gvrs = new ArrayList<>();
-    for (Object o : spec.getJsonArray("versions", new JsonArray())) {
-      JsonObject v = (JsonObject) o;
-      if (v.getBoolean("served", false)) {
-        gvrs.add(new Gvr(group, v.getString("name"), plural));
-      }
-    }
-    for (Gvr g : gvrs) {
-      if (r.local().get(g) == null || !r.localCaps().serves(g, "")) {
-        return false;
-      }
-      for (RoutingSnapshot.PeerEntry p : r.peers().values()) {
-        if (!p.loaded() || !p.caps().serves(g, "")) {
-          return false;
-        }
-      }
-    }
-    return !gvrs.isEmpty();
-  }
-
-  /** The finalizer controller for one deleted CRD. */
-  private Future<Void> finalize(JsonObject crd) {
-    String name = crd.getJsonObject("metadata").getString("name");
-    String uid = crd.getJsonObject("metadata").getString("uid");
-    boolean established = CrdConditions.isTrue(crd, CrdConditions.ESTABLISHED);
-    JsonObject spec = crd.getJsonObject("spec");
-    ResourceStorage objects = ctx.storage().resource(spec.getString("group") + "/"
-        + spec.getJsonObject("names").getString("plural"));
-    return updateStatus(name, uid, c -> CrdConditions.set(c, CrdConditions.TERMINATING, "True",
-        "InstanceDeletionInProgress", "CustomResource deletion is in progress", now()))
-        .compose(v -> !established ? Future.succeededFuture(new String[] {"False", "NeverEstablished",
-            "resource was never established"}) : deleteInstances(objects).map(v2 -> new String[] {"False",
-            "InstanceDeletionCompleted", "removed all instances"}))
-        .recover(t -> {
-          String[] failed = {"True", t instanceof IllegalStateException ? "InstanceDeletionCheck"
-              : "InstanceDeletionFailed", t.getMessage()};
-          return updateStatus(name, uid, c -> CrdConditions.set(c, CrdConditions.TERMINATING, failed[0], failed[1],
-              failed[2], now())).compose(v -> Future.failedFuture(t));
-        })
-        .compose(cond -> store.guaranteedUpdate(name, new Preconditions(uid, null), cur -> {
-          JsonObject c = cur.object().copy();
-          CrdConditions.set(c, CrdConditions.TERMINATING, cond[0], cond[1], cond[2], now());
-          JsonArray fin = c.getJsonObject("metadata").getJsonArray("finalizers", new JsonArray()).copy();
-          fin.remove(CrdConditions.CLEANUP_FINALIZER);
-          c.getJsonObject("metadata").put("finalizers", fin);
-          return c;
-        }))
-        .compose(so -> {
-          JsonArray fin = so.object().getJsonObject("metadata").getJsonArray("finalizers", new JsonArray());
-          if (!fin.isEmpty()) {
-            return Future.succeededFuture();
-          }
-          LOG.info("CustomResourceDefinition " + name + " finalized: its objects are deleted; removing it");
-          return store.delete(name, new Preconditions(uid, null), null).<Void>mapEmpty();
-        })
-        .recover(t -> t instanceof StorageException se && (se.storageCode() == StorageException.Code.NOT_FOUND
-            || se.storageCode() == StorageException.Code.CONFLICT) ? Future.succeededFuture()
-            : Future.failedFuture(t));
-  }
-
-  /**
-   * Deletes every object of the resource (an object with finalizers gets {@code deletionTimestamp} and is waited
-   * for), then waits until none is left, at most {@link #INSTANCE_WAIT_MS}.
-   *
-   * @return fails with IllegalStateException ({@code could not confirm zero CustomResources remaining}) when objects
-   *     remain, or with the storage error ({@code could not list instances} / {@code could not issue all deletes})
-   */
-  private Future<Void> deleteInstances(ResourceStorage objects) {
-    return objects.list(ListOptions.all("")).recover(t -> Future.failedFuture(
-            new RuntimeException("could not list instances: " + t.getMessage(), t)))
-        .compose(page -> {
-          List<Future<?>> deletes = new ArrayList<>();
-          for (StoredObject so : page.items()) {
-            deletes.add(deleteOne(objects, so));
-          }
-          return Future.all(deletes).recover(t -> Future.failedFuture(
-              new RuntimeException("could not issue all deletes: " + t.getMessage(), t)));
-        })
-        .compose(v -> waitEmpty(objects, System.currentTimeMillis() + INSTANCE_WAIT_MS));
-  }
-
-  private Future<Void> deleteOne(ResourceStorage objects, StoredObject so) {
-    JsonObject md = so.object().getJsonObject("metadata");
-    boolean finalizers = md.getValue("finalizers") instanceof JsonArray f && !f.isEmpty();
-    Future<?> op;
-    if (!finalizers) {
-      op = objects.delete(so.key(), new Preconditions(so.uid(), null), null);
-    } else if (md.getValue("deletionTimestamp") == null) {
-      op = objects.guaranteedUpdate(so.key(), new Preconditions(so.uid(), null), cur -> {
-        JsonObject c = cur.object().copy();
-        c.getJsonObject("metadata").put("deletionTimestamp", now()).put("deletionGracePeriodSeconds", 0);
-        return c;
-      });
-    } else {
-      op = Future.succeededFuture();
-    }
-    return op.<Void>mapEmpty().recover(t -> t instanceof StorageException se
-        && (se.storageCode() == StorageException.Code.NOT_FOUND || se.storageCode() == StorageException.Code.CONFLICT)
-        ? Future.succeededFuture() : Future.failedFuture(t));
-  }
-
-  private Future<Void> waitEmpty(ResourceStorage objects, long deadline) {
-    return objects.count("").compose(n -> {
-      if (n == 0) {
-        return Future.succeededFuture();
-      }
-      if (System.currentTimeMillis() > deadline) {
-        return Future.failedFuture(new IllegalStateException("could not confirm zero CustomResources remaining: "
-            + n + " left"));
-      }
-      Promise<Void> p = Promise.promise();
-      vertx.setTimer(PASS_MS, t -> waitEmpty(objects, deadline).onComplete(p));
-      return p.future();
-    });
-  }
-
-  private Future<Void> updateStatus(String name, String uid, java.util.function.UnaryOperator<JsonObject> f) {
-    return store.guaranteedUpdate(name, new Preconditions(uid, null), cur -> f.apply(cur.object().copy()))
-        .mapEmpty();
   }
 
   private void write(String name, JsonObject seen, JsonObject next) {
@@ -672,66 +365,8 @@ public final class ApiCrdVerticle extends VerticleBase {
     });
   }
 
-  private static boolean sameStatus(JsonObject a, JsonObject b) {
-    return a.getJsonObject("status", new JsonObject()).equals(b.getJsonObject("status", new JsonObject()));
-  }
-
-  private static String now() {
+  /** @return now as a condition's {@code lastTransitionTime} (RFC 3339, whole seconds) */
+  static String now() {
     return Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
-  }
-
-  /**
-   * The source of an API-created CRD: creates of its objects answer {@code 405 MethodNotAllowed} ({@code create
-   * not allowed while custom resource definition is terminating}) once the CRD is being deleted, as
-   * {@code customresource_handler.go}; everything else is the factory's source.
-   */
-  private final class TerminatingGuard implements ApiSource {
-    private final ApiSource delegate;
-    private final String crdName;
-
-    TerminatingGuard(ApiSource delegate, String crdName) {
-      this.delegate = delegate;
-      this.crdName = crdName;
-    }
-
-    @Override
-    public String name() {
-      return delegate.name();
-    }
-
-    @Override
-    public List<ServedGroupVersion> groupVersions() {
-      return delegate.groupVersions();
-    }
-
-    @Override
-    public void handle(RoutingContext rc, RequestInfo info, UserInfo user) {
-      if ("create".equals(info.verb()) && info.subresource().isEmpty() && terminating.contains(crdName)) {
-        StatusWriter.send(rc, new StatusException(StatusReason.MethodNotAllowed,
-            "create not allowed while custom resource definition is terminating", null));
-        return;
-      }
-      delegate.handle(rc, info, user);
-    }
-
-    @Override
-    public JsonObject openApiV3(io.mvproxy.api.GroupVersion gv) {
-      return delegate.openApiV3(gv);
-    }
-
-    @Override
-    public JsonObject openApiV2(io.mvproxy.api.GroupVersion gv) {
-      return delegate.openApiV2(gv);
-    }
-
-    @Override
-    public Future<Void> ready() {
-      return delegate.ready();
-    }
-
-    @Override
-    public Future<Void> close() {
-      return delegate.close();
-    }
   }
 }

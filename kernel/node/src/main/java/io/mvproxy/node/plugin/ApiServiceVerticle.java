@@ -6,7 +6,6 @@ import io.mvproxy.api.ApiSourceContext;
 import io.mvproxy.api.ApiSourceFactory;
 import io.mvproxy.api.Gvr;
 import io.mvproxy.api.storage.ListOptions;
-import io.mvproxy.api.storage.Preconditions;
 import io.mvproxy.api.storage.ResourceStorage;
 import io.mvproxy.api.storage.StorageException;
 import io.mvproxy.api.storage.StoredObject;
@@ -17,19 +16,14 @@ import io.mvproxy.api.storage.WatchOptions;
 import io.mvproxy.node.routing.RoutingSnapshot;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
-import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -51,7 +45,7 @@ import java.util.logging.Logger;
  * (no service) are {@code Available=True Local}. One node writes: the live node with the lowest server ID (for a
  * plugin's APIService, the lowest live server ID among the nodes whose plugins serve it) &mdash; a deterministic
  * choice from the fleet membership instead of a Lease (nodes agreeing on membership agree on the writer; a brief
- * disagreement at most writes twice).
+ * disagreement at most writes twice). That controller is {@link ApiServiceAvailability}.
  */
 public final class ApiServiceVerticle extends VerticleBase {
   /** The APIServices' storage key prefix. */
@@ -60,7 +54,7 @@ public final class ApiServiceVerticle extends VerticleBase {
   static final long RESYNC_MS = 2000;
   /** Availability check period, ms (kube-aggregator re-checks every 30 s; faster here so an outage shows at once). */
   static final long CHECK_MS = 3000;
-  private static final String SERVED_BY = "mvproxy.io/served-by";
+  static final String SERVED_BY = "mvproxy.io/served-by";
   private static final Logger LOG = Logger.getLogger(ApiServiceVerticle.class.getName());
 
   private final ApiSourceContext ctx;
@@ -78,10 +72,12 @@ public final class ApiServiceVerticle extends VerticleBase {
   private volatile List<ApiSource> published = List.of();
   private volatile List<ApiSource> draining = List.of();
   private volatile Map<io.mvproxy.api.GroupVersion, String> pending = Map.of();
-  private final Set<String> checking = new HashSet<>();
   private final Set<String> warned = new HashSet<>();
+  /** The availability controller (from start on, when there is storage). */
+  private ApiServiceAvailability availability;
 
-  private record Served(String key, ApiSource source) {
+  /** A served API-created APIService: {@code <uid>/<generation>} of the object it was built from, and its source. */
+  record Served(String key, ApiSource source) {
   }
 
   /**
@@ -129,9 +125,10 @@ public final class ApiServiceVerticle extends VerticleBase {
       return Future.succeededFuture();
     }
     store = ctx.storage().resource(PREFIX);
+    availability = new ApiServiceAvailability(plugins, routing, serverId, store, active, () -> stored, () -> stopped);
     startWatch();
     vertx.setPeriodic(RESYNC_MS, t -> resync());
-    vertx.setPeriodic(CHECK_MS, t -> checkAvailability());
+    vertx.setPeriodic(CHECK_MS, t -> availability.checkAvailability());
     return Future.succeededFuture();
   }
 
@@ -224,7 +221,7 @@ public final class ApiServiceVerticle extends VerticleBase {
     return md.getValue("annotations") instanceof JsonObject a && a.containsKey(SERVED_BY);
   }
 
-  private static boolean isLocal(JsonObject o) {
+  static boolean isLocal(JsonObject o) {
     return !(o.getJsonObject("spec", new JsonObject()).getValue("service") instanceof JsonObject);
   }
 
@@ -312,7 +309,7 @@ public final class ApiServiceVerticle extends VerticleBase {
     published = active.values().stream().map(Served::source).toList();
     vertx.eventBus().publish(Addresses.LOCAL_APIS_CHANGED, null);
     withdrawn.forEach(this::drain);
-    checkAvailability();
+    availability.checkAvailability();
   }
 
   /** Like {@link PluginVerticle}'s drain: out of routing once every live peer applied the withdrawal, then closed. */
@@ -332,138 +329,5 @@ public final class ApiServiceVerticle extends VerticleBase {
     JsonObject m = o.copy();
     m.remove("status");
     return m;
-  }
-
-  /** @return the live server IDs (this node and the peers it routes to), sorted */
-  private TreeSet<String> live() {
-    TreeSet<String> out = new TreeSet<>(routing.get().peers().keySet());
-    out.add(serverId);
-    return out;
-  }
-
-  /**
-   * Whether this node writes the Available condition of an APIService.
-   *
-   * @param o    the stored APIService
-   * @param live the live server IDs, sorted
-   * @param self this node's server ID
-   * @return true for the lowest live server ID (a plugin's APIService: the lowest live one among its nodes)
-   */
-  static boolean writes(JsonObject o, TreeSet<String> live, String self) {
-    if (!isPlugin(o)) {
-      return self.equals(live.first());
-    }
-    TreeSet<String> nodes = new TreeSet<>();
-    try {
-      nodes.addAll(new JsonObject(o.getJsonObject("metadata").getJsonObject("annotations").getString(SERVED_BY))
-          .fieldNames());
-    } catch (RuntimeException e) {
-      return false;
-    }
-    nodes.retainAll(live);
-    return !nodes.isEmpty() && self.equals(nodes.first());
-  }
-
-  /** One pass of the availability controller over the stored APIServices this node writes. */
-  private void checkAvailability() {
-    if (stopped || store == null) {
-      return;
-    }
-    TreeSet<String> live = live();
-    Map<String, ApiSource> pluginSources = new HashMap<>();
-    plugins.sources().forEach(s -> {
-      if (s.name().startsWith("apiservice/")) {
-        pluginSources.put(s.name().substring("apiservice/".length()), s);
-      }
-    });
-    for (JsonObject o : stored.values()) {
-      String name = o.getJsonObject("metadata").getString("name");
-      if (!writes(o, live, serverId) || !checking.add(name)) {
-        continue;
-      }
-      Future<JsonObject> cond;
-      if (isLocal(o) && !isPlugin(o)) {
-        cond = Future.succeededFuture(condition("True", "Local", "Local APIServices are always available"));
-      } else {
-        Served s = active.get(name);
-        ApiSource src = isPlugin(o) ? pluginSources.get(name) : s == null ? null : s.source();
-        if (src == null) {
-          checking.remove(name);
-          continue;
-        }
-        cond = src.refresh().transform(ar -> Future.succeededFuture(available(src)));
-      }
-      cond.compose(c -> writeCondition(o, c)).onComplete(ar -> {
-        checking.remove(name);
-        if (ar.failed() && !(ar.cause() instanceof StorageException)) {
-          LOG.log(Level.FINE, "APIService " + name + " availability not written", ar.cause());
-        }
-      });
-    }
-  }
-
-  private static JsonObject available(ApiSource src) {
-    for (Object c : src.status().getJsonArray("conditions", new JsonArray())) {
-      if (c instanceof JsonObject j && "Available".equals(j.getString("type"))) {
-        return j;
-      }
-    }
-    return condition("Unknown", "Pending", "the discovery check has not completed yet");
-  }
-
-  private static JsonObject condition(String status, String reason, String message) {
-    return new JsonObject().put("type", "Available").put("status", status).put("lastTransitionTime",
-        Instant.now().truncatedTo(ChronoUnit.SECONDS).toString()).put("reason", reason).put("message", message);
-  }
-
-  /**
-   * Writes the Available condition when its status, reason or message changed ({@code lastTransitionTime} moves only
-   * with the status, as {@code SetAPIServiceCondition}).
-   */
-  private Future<Void> writeCondition(JsonObject seen, JsonObject cond) {
-    Optional<JsonObject> cur = current(seen);
-    if (cur.isPresent() && same(cur.get(), cond)) {
-      return Future.succeededFuture();
-    }
-    String name = seen.getJsonObject("metadata").getString("name");
-    String uid = seen.getJsonObject("metadata").getString("uid");
-    return store.guaranteedUpdate(name, new Preconditions(uid, null), so -> {
-      JsonObject next = so.object().copy();
-      Optional<JsonObject> old = current(next);
-      if (old.isPresent() && same(old.get(), cond)) {
-        return so.object();
-      }
-      JsonObject c = cond.copy();
-      if (old.isPresent() && old.get().getString("status", "").equals(c.getString("status"))) {
-        c.put("lastTransitionTime", old.get().getString("lastTransitionTime"));
-      }
-      JsonObject status = next.getValue("status") instanceof JsonObject st ? st : new JsonObject();
-      JsonArray conds = new JsonArray();
-      status.getJsonArray("conditions", new JsonArray()).forEach(x -> {
-        if (!(x instanceof JsonObject j && "Available".equals(j.getString("type")))) {
-          conds.add(x);
-        }
-      });
-      conds.add(c);
-      next.put("status", status.put("conditions", conds));
-      next.getJsonObject("metadata").remove("resourceVersion");
-      return next;
-    }).<Void>mapEmpty().onSuccess(v -> LOG.info("APIService " + name + " Available=" + cond.getString("status")
-        + " (" + cond.getString("reason") + "): " + cond.getString("message")));
-  }
-
-  private static Optional<JsonObject> current(JsonObject o) {
-    JsonObject status = o.getValue("status") instanceof JsonObject st ? st : new JsonObject();
-    for (Object x : status.getJsonArray("conditions", new JsonArray())) {
-      if (x instanceof JsonObject j && "Available".equals(j.getString("type"))) {
-        return Optional.of(j);
-      }
-    }
-    return Optional.empty();
-  }
-
-  private static boolean same(JsonObject a, JsonObject b) {
-    return a.getString("status", "").equals(b.getString("status")) && a.getString("reason", "").equals(
-        b.getString("reason")) && a.getString("message", "").equals(b.getString("message"));
   }
 }

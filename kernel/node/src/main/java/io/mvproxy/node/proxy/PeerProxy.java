@@ -11,21 +11,14 @@ import io.mvproxy.security.ProxyHop;
 import io.mvproxy.security.TlsOptions;
 import io.mvproxy.security.UpgradeTunnel;
 import io.vertx.core.net.NetClient;
-import io.vertx.core.Context;
-import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
-import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientOptions;
-import io.vertx.core.http.HttpClientRequest;
-import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.PoolOptions;
-import io.vertx.core.http.RequestOptions;
 import io.vertx.ext.web.RoutingContext;
-import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import java.util.logging.Logger;
@@ -67,7 +60,7 @@ import java.util.logging.Logger;
  *
  * <p>Upgrade requests ({@link UpgradeTunnel#isUpgradeRequest}: WebSocket watches, {@code exec}/{@code attach}/
  * {@code portforward} over WebSocket or SPDY) are tunnelled as upstream's {@code UpgradeAwareHandler}: a connection
- * of their own per upgrade (HTTP/1.1 over the peer TLS options, never these pools), see {@code Upgrade}.
+ * of their own per upgrade (HTTP/1.1 over the peer TLS options, never these pools), see {@link ProxyUpgrade}.
  *
  * <p>Long-running requests ({@link io.mvproxy.node.ingress.LongRunning}: watches, streaming subresources) use their own connection pool
  * ({@link #LONG_RUNNING_POOL_SIZE} per peer, TCP keep-alive, no idle timeout once streaming), so any number of
@@ -121,20 +114,20 @@ public final class PeerProxy {
   public static final Set<HttpMethod> IDEMPOTENT = Set.of(HttpMethod.GET, HttpMethod.HEAD, HttpMethod.OPTIONS);
   private static final Logger LOG = Logger.getLogger(PeerProxy.class.getName());
 
-  private final Vertx vertx;
-  private final HttpClient client;
-  private final HttpClient longRunning;
-  private final NodeMetrics metrics;
-  private final FleetViewRef view;
-  private final PeerStreams streams = new PeerStreams();
+  final Vertx vertx;
+  final HttpClient client;
+  final HttpClient longRunning;
+  final NodeMetrics metrics;
+  final FleetViewRef view;
+  final PeerStreams streams = new PeerStreams();
   /**
    * Short attempts waiting for their peer's answer: reset when the peer is neither live nor leaving gracefully
    * (departed: killed, frozen, partitioned), left to finish while it drains (graceful shutdown).
    */
-  private final PeerStreams attempts = new PeerStreams();
+  final PeerStreams attempts = new PeerStreams();
   /** Dials the dedicated connection of each upgrade (HTTP/1.1 with the peer TLS options); null: upgrades refused. */
-  private NetClient upgrades;
-  private boolean perRequestConnectTimeout = true;
+  NetClient upgrades;
+  boolean perRequestConnectTimeout = true;
 
   /**
    * @param vertx       the Vert.x of the calling verticle (timers)
@@ -233,12 +226,12 @@ public final class PeerProxy {
   private void forward(RoutingContext ctx, UserInfo user, Gvr gvr, boolean streaming, List<PeerTarget> targets,
                        java.util.function.Supplier<List<PeerTarget>> refresh) {
     if (UpgradeTunnel.isUpgradeRequest(ctx.request())) {
-      new Upgrade(ctx, user, gvr, targets, refresh, vertx.getOrCreateContext()).next(null);
+      new ProxyUpgrade(this, ctx, user, gvr, targets, refresh, vertx.getOrCreateContext()).next(null);
       return;
     }
     long start = System.nanoTime();
     long own = io.mvproxy.api.RequestScope.of(ctx).deadlineMillis();
-    new Attempts(ctx, user, gvr, streaming, targets, refresh, start, own,
+    new ProxyAttempts(this, ctx, user, gvr, streaming, targets, refresh, start, own,
         hopDeadline(own, System.currentTimeMillis()), vertx.getOrCreateContext()).next(null);
   }
 
@@ -279,368 +272,13 @@ public final class PeerProxy {
     return new AttemptTimeouts(connect, idle, head);
   }
 
-  /** The attempts of one proxied request, tried in order. */
-  private final class Attempts {
-    final RoutingContext ctx;
-    final UserInfo user;
-    final Gvr gvr;
-    final boolean streaming;
-    final List<PeerTarget> targets;
-    final java.util.function.Supplier<List<PeerTarget>> refresh;
-    final Set<String> tried = new java.util.HashSet<>();
-    final long start;
-    final boolean ownDeadline;
-    final long deadline;
-    final boolean idempotent;
-    final Context context;
-    int index;
-    boolean retried;
-    /** An attempt was already repeated on a new connection to the same peer after its pooled one was closed. */
-    boolean reconnected;
-    /** The client's response ended (reset, closed, or answered 504) while an attempt waited for its peer. */
-    boolean callerGone;
-
-    Attempts(RoutingContext ctx, UserInfo user, Gvr gvr, boolean streaming, List<PeerTarget> targets,
-             java.util.function.Supplier<List<PeerTarget>> refresh, long start, long own, long deadline,
-             Context context) {
-      this.ownDeadline = own > 0;
-      this.context = context;
-      this.ctx = ctx;
-      this.user = user;
-      this.gvr = gvr;
-      this.streaming = streaming;
-      this.targets = new java.util.ArrayList<>(targets);
-      this.refresh = refresh;
-      this.start = start;
-      this.deadline = deadline;
-      this.idempotent = IDEMPOTENT.contains(ctx.request().method());
-    }
-
-    void next(Throwable last) {
-      if (ctx.response().ended()) {
-        return;  // answered already (the request's deadline: 504 Timeout)
-      }
-      long left = deadline - System.currentTimeMillis();
-      if (left <= 0 && ownDeadline && !ctx.response().closed()) {
-        // the request's own deadline passed between attempts: the local chain's answer, not a peer error
-        fail(ctx, new StatusException(io.mvproxy.api.StatusReason.Timeout,
-            io.mvproxy.node.ingress.RequestDeadline.MESSAGE, new io.vertx.core.json.JsonObject()));
-        return;
-      }
-      if (left > 0 && !ctx.response().closed()) {
-        hasNext();
-      }
-      if (index >= targets.size() || left <= 0 || ctx.response().closed()) {
-        if (gvr != null) {
-          metrics.proxyError(ProxyErrorType.ENDPOINT_RESOLUTION, gvr);
-        }
-        String why = last == null ? "no peer available" : String.valueOf(last.getMessage());
-        fail(ctx, StatusException.unavailable("error trying to reach a peer server for this resource: " + why,
-            RETRY_AFTER_SECONDS));
-        return;
-      }
-      PeerTarget t = targets.get(index++);
-      tried.add(t.serverId());
-      io.mvproxy.api.RequestScope.of(ctx).annotate(io.mvproxy.node.audit.AuditFilter.PROXIED_TO, t.serverId());
-      HttpServerRequest in = ctx.request();
-      RequestOptions opts = new RequestOptions().setHost(t.host()).setPort(t.port()).setMethod(in.method())
-          .setURI(in.uri()).setSsl(true).setHeaders(headers(in, user, t));
-      // per-request timeouts only where the clients' own do not fit (each costs a timer)
-      AttemptTimeouts limits = attemptTimeouts(left, ownDeadline, streaming);
-      if (limits.connectMs() > 0 && perRequestConnectTimeout) {
-        opts.setConnectTimeout(limits.connectMs());
-      }
-      if (limits.idleMs() > 0) {
-        opts.setIdleTimeout(limits.idleMs());
-      }
-      (streaming ? longRunning : client).request(opts).onComplete(ar -> {
-        if (ar.failed()) {
-          LOG.warning("peer " + t.serverId() + " at " + t.host() + ":" + t.port() + " unreachable: " + ar.cause());
-          if (gvr != null) {
-            metrics.proxyError(ProxyErrorType.PROXY_CONNECTION, gvr);
-          }
-          next(ar.cause());
-          return;
-        }
-        send(t, ar.result());
-      });
-    }
-
-    private void send(PeerTarget t, HttpClientRequest out) {
-      long headMs = attemptTimeouts(Math.max(1, deadline - System.currentTimeMillis()), ownDeadline, streaming)
-          .headMs();
-      long headTimer = streaming ? vertx.setTimer(headMs, x -> out.reset(0, new java.util.concurrent.TimeoutException(
-          "no response head from peer " + t.serverId() + " within " + HEAD_TIMEOUT_MS + " ms"))) : -1;
-      // a short attempt ends early when its peer departs (a frozen peer never closes its connections); a peer
-      // leaving gracefully drains what it was sent, so its answer is awaited
-      Runnable untrack = streaming ? () -> { } : attempts.add(t.serverId(), context, () -> out.reset(0,
-          new java.io.IOException("peer " + t.serverId() + " left the fleet")));
-      Buffer body = ctx.body() == null ? null : ctx.body().buffer();
-      Future<HttpClientResponse> sent = body == null ? out.send() : out.send(body);
-      if (!streaming && !view.get().answering(t.serverId())) {
-        // it left while this attempt connected (the view was published before the attempt was recorded)
-        out.reset(0, new java.io.IOException("peer " + t.serverId() + " left the fleet"));
-      }
-      if (!streaming) {
-        // the client's response ended before the peer's head came (the request's deadline answered 504 Timeout, or
-        // the client went away): the peer request is reset, freeing its pooled connection
-        ctx.addEndHandler(x -> {
-          untrack.run();
-          if (!sent.isComplete()) {
-            callerGone = true;
-            out.reset(0, new java.util.concurrent.CancellationException("the request ended before its peer "
-                + t.serverId() + " answered"));
-          }
-        });
-      }
-      sent.onComplete(rr -> {
-        if (headTimer >= 0) {
-          vertx.cancelTimer(headTimer);
-        }
-        if (rr.failed()) {
-          untrack.run();
-          if (ctx.response().ended()) {
-            return;  // answered already (the request's deadline: 504 Timeout)
-          }
-        }
-        if (rr.succeeded()) {
-          HttpClientResponse resp = rr.result();
-          if (resp.statusCode() == 503 && resp.getHeader(NOT_SERVED_HERE) != null) {
-            resp.body().onComplete(x -> {
-              untrack.run();
-              notServed(t);
-            });
-          } else if (resp.statusCode() == 503 && idempotent && !retried && !view.get().members()
-              .containsKey(t.serverId()) && hasNext()) {
-            // a peer that left the fleet while it answered (its storage closing in its shutdown): a read goes to
-            // the next capable peer instead of relaying the departing node's 503
-            retried = true;
-            resp.body().onComplete(x -> {
-              untrack.run();
-              LOG.info("peer " + t.serverId() + " answered 503 while leaving the fleet: " + ctx.request().method()
-                  + " " + ctx.request().path() + " retried on peer " + targets.get(index).serverId());
-              if (gvr != null) {
-                metrics.proxyRetried(gvr);
-              }
-              next(new IllegalStateException("peer " + t.serverId() + " left the fleet"));
-            });
-          } else {
-            relay(t, resp);
-          }
-          return;
-        }
-        if (callerGone || ctx.response().closed()) {
-          // the caller went away (its connection closed, or its h2 stream reset): nobody to answer, nothing to retry
-          return;
-        }
-        if (gvr != null) {
-          metrics.proxyError(ProxyErrorType.CONNECTION_LOST, gvr);
-        }
-        if (idempotent && !reconnected && !ctx.response().headWritten()
-            && rr.cause() instanceof io.vertx.core.http.HttpClosedException) {
-          // the pooled connection was dead (the peer restarted since it was opened): once on a new connection to
-          // the same peer, as Go's transport resends an idempotent request whose reused connection was closed
-          reconnected = true;
-          index--;
-          next(rr.cause());
-          return;
-        }
-        if (idempotent && !retried && !ctx.response().headWritten() && hasNext()) {
-          retried = true;
-          LOG.warning("peer " + t.serverId() + " failed before answering " + ctx.request().method() + " "
-              + ctx.request().path() + " (" + rr.cause() + "): retrying on peer " + targets.get(index).serverId());
-          if (gvr != null) {
-            metrics.proxyRetried(gvr);
-          }
-          next(rr.cause());
-          return;
-        }
-        LOG.warning("peer " + t.serverId() + " failed before answering " + ctx.request().method() + " "
-            + ctx.request().path() + ": " + rr.cause() + (idempotent ? "" : " (not retried: not idempotent)"));
-        fail(ctx, StatusException.unavailable("error proxying to peer " + t.serverId() + ": "
-            + rr.cause().getMessage(), RETRY_AFTER_SECONDS));
-      });
-    }
-
-    /**
-     * Whether a target is left to try; once the targets chosen at the start are used up, the current fleet view's
-     * capable peers not tried yet are added (a peer that left mid-request, in a rolling restart, is replaced by the
-     * one that took its place or by another capable peer).
-     *
-     * @return true when {@code targets.get(index)} exists
-     */
-    private boolean hasNext() {
-      if (index >= targets.size()) {
-        refresh.get().stream().filter(p -> !tried.contains(p.serverId())).forEach(targets::add);
-      }
-      return index < targets.size();
-    }
-
-    /**
-     * The peer answered that it does not serve the request (any more) and did nothing with it: the next capable peer
-     * is tried, whatever the method; once every target refused, the current fleet view is asked for capable peers
-     * not tried yet; none left: 503 (the caller retries after Retry-After, when the views have converged).
-     */
-    private void notServed(PeerTarget t) {
-      if (gvr != null) {
-        metrics.proxyError(ProxyErrorType.NOT_SERVED, gvr);
-      }
-      LOG.info("peer " + t.serverId() + " no longer serves " + ctx.request().method() + " " + ctx.request().path()
-          + (hasNext() ? ": trying peer " + targets.get(index).serverId() : ": no other peer serves it"));
-      next(new IllegalStateException("peer " + t.serverId() + " does not serve it any more"));
-    }
-
-    private void relay(PeerTarget t, HttpClientResponse resp) {
-      if (gvr != null) {
-        metrics.rerouted(gvr, resp.statusCode(), Duration.ofNanos(System.nanoTime() - start));
-      }
-      ProxyHop.relay(resp, ctx.response(), streaming, e -> {
-        LOG.info("peer connection lost while streaming " + ctx.request().path() + ": " + e
-            + (streaming ? " (watch ended; the client re-establishes it)" : ""));
-        if (gvr != null) {
-          metrics.proxyError(ProxyErrorType.STREAM_LOST, gvr);
-        }
-      });
-      if (streaming) {
-        track(t, resp);
-      }
-    }
-
-    /**
-     * Records a long-running response so that its peer's departure from the fleet view ends it; checks the view
-     * after recording, so a departure published meanwhile is not missed.
-     */
-    private void track(PeerTarget t, HttpClientResponse resp) {
-      io.vertx.core.http.HttpServerResponse out = ctx.response();
-      if (out.closed() || out.ended()) {
-        return;
-      }
-      Runnable end = () -> {
-        if (!out.closed() && !out.ended()) {
-          LOG.info("peer " + t.serverId() + " left the fleet while streaming " + ctx.request().path()
-              + " (watch ended; the client re-establishes it)");
-          if (gvr != null) {
-            metrics.proxyError(ProxyErrorType.STREAM_LOST, gvr);
-          }
-          if (resp.getHeader("Content-Length") == null) {
-            out.end();
-          } else {
-            out.reset();
-          }
-        }
-        resp.request().reset(0, new java.io.IOException("peer " + t.serverId() + " left the fleet"));
-      };
-      Runnable untrack = streams.add(t.serverId(), context, end);
-      ctx.addEndHandler(x -> untrack.run());
-      if (!view.get().members().containsKey(t.serverId())) {
-        untrack.run();
-        end.run();
-      }
-    }
-  }
-
-  /**
-   * One upgrade request (WebSocket, SPDY) tunnelled to a capable peer ({@link UpgradeTunnel}): each attempt dials a
-   * connection of its own (HTTP/1.1 over the peer TLS options, never the pooled or h2 clients). A peer that cannot
-   * be connected to is skipped for the next; one that answers {@link #NOT_SERVED_HERE} too (it did nothing), then
-   * the current view's untried capable peers; a failure after the request was sent is {@code 503} (the upgrade is
-   * not sent twice). The peer's {@code 101} opens the tunnel, which is closed when either side closes or the peer
-   * leaves the fleet view ({@link PeerStreams}); its error answers are relayed.
-   */
-  private final class Upgrade {
-    final RoutingContext ctx;
-    final UserInfo user;
-    final Gvr gvr;
-    final List<PeerTarget> targets;
-    final java.util.function.Supplier<List<PeerTarget>> refresh;
-    final Set<String> tried = new java.util.HashSet<>();
-    final Context context;
-    final long start = System.nanoTime();
-    int index;
-
-    Upgrade(RoutingContext ctx, UserInfo user, Gvr gvr, List<PeerTarget> targets,
-            java.util.function.Supplier<List<PeerTarget>> refresh, Context context) {
-      this.ctx = ctx;
-      this.user = user;
-      this.gvr = gvr;
-      this.targets = new java.util.ArrayList<>(targets);
-      this.refresh = refresh;
-      this.context = context;
-    }
-
-    void next(Throwable last) {
-      if (ctx.response().closed() || ctx.response().ended()) {
-        return;
-      }
-      if (index >= targets.size()) {
-        if (gvr != null) {
-          metrics.proxyError(ProxyErrorType.ENDPOINT_RESOLUTION, gvr);
-        }
-        UpgradeTunnel.refuse(ctx, StatusException.unavailable("error trying to reach a peer server for this resource: "
-            + (last == null ? "no peer available" : last.getMessage()), RETRY_AFTER_SECONDS));
-        return;
-      }
-      PeerTarget t = targets.get(index++);
-      tried.add(t.serverId());
-      io.mvproxy.api.RequestScope.of(ctx).annotate(io.mvproxy.node.audit.AuditFilter.PROXIED_TO, t.serverId());
-      HttpServerRequest in = ctx.request();
-      Buffer body = ctx.body() == null || !ctx.body().available() ? null : ctx.body().buffer();
-      UpgradeTunnel.dial(vertx, upgrades, new UpgradeTunnel.Target(t.host(), t.port(), true,
-              t.host() + ":" + t.port()), in, in.uri(), headers(in, user, t), body, (int) CONNECT_TIMEOUT_MS,
-          HEAD_TIMEOUT_MS).onComplete(ar -> {
-            if (ar.failed()) {
-              boolean sent = ar.cause() instanceof UpgradeTunnel.DialException d && d.sent();
-              LOG.warning("upgrade " + in.method() + " " + in.path() + " to peer " + t.serverId() + " failed: "
-                  + ar.cause().getMessage());
-              if (gvr != null) {
-                metrics.proxyError(sent ? ProxyErrorType.CONNECTION_LOST : ProxyErrorType.PROXY_CONNECTION, gvr);
-              }
-              if (sent) {
-                UpgradeTunnel.refuse(ctx, StatusException.unavailable("error proxying to peer " + t.serverId() + ": "
-                    + ar.cause().getMessage(), RETRY_AFTER_SECONDS));
-              } else {
-                next(ar.cause());
-              }
-              return;
-            }
-            UpgradeTunnel.Dialed d = ar.result();
-            if (d.statusCode() == 503 && d.headers().get(NOT_SERVED_HERE) != null) {
-              d.close();
-              if (gvr != null) {
-                metrics.proxyError(ProxyErrorType.NOT_SERVED, gvr);
-              }
-              if (index >= targets.size()) {
-                refresh.get().stream().filter(p -> !tried.contains(p.serverId())).forEach(targets::add);
-              }
-              next(new IllegalStateException("peer " + t.serverId() + " does not serve it any more"));
-              return;
-            }
-            if (ctx.response().closed()) {
-              d.close();
-              return;
-            }
-            if (gvr != null) {
-              metrics.rerouted(gvr, d.statusCode(), Duration.ofNanos(System.nanoTime() - start));
-            }
-            Runnable untrack = d.statusCode() == 101 ? streams.add(t.serverId(), context, () -> {
-              LOG.info("peer " + t.serverId() + " left the fleet: closing the tunnel of " + in.path());
-              d.close();
-            }) : () -> { };
-            UpgradeTunnel.answer(ctx, d, RETRY_AFTER_SECONDS).onComplete(x -> untrack.run());
-            if (d.statusCode() == 101 && !view.get().members().containsKey(t.serverId())) {
-              d.close();
-            }
-          });
-    }
-  }
-
-  private static MultiMap headers(HttpServerRequest in, UserInfo user, PeerTarget t) {
+  static MultiMap headers(HttpServerRequest in, UserInfo user, PeerTarget t) {
     MultiMap h = ProxyHop.requestHeaders(in, user, t.host() + ":" + t.port());
     h.set(PEER_PROXIED, "true");
     return h;
   }
 
-  private static void fail(RoutingContext ctx, StatusException e) {
+  static void fail(RoutingContext ctx, StatusException e) {
     e.respond(ctx);
   }
 }

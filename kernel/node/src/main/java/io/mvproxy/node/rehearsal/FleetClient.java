@@ -1,31 +1,23 @@
 package io.mvproxy.node.rehearsal;
 
+import io.mvproxy.controllers.ApiClient;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.http.HttpClient;
-import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
-import io.vertx.core.http.RequestOptions;
-import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
-import io.vertx.core.net.PemKeyCertOptions;
-import io.vertx.core.net.PemTrustOptions;
-import io.vertx.ext.web.client.HttpRequest;
-import io.vertx.ext.web.client.WebClient;
-import io.vertx.ext.web.client.WebClientOptions;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The rehearsal's clients' way into the fleet: a round-robin load balancer over the nodes that are in rotation (a
  * node is taken out before it is stopped and put back once {@code /readyz} answers 200, as an HA control plane's
  * load balancer with health checks does), each request to the next node, as admin (client certificate, server
- * verified against the fleet's CA). Answers are never exceptions: status 0 carries the transport error.
+ * verified against the fleet's CA) through the kernel's one kube HTTP client, {@link ApiClient#withCertificate}.
+ * Answers are never exceptions: status 0 carries the transport error.
  */
 public final class FleetClient implements AutoCloseable {
   /** One answer. @param status HTTP status, 0 when none @param body JSON body (empty when none) @param node URL */
@@ -37,8 +29,7 @@ public final class FleetClient implements AutoCloseable {
   }
 
   private final Vertx vertx;
-  private final WebClient web;
-  private final HttpClient stream;
+  private final ApiClient api;
   private final List<String> rotation = new CopyOnWriteArrayList<>();
   private final AtomicLong next = new AtomicLong();
 
@@ -50,13 +41,7 @@ public final class FleetClient implements AutoCloseable {
    */
   public FleetClient(Vertx vertx, Path ca, Path cert, Path key) {
     this.vertx = vertx;
-    PemTrustOptions trust = new PemTrustOptions().addCertPath(ca.toString());
-    PemKeyCertOptions keyCert = new PemKeyCertOptions().setCertPath(cert.toString()).setKeyPath(key.toString());
-    this.web = WebClient.create(vertx, new WebClientOptions().setSsl(true).setVerifyHost(true)
-        .setTrustOptions(trust).setKeyCertOptions(keyCert).setConnectTimeout(3000));
-    this.stream = vertx.createHttpClient(new HttpClientOptions().setSsl(true).setVerifyHost(true)
-        .setTrustOptions(trust).setKeyCertOptions(keyCert).setConnectTimeout(3000)
-        .setIdleTimeout(60).setIdleTimeoutUnit(TimeUnit.SECONDS));
+    this.api = ApiClient.withCertificate(vertx, ca, cert, key, 15_000);
   }
 
   /** @param url a node's base URL, put in rotation */
@@ -109,17 +94,8 @@ public final class FleetClient implements AutoCloseable {
    * @return the answer (never failed)
    */
   public Future<Answer> sendTo(String node, HttpMethod method, String path, JsonObject body, String contentType) {
-    HttpRequest<Buffer> r = web.requestAbs(method, node + path).timeout(15_000).putHeader("Accept",
-        "application/json");
-    Future<io.vertx.ext.web.client.HttpResponse<Buffer>> f;
-    if (body == null) {
-      f = r.send();
-    } else {
-      f = r.putHeader("Content-Type", contentType == null ? "application/json" : contentType)
-          .sendBuffer(body.toBuffer());
-    }
-    return f.map(resp -> new Answer(resp.statusCode(), json(resp.body()), node))
-        .otherwise(t -> new Answer(0, new JsonObject().put("message", String.valueOf(t.getMessage())), node));
+    return api.sendTo(node, method, path, body, contentType, null).map(r -> new Answer(r.status(),
+        r.status() == 0 ? new JsonObject().put("message", r.error()) : r.body(), node));
   }
 
   /**
@@ -140,10 +116,7 @@ public final class FleetClient implements AutoCloseable {
    * @return the response once its head arrived (failed when no answer)
    */
   public Future<HttpClientResponse> watch(String node, String path) {
-    java.net.URI u = java.net.URI.create(node);
-    return stream.request(new RequestOptions().setMethod(HttpMethod.GET).setHost(u.getHost()).setPort(u.getPort())
-            .setURI(path).setSsl(true).putHeader("Accept", "application/json").setConnectTimeout(3000))
-        .compose(req -> req.send());
+    return api.open(node, path);
   }
 
   /** @return the Vert.x instance */
@@ -153,19 +126,11 @@ public final class FleetClient implements AutoCloseable {
 
   /** @param b a body, may be null @return it as a JSON object, empty when it is none */
   static JsonObject json(Buffer b) {
-    if (b == null || b.length() == 0) {
-      return new JsonObject();
-    }
-    try {
-      return b.toJsonObject();
-    } catch (DecodeException | ClassCastException e) {
-      return new JsonObject();
-    }
+    return ApiClient.json(b);
   }
 
   @Override
   public void close() {
-    web.close();
-    stream.close();
+    api.close();
   }
 }

@@ -21,13 +21,17 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * The rehearsal's fleet: N node processes on 127.0.0.1 (this JVM's class path, free HTTPS and Hazelcast ports below
- * the ephemeral range, a unique cluster name, the dev PKI, the {@code memory} storage backend or, given etcd
- * servers, {@code etcd3}), each with its own
- * plugin folder holding the jars of the "old" or the "new" plugin set. With the gate off every node gets
- * {@code featureGates: UnknownVersionInteroperabilityProxy=false} and no {@code peerCaFile}: a kube-apiserver without
- * the Mixed Version Proxy ({@code controllersServerCaFile} makes its controller manager reach the fleet as
- * kube-controller-manager behind a load balancer, see {@code ControllerVerticle}).
+ * The one process-fleet launcher: N node processes on 127.0.0.1 (free HTTPS and Hazelcast ports, a unique cluster
+ * name, the dev PKI), each with its own plugin folder holding the jars of a {@link PluginSet}. Used by the upgrade
+ * rehearsal ({@code bin/mvproxy rehearse}) and, through {@code FleetHarness}, by the fleet tests in {@code dist}.
+ *
+ * <p>The rehearsal's fleet (the {@linkplain #RehearsalFleet(Path, List, boolean, PluginSet, String, Random, List)
+ * rehearsal constructor}): this JVM's class path, ports below the ephemeral range from the run's seeded random, the
+ * {@code memory} storage backend or, given etcd servers, {@code etcd3}, the "old" or the "new" plugin set in every
+ * folder. With the gate off every node gets {@code featureGates: UnknownVersionInteroperabilityProxy=false} and no
+ * {@code peerCaFile}: a kube-apiserver without the Mixed Version Proxy ({@code controllersServerCaFile} makes its
+ * controller manager reach the fleet as kube-controller-manager behind a load balancer, see
+ * {@code ControllerVerticle}).
  */
 public final class RehearsalFleet implements Fleet {
   /** A plugin set: jar name to the manifests packed into it. */
@@ -62,6 +66,21 @@ public final class RehearsalFleet implements Fleet {
       return "https://127.0.0.1:" + port;
     }
 
+    /** @return its HTTPS port */
+    public int port() {
+      return port;
+    }
+
+    /** @return its current process, null before its first start */
+    public Process process() {
+      return process;
+    }
+
+    /** @return its JSON config file (may be edited while the node is stopped) */
+    public Path config() {
+      return config;
+    }
+
     /** @return the label of the plugin set in its folder */
     public String pluginSet() {
       return set;
@@ -73,15 +92,38 @@ public final class RehearsalFleet implements Fleet {
     }
   }
 
+  /** Hands out free ports (each call a new one). */
+  @FunctionalInterface
+  public interface PortSource {
+    /**
+     * @return a free loopback port
+     * @throws IOException when none is found
+     */
+    int next() throws IOException;
+  }
+
+  /** Adds a fleet's own keys to a node's JSON config (node name, the config so far, the fleet's PKI). */
+  @FunctionalInterface
+  public interface ConfigCustomizer {
+    /**
+     * @param node the node's name
+     * @param cfg  its config, to add keys to
+     * @param pki  the fleet's PKI
+     */
+    void customize(String node, JsonObject cfg, DevPki pki);
+  }
+
   private final Path dir;
   private final DevPki pki;
   private final Map<String, NodeProcess> nodes = new LinkedHashMap<>();
   private final String heap;
+  private final String classPath;
   /** Stops the nodes when the rehearsal's JVM is stopped (SIGTERM, Ctrl-C) before {@link #close()}. */
   private final Thread shutdownHook = new Thread(this::destroyAll, "rehearsal-fleet-shutdown");
 
   /**
-   * Lays out the fleet: PKI, configs, the {@code initial} plugin set in every node's folder; nothing runs yet.
+   * Lays out the rehearsal's fleet: PKI, configs, the {@code initial} plugin set in every node's folder; nothing runs
+   * yet.
    *
    * @param dir     scratch folder (created)
    * @param names   node names
@@ -94,51 +136,87 @@ public final class RehearsalFleet implements Fleet {
    */
   public RehearsalFleet(Path dir, List<String> names, boolean gate, PluginSet initial, String heap, Random random,
                         List<String> etcd) throws IOException {
+    this(dir, "mvproxy-rehearsal-", sameSet(names, initial), seededPorts(random), heap,
+        System.getProperty("java.class.path"), (n, cfg, pki) -> {
+          if (!etcd.isEmpty()) {
+            cfg.put("storageBackend", "etcd3").put("etcdServers", new JsonArray(List.copyOf(etcd)));
+          }
+          if (gate) {
+            cfg.put("peerCaFile", pki.caCert().toString());
+          } else {
+            cfg.put("featureGates", "UnknownVersionInteroperabilityProxy=false")
+                .put("controllersServerCaFile", pki.caCert().toString());
+          }
+        });
+  }
+
+  /**
+   * Lays out a fleet: for each node (in the map's order) an HTTPS and a Hazelcast port, a serving and proxy-client
+   * certificate of the dev PKI, a JSON config ({@code <dir>/<node>.json}: TLS, request-header authentication,
+   * membership with the fleet secret, the plugin folder, then the {@code customize}r's keys) and its plugin folder
+   * ({@code <dir>/plugins-<node>}) holding its set; nothing runs yet.
+   *
+   * @param dir           scratch folder (created)
+   * @param clusterPrefix prefix of the unique Hazelcast cluster name (a random UUID follows)
+   * @param plugins       node name to the plugin set it starts with, in declaration order
+   * @param ports         free ports, asked for in turn per node: HTTPS, then Hazelcast
+   * @param heap          {@code -Xmx} of each node, e.g. {@code 384m}
+   * @param classPath     the class path node processes run with
+   * @param customize     adds the fleet's own config keys per node
+   * @throws IOException on file errors or when no free port is found
+   */
+  public RehearsalFleet(Path dir, String clusterPrefix, Map<String, PluginSet> plugins, PortSource ports, String heap,
+                        String classPath, ConfigCustomizer customize) throws IOException {
     this.dir = Files.createDirectories(dir);
     this.heap = heap;
+    this.classPath = classPath;
     Runtime.getRuntime().addShutdownHook(shutdownHook);
-    java.util.Set<Integer> taken = new java.util.HashSet<>();
-    Map<String, Integer> ports = new LinkedHashMap<>();
+    List<String> names = List.copyOf(plugins.keySet());
+    Map<String, Integer> https = new LinkedHashMap<>();
     Map<String, Integer> hz = new LinkedHashMap<>();
     Map<String, String> urls = new LinkedHashMap<>();
     for (String n : names) {
-      ports.put(n, freePort(taken, random));
-      hz.put(n, freePort(taken, random));
-      urls.put(n, "https://127.0.0.1:" + ports.get(n));
+      https.put(n, ports.next());
+      hz.put(n, ports.next());
+      urls.put(n, "https://127.0.0.1:" + https.get(n));
     }
     pki = new DevPki(dir.resolve("pki"));
     pki.generate(names, List.of(), urls);
     JsonArray members = new JsonArray();
     hz.values().forEach(p -> members.add("127.0.0.1:" + p));
-    String cluster = "mvproxy-rehearsal-" + UUID.randomUUID();
+    String cluster = clusterPrefix + UUID.randomUUID();
     for (String n : names) {
-      Path plugins = Files.createDirectories(dir.resolve("plugins-" + n));
+      Path pluginDir = Files.createDirectories(dir.resolve("plugins-" + n));
       JsonObject cfg = new JsonObject().put("serverId", n).put("bindAddress", "127.0.0.1")
-          .put("securePort", ports.get(n)).put("advertiseAddress", "127.0.0.1")
+          .put("securePort", https.get(n)).put("advertiseAddress", "127.0.0.1")
           .put("tlsCertFile", pki.servingCert(n).toString()).put("tlsPrivateKeyFile", pki.servingKey(n).toString())
           .put("clientCaFile", pki.caCert().toString())
           .put("requestheaderClientCaFile", pki.frontProxyCaCert().toString())
           .put("requestheaderAllowedNames", new JsonArray().add(DevPki.PROXY_CLIENT_CN))
           .put("proxyClientCertFile", pki.proxyClientCert(n).toString())
           .put("proxyClientKeyFile", pki.proxyClientKey(n).toString())
-          .put("pluginDir", plugins.toString()).put("clusterName", cluster).put("clusterHost", "127.0.0.1")
+          .put("pluginDir", pluginDir.toString()).put("clusterName", cluster).put("clusterHost", "127.0.0.1")
           .put("clusterPort", hz.get(n)).put("clusterMembers", members)
           .put("clusterSecretFile", pki.clusterSecret().toString());
-      if (!etcd.isEmpty()) {
-        cfg.put("storageBackend", "etcd3").put("etcdServers", new JsonArray(List.copyOf(etcd)));
-      }
-      if (gate) {
-        cfg.put("peerCaFile", pki.caCert().toString());
-      } else {
-        cfg.put("featureGates", "UnknownVersionInteroperabilityProxy=false")
-            .put("controllersServerCaFile", pki.caCert().toString());
-      }
+      customize.customize(n, cfg, pki);
       Path config = dir.resolve(n + ".json");
       Files.writeString(config, cfg.encodePrettily());
-      NodeProcess np = new NodeProcess(n, ports.get(n), config, plugins, dir.resolve(n + ".log"));
+      NodeProcess np = new NodeProcess(n, https.get(n), config, pluginDir, dir.resolve(n + ".log"));
       nodes.put(n, np);
-      install(np, initial);
+      install(np, plugins.get(n));
     }
+  }
+
+  private static Map<String, PluginSet> sameSet(List<String> names, PluginSet set) {
+    Map<String, PluginSet> m = new LinkedHashMap<>();
+    names.forEach(n -> m.put(n, set));
+    return m;
+  }
+
+  /** @return ports below the ephemeral range tried in the order of the seeded random, none handed out twice */
+  private static PortSource seededPorts(Random random) {
+    java.util.Set<Integer> taken = new java.util.HashSet<>();
+    return () -> freePort(taken, random);
   }
 
   /** @return the PKI (admin client certificate, CA) */
@@ -202,7 +280,7 @@ public final class RehearsalFleet implements Fleet {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.addAll(JvmFlags.HAZELCAST);
-    cmd.addAll(List.of("-Xmx" + heap, "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
+    cmd.addAll(List.of("-Xmx" + heap, "-XX:TieredStopAtLevel=1", "-cp", classPath,
         Main.class.getName(), "serve", "--config", n.config.toString()));
     n.process = new ProcessBuilder(cmd).redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(n.log.toFile())).start();
@@ -245,7 +323,51 @@ public final class RehearsalFleet implements Fleet {
     return p.exitValue();
   }
 
-  private void destroyAll() {
+  /**
+   * SIGKILL and wait up to 10 s for the process to be gone.
+   *
+   * @param n the node (started)
+   */
+  public void kill(NodeProcess n) throws InterruptedException {
+    n.process.destroyForcibly();
+    n.process.waitFor(10, TimeUnit.SECONDS);
+  }
+
+  /**
+   * Sends a signal to a node's process with {@code kill -s} ({@code STOP} freezes it, {@code CONT} lets it go on).
+   *
+   * @param n      the node (started)
+   * @param signal the signal's name
+   * @throws IOException when {@code kill} fails
+   */
+  public void signal(NodeProcess n, String signal) throws IOException, InterruptedException {
+    Process kill = new ProcessBuilder("kill", "-s", signal, String.valueOf(n.process.pid())).inheritIO().start();
+    if (kill.waitFor() != 0) {
+      throw new IOException("kill -s " + signal + " failed for " + n.name);
+    }
+  }
+
+  /** @param n a node @return true while its process (started at least once) runs */
+  public boolean alive(NodeProcess n) {
+    return n.process != null && n.process.isAlive();
+  }
+
+  /** @param n a node @return its current log's text so far, empty when there is none yet */
+  public static String logText(NodeProcess n) {
+    try {
+      return Files.readString(n.log);
+    } catch (IOException e) {
+      return "";
+    }
+  }
+
+  /** @param n a node @return true once its current log says it is ready ({@code ready on https://}) */
+  public static boolean started(NodeProcess n) {
+    return logText(n).contains("ready on https://");
+  }
+
+  /** SIGTERM to every running node at once (no wait). */
+  public void destroyAll() {
     for (NodeProcess n : nodes.values()) {
       if (n.process != null && n.process.isAlive()) {
         n.process.destroy();

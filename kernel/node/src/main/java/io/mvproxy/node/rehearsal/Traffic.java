@@ -1,5 +1,7 @@
 package io.mvproxy.node.rehearsal;
 
+import io.mvproxy.node.rehearsal.TrafficLedger.Churned;
+import io.mvproxy.node.rehearsal.TrafficLedger.Pair;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
@@ -8,15 +10,17 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
+
+import static io.mvproxy.node.rehearsal.TrafficObjects.configMap;
+import static io.mvproxy.node.rehearsal.TrafficObjects.namespace;
+import static io.mvproxy.node.rehearsal.TrafficObjects.sprocket;
+import static io.mvproxy.node.rehearsal.TrafficObjects.widget;
+import static io.mvproxy.node.rehearsal.TrafficObjects.yaml;
 
 /**
  * The rehearsal's steady client traffic through the {@link FleetClient} load balancer, and what it leaves to check.
@@ -40,64 +44,40 @@ import java.util.function.Supplier;
  *   {@code demo.mvproxy.io/v2} widget and of a sprocket in turn, every 2 s (before any node serves them: kubectl's
  *   "no matches for kind", a true 404); {@code kubectl get -w --watch-only} of widgets v1 and of gadgets in turn,
  *   held 5 s. Each invocation is one counted request (method {@code kubectl apply}, ...), classified by
- *   {@link Kubectl#answer} from its exit code and stderr.</li>
+ *   {@link Kubectl#answer} from its exit code and stderr ({@link KubectlTraffic}).</li>
  * </ul>
- * Every answer is counted by {@link Outcome}; a request for a resource of the new set counts as "served" once the
- * first upgraded node is ready ({@link #newServed}). The checks (a deleted namespace gone, a deleted owner's
- * dependent gone) are not counted as traffic. Every counted request and every namespace and garbage-collection event
- * goes to the run's {@link Journal}; the one random choice (which live owner a read asks for) comes from the run's
- * seeded {@link Random}.
+ * Every answer is counted by {@link Outcome} in the {@link TrafficLedger}; a request for a resource of the new set
+ * counts as "served" once the first upgraded node is ready ({@link #newServed}). The ledger's checks (a deleted
+ * namespace gone, a deleted owner's dependent gone) are not counted as traffic. Every counted request and every
+ * namespace and garbage-collection event goes to the run's {@link Journal}; the one random choice (which live owner
+ * a read asks for) comes from the run's seeded {@link Random}.
  */
 final class Traffic {
   /** The namespace of the steady objects and the pairs. */
   static final String NS = "rehearsal";
-  private static final String W1 = "/apis/demo.mvproxy.io/v1/namespaces/";
-  private static final String W2 = "/apis/demo.mvproxy.io/v2/namespaces/";
-  private static final String GADGETS = "/apis/demo.mvproxy.io/v1/gadgets";
-  private static final String SPROCKETS = "/apis/sprockets.mvproxy.io/v1/namespaces/";
-  private static final String CORE = "/api/v1/namespaces/";
+  /** Path prefix of namespaced widgets v1. */
+  static final String W1 = "/apis/demo.mvproxy.io/v1/namespaces/";
+  /** Path prefix of namespaced widgets v2. */
+  static final String W2 = "/apis/demo.mvproxy.io/v2/namespaces/";
+  /** Path of the gadgets (cluster-scoped). */
+  static final String GADGETS = "/apis/demo.mvproxy.io/v1/gadgets";
+  /** Path prefix of namespaced sprockets. */
+  static final String SPROCKETS = "/apis/sprockets.mvproxy.io/v1/namespaces/";
+  /** Path prefix of core namespaced resources. */
+  static final String CORE = "/api/v1/namespaces/";
   private static final String MERGE = "application/merge-patch+json";
   private static final int STEADY = 3;
-
-  /** A namespace of the churn. */
-  static final class Churned {
-    final String name;
-    volatile long deletedAt;
-    volatile long goneAt;
-
-    Churned(String name) {
-      this.name = name;
-    }
-  }
-
-  /** An owner and its dependent. */
-  static final class Pair {
-    final String ownerPath;
-    final String ownerResource;
-    final String dependentPath;
-    final boolean deleteOwner;
-    volatile long ownerDeletedAt;
-    volatile long dependentGoneAt;
-
-    Pair(String ownerPath, String ownerResource, String dependentPath, boolean deleteOwner) {
-      this.ownerPath = ownerPath;
-      this.ownerResource = ownerResource;
-      this.dependentPath = dependentPath;
-      this.deleteOwner = deleteOwner;
-    }
-  }
 
   private final Vertx vertx;
   private final FleetClient client;
   private final Duration namespacePeriod;
   private final Journal journal;
   private final Random random;
-  private final Map<Outcome, LongAdder> outcomes = new ConcurrentHashMap<>();
-  private final Map<String, LongAdder> falseByResource = new ConcurrentHashMap<>();
-  private final LongAdder watchEvents = new LongAdder();
-  private final LongAdder inconsistent = new LongAdder();
-  private final List<Churned> namespaces = new CopyOnWriteArrayList<>();
-  private final List<Pair> pairs = new CopyOnWriteArrayList<>();
+  /** What the traffic leaves to count and check; the three below are its lists and counter. */
+  private final TrafficLedger ledger;
+  private final LongAdder watchEvents;
+  private final List<Churned> namespaces;
+  private final List<Pair> pairs;
   private final List<Future<Void>> loops = new ArrayList<>();
   private final List<Future<Void>> checks = new ArrayList<>();
   private final Kubectl kubectl;
@@ -129,6 +109,10 @@ final class Traffic {
     this.namespacePeriod = namespacePeriod;
     this.journal = journal;
     this.random = random;
+    this.ledger = new TrafficLedger(client, journal);
+    this.watchEvents = ledger.watchEvents;
+    this.namespaces = ledger.namespaces;
+    this.pairs = ledger.pairs;
   }
 
   /** @return completes once the rehearsal namespace and the steady widgets exist (retried until they do) */
@@ -160,12 +144,13 @@ final class Traffic {
     loops.add(loop(200, () -> running, () -> watch(GADGETS + "?watch=true&timeoutSeconds=15",
         "gadgets.demo.mvproxy.io/v1", true)));
     if (kubectl != null) {
-      loops.add(loop(2 * namespacePeriod.toMillis(), () -> running, this::kubectlNamespace));
-      loops.add(loop(2000, () -> running, this::kubectlApply));
-      loops.add(loop(500, () -> running, this::kubectlWatch));
+      KubectlTraffic share = new KubectlTraffic(client, journal, kubectl, drainMs, seq, ledger, () -> newServed);
+      loops.add(loop(2 * namespacePeriod.toMillis(), () -> running, share::kubectlNamespace));
+      loops.add(loop(2000, () -> running, share::kubectlApply));
+      loops.add(loop(500, () -> running, share::kubectlWatch));
     }
-    checks.add(loop(500, () -> checking, this::checkNamespaces));
-    checks.add(loop(500, () -> checking, this::checkPairs));
+    checks.add(loop(500, () -> checking, ledger::checkNamespaces));
+    checks.add(loop(500, () -> checking, ledger::checkPairs));
   }
 
   /**
@@ -179,8 +164,7 @@ final class Traffic {
 
   /** @return true when every deleted namespace is gone and every deleted owner's dependent too */
   boolean drained() {
-    return namespaces.stream().allMatch(n -> n.deletedAt == 0 || n.goneAt > 0)
-        && pairs.stream().allMatch(p -> p.ownerDeletedAt == 0 || p.dependentGoneAt > 0);
+    return ledger.drained();
   }
 
   /** @return completes when the checks stopped */
@@ -263,10 +247,7 @@ final class Traffic {
   }
 
   private void count(String resource, Outcome o) {
-    outcomes.computeIfAbsent(o, k -> new LongAdder()).increment();
-    if (o == Outcome.FALSE_404) {
-      falseByResource.computeIfAbsent(resource, k -> new LongAdder()).increment();
-    }
+    ledger.count(resource, o);
   }
 
   private Future<?> read() {
@@ -435,155 +416,8 @@ final class Traffic {
     });
   }
 
-  /** One counted kubectl invocation through the next node in rotation. */
-  private Future<Kubectl.Answer> kubectl(String verb, String resource, boolean isNew, String path, List<String> args,
-                                         String stdin, long maxMs, java.util.function.Consumer<String> onLine) {
-    return kubectl(verb, resource, isNew, path, args, stdin, maxMs, false, onLine);
-  }
-
   /**
-   * One counted kubectl invocation; with {@code sprocketInside}, kubectl's "no matches for kind "Sprocket"" is
-   * counted for sprockets (a resource of the new set) rather than for the invocation's own resource.
-   */
-  private Future<Kubectl.Answer> kubectl(String verb, String resource, boolean isNew, String path, List<String> args,
-                                         String stdin, long maxMs, boolean sprocketInside,
-                                         java.util.function.Consumer<String> onLine) {
-    String node = client.pick();
-    boolean newNow = newServed;
-    long sent = journal.now();
-    return kubectl.run(journal.nodeName(node), args, stdin, maxMs, onLine).map(Kubectl::answer)
-        .otherwise(t -> new Kubectl.Answer(0, new JsonObject().put("message", "kubectl did not run: "
-            + t.getMessage()))).map(a -> {
-              boolean sprocket = sprocketInside && a.status() == 404
-                  && a.body().getString("message", "").contains("kind \"Sprocket\"");
-              String res = sprocket ? "sprockets.sprockets.mvproxy.io/v1" : resource;
-              boolean isNewRes = sprocket || isNew;
-              Outcome o = Outcome.of(a.status(), a.body(), !isNewRes || newNow);
-              count(res, o);
-              journal.request(sent, node, "kubectl " + verb, path, res, isNewRes, a.status(), a.body(), o);
-              return a;
-            });
-  }
-
-  /** kubectl apply of a namespace with content, then kubectl delete namespace --wait. */
-  private Future<?> kubectlNamespace() {
-    Churned ns = new Churned("rk-" + seq.incrementAndGet());
-    boolean sprocket = newServed;
-    StringBuilder y = new StringBuilder();
-    y.append(yaml(namespace(ns.name)));
-    JsonObject w = widget("demo.mvproxy.io/v1", "content");
-    w.getJsonObject("metadata").put("namespace", ns.name);
-    JsonObject cm = configMap("content", null);
-    cm.getJsonObject("metadata").put("namespace", ns.name);
-    y.append(yaml(w)).append(yaml(cm));
-    if (sprocket) {
-      JsonObject sp = sprocket("content");
-      sp.getJsonObject("metadata").put("namespace", ns.name);
-      y.append(yaml(sp));
-    }
-    String created = "namespace/" + ns.name + " created";
-    java.util.concurrent.atomic.AtomicReference<String> applyNode = new java.util.concurrent.atomic.AtomicReference<>();
-    return kubectl("apply", "namespaces/v1", false, CORE + ns.name, List.of("apply", "-f", "-",
-        "--request-timeout=15s"), y.toString(), 60_000, true, line -> {
-          if (line.strip().equals(created)) {
-            namespaces.add(ns);
-            journal.mark(Journal.MarkKind.NAMESPACE_CREATED, ns.name, null);
-          }
-        }).compose(a -> {
-          if (!namespaces.contains(ns)) {
-            return Future.succeededFuture();
-          }
-          String deleted = "namespace \"" + ns.name + "\" deleted";
-          // no --timeout, as users run it (kubectl waits as long as the namespace exists); stopped after the drain
-          return kubectl("delete", "namespaces/v1", false, CORE + ns.name, List.of("delete", "namespace", ns.name,
-              "--wait=true", "--request-timeout=15s"), null, drainMs + 60_000,
-              line -> {
-                if (line.strip().equals(deleted) && ns.deletedAt == 0) {
-                  ns.deletedAt = System.nanoTime();
-                  journal.mark(Journal.MarkKind.NAMESPACE_DELETED, ns.name, null);
-                }
-              }).map(d -> {
-                if (d.status() == 200 && ns.deletedAt > 0 && ns.goneAt == 0) {
-                  ns.goneAt = System.nanoTime();
-                  journal.mark(Journal.MarkKind.NAMESPACE_GONE, ns.name, null);
-                }
-                return null;
-              });
-        });
-  }
-
-  /** kubectl apply of a v2 widget or a sprocket (resources of the new set), in turn. */
-  private Future<?> kubectlApply() {
-    int i = seq.incrementAndGet();
-    JsonObject obj;
-    String resource;
-    String path;
-    if (i % 2 == 0) {
-      obj = widget("demo.mvproxy.io/v2", "kubectl-steady");
-      resource = "widgets.demo.mvproxy.io/v2";
-      path = W2 + NS + "/widgets/kubectl-steady";
-    } else {
-      obj = sprocket("kubectl-steady");
-      resource = "sprockets.sprockets.mvproxy.io/v1";
-      path = SPROCKETS + NS + "/sprockets/kubectl-steady";
-    }
-    obj.getJsonObject("metadata").put("namespace", NS);
-    obj.getJsonObject("spec").put(i % 2 == 0 ? "size" : "teeth", i);
-    return kubectl("apply", resource, true, path, List.of("apply", "-f", "-", "--request-timeout=15s"), yaml(obj),
-        60_000, null);
-  }
-
-  /** kubectl get -w of widgets v1 (every node serves them) or of gadgets (the new set), held 5 s. */
-  private Future<?> kubectlWatch() {
-    boolean gadgets = seq.incrementAndGet() % 2 == 0;
-    String resource = gadgets ? "gadgets.demo.mvproxy.io/v1" : "widgets.demo.mvproxy.io/v1";
-    String path = gadgets ? GADGETS + "?watch=true" : W1 + NS + "/widgets?watch=true";
-    List<String> args = gadgets
-        ? List.of("get", "gadgets.v1.demo.mvproxy.io", "--watch-only", "-o", "name")
-        : List.of("get", "widgets.v1.demo.mvproxy.io", "-n", NS, "--watch-only", "-o", "name");
-    return kubectl("get -w", resource, gadgets, path, args, null, 5000, line -> watchEvents.increment());
-  }
-
-  /** @return the object as a YAML document (JSON is YAML), with its separator */
-  private static String yaml(JsonObject o) {
-    return "---\n" + o.encode() + "\n";
-  }
-
-  private Future<?> checkNamespaces() {
-    List<Future<?>> fs = new ArrayList<>();
-    for (Churned ns : namespaces) {
-      if (ns.deletedAt > 0 && ns.goneAt == 0) {
-        fs.add(client.send(HttpMethod.GET, "/api/v1/namespaces/" + ns.name, null, null).map(a -> {
-          if (a.status() == 404) {
-            ns.goneAt = System.nanoTime();
-            journal.mark(Journal.MarkKind.NAMESPACE_GONE, ns.name, a.node());
-          }
-          return null;
-        }));
-      }
-    }
-    return Future.join(fs);
-  }
-
-  private Future<?> checkPairs() {
-    List<Future<?>> fs = new ArrayList<>();
-    for (Pair p : pairs) {
-      if (p.ownerDeletedAt > 0 && p.dependentGoneAt == 0) {
-        fs.add(client.send(HttpMethod.GET, p.dependentPath, null, null).map(a -> {
-          if (a.status() == 404) {
-            p.dependentGoneAt = System.nanoTime();
-            journal.mark(Journal.MarkKind.DEPENDENT_COLLECTED, p.dependentPath, a.node());
-          }
-          return null;
-        }));
-      }
-    }
-    return Future.join(fs);
-  }
-
-  /**
-   * The end-of-run checks, through a fleet where every node serves every API: live owners' dependents still there,
-   * finished namespaces empty.
+   * The end-of-run checks (see {@link TrafficLedger#report}).
    *
    * @param gate      the run's gate
    * @param seconds   run length
@@ -591,101 +425,6 @@ final class Traffic {
    * @return the report
    */
   Future<RunReport> report(boolean gate, long seconds, List<Long> upgradeMs) {
-    List<Future<Integer>> wrong = new ArrayList<>();
-    List<String> wrongPaths = new CopyOnWriteArrayList<>();
-    List<String> contentLeft = new CopyOnWriteArrayList<>();
-    for (Pair p : pairs) {
-      if (!p.deleteOwner) {
-        wrong.add(client.send(HttpMethod.GET, p.ownerPath, null, null).compose(o -> !o.ok()
-            ? Future.succeededFuture(0) : gone(p.dependentPath)).map(n -> {
-              if (n > 0) {
-                wrongPaths.add(p.dependentPath + " (owner " + p.ownerPath + " alive)");
-              }
-              return n;
-            }));
-      }
-    }
-    List<Future<Integer>> left = new ArrayList<>();
-    for (Churned ns : namespaces) {
-      if (ns.goneAt > 0) {
-        List<Future<Integer>> counts = new ArrayList<>();
-        for (String coll : List.of(W1 + ns.name + "/widgets", CORE + ns.name + "/configmaps",
-            SPROCKETS + ns.name + "/sprockets")) {
-          counts.add(client.send(HttpMethod.GET, coll, null, null).map(a -> a.ok()
-              ? a.body().getJsonArray("items", new JsonArray()).size() : 0));
-        }
-        left.add(Future.all(counts).map(cf -> {
-          int n = counts.stream().mapToInt(Future::result).sum();
-          if (n > 0) {
-            contentLeft.add(ns.name + " (" + n + " objects left)");
-          }
-          return n;
-        }));
-      }
-    }
-    return Future.all(wrong).compose(w -> Future.all(left)).map(v -> {
-      Map<Outcome, Long> req = new EnumMap<>(Outcome.class);
-      outcomes.forEach((k, n) -> req.put(k, n.sum()));
-      Map<String, Long> fb = new java.util.TreeMap<>();
-      falseByResource.forEach((k, n) -> fb.put(k, n.sum()));
-      int wronglyCollected = wrong.stream().mapToInt(Future::result).sum();
-      int withContent = (int) left.stream().filter(f -> f.result() > 0).count();
-      int objectsLeft = left.stream().mapToInt(Future::result).sum();
-      List<Long> gc = pairs.stream().filter(p -> p.dependentGoneAt > 0)
-          .map(p -> (p.dependentGoneAt - p.ownerDeletedAt) / 1_000_000).sorted().toList();
-      List<Long> nsMs = namespaces.stream().filter(n -> n.goneAt > 0)
-          .map(n -> (n.goneAt - n.deletedAt) / 1_000_000).sorted().toList();
-      int deleted = (int) namespaces.stream().filter(n -> n.deletedAt > 0).count();
-      int finished = (int) namespaces.stream().filter(n -> n.goneAt > 0).count();
-      return new RunReport(gate, seconds, req, fb, watchEvents.sum(), pairs.size(), wronglyCollected,
-          (int) inconsistent.sum(),
-          (int) pairs.stream().filter(p -> p.ownerDeletedAt > 0).count(), gc.size(), median(gc), deleted, finished,
-          withContent, objectsLeft, deleted - finished, median(nsMs), upgradeMs, journal, List.copyOf(wrongPaths),
-          List.copyOf(contentLeft));
-    });
-  }
-
-  /** @return 1 when every node in rotation answers 404 for the path, else 0 (a disagreement is counted) */
-  private Future<Integer> gone(String path) {
-    List<Future<FleetClient.Answer>> reads = new ArrayList<>();
-    for (String node : client.rotation()) {
-      reads.add(client.sendTo(node, HttpMethod.GET, path, null, null));
-    }
-    return Future.all(reads).map(cf -> {
-      long missing = reads.stream().filter(f -> f.result().status() == 404).count();
-      if (missing > 0 && missing < reads.size()) {
-        inconsistent.increment();
-      }
-      return missing == reads.size() ? 1 : 0;
-    });
-  }
-
-  private static long median(List<Long> sorted) {
-    return sorted.isEmpty() ? -1 : sorted.get(sorted.size() / 2);
-  }
-
-  private static JsonObject namespace(String name) {
-    return new JsonObject().put("apiVersion", "v1").put("kind", "Namespace")
-        .put("metadata", new JsonObject().put("name", name));
-  }
-
-  private static JsonObject widget(String apiVersion, String name) {
-    return new JsonObject().put("apiVersion", apiVersion).put("kind", "Widget")
-        .put("metadata", new JsonObject().put("name", name))
-        .put("spec", new JsonObject().put("size", 1).put("color", "red"));
-  }
-
-  private static JsonObject sprocket(String name) {
-    return new JsonObject().put("apiVersion", "sprockets.mvproxy.io/v1").put("kind", "Sprocket")
-        .put("metadata", new JsonObject().put("name", name)).put("spec", new JsonObject().put("teeth", 12));
-  }
-
-  private static JsonObject configMap(String name, JsonArray owners) {
-    JsonObject md = new JsonObject().put("name", name);
-    if (owners != null) {
-      md.put("ownerReferences", owners);
-    }
-    return new JsonObject().put("apiVersion", "v1").put("kind", "ConfigMap").put("metadata", md)
-        .put("data", new JsonObject().put("k", "v"));
+    return ledger.report(gate, seconds, upgradeMs);
   }
 }

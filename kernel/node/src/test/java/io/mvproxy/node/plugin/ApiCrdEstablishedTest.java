@@ -58,17 +58,17 @@ class ApiCrdEstablishedTest {
 
   @Test
   void establishedOnlyOnceEveryLiveNodeServesEveryServedVersion() {
-    assertTrue(ApiCrdVerticle.servedByFleet(CRD, snapshot(true, Map.of(), true, List.of())), "a lone node");
-    assertTrue(ApiCrdVerticle.servedByFleet(CRD, snapshot(true, Map.of("b", peer("b", true, V1, V2),
+    assertTrue(CrdEstablishing.servedByFleet(CRD, snapshot(true, Map.of(), true, List.of())), "a lone node");
+    assertTrue(CrdEstablishing.servedByFleet(CRD, snapshot(true, Map.of("b", peer("b", true, V1, V2),
         "c", peer("c", true, V1, V2)), true, List.of())));
-    assertFalse(ApiCrdVerticle.servedByFleet(CRD, snapshot(false, Map.of(), true, List.of())),
+    assertFalse(CrdEstablishing.servedByFleet(CRD, snapshot(false, Map.of(), true, List.of())),
         "this node lacks v2");
-    assertFalse(ApiCrdVerticle.servedByFleet(CRD, snapshot(true, Map.of("b", peer("b", true, V1, V2),
+    assertFalse(CrdEstablishing.servedByFleet(CRD, snapshot(true, Map.of("b", peer("b", true, V1, V2),
         "c", peer("c", true, V1)), true, List.of())), "peer c does not publish v2 yet");
-    assertFalse(ApiCrdVerticle.servedByFleet(CRD, snapshot(true, Map.of("b", peer("b", false, V1, V2)), true,
+    assertFalse(CrdEstablishing.servedByFleet(CRD, snapshot(true, Map.of("b", peer("b", false, V1, V2)), true,
         List.of())), "peer b's discovery not fetched");
-    assertFalse(ApiCrdVerticle.servedByFleet(CRD, snapshot(true, Map.of(), false, List.of())), "not ready");
-    assertFalse(ApiCrdVerticle.servedByFleet(CRD, snapshot(true, Map.of(), true,
+    assertFalse(CrdEstablishing.servedByFleet(CRD, snapshot(true, Map.of(), false, List.of())), "not ready");
+    assertFalse(CrdEstablishing.servedByFleet(CRD, snapshot(true, Map.of(), true,
         List.of(new Awaited(Awaited.Kind.MEMBER_JOIN, "127.0.0.1:5702")))), "a member awaited");
   }
 }

@@ -1,0 +1,77 @@
+package io.mvproxy.node.plugin;
+
+import io.mvproxy.api.ApiSource;
+import io.mvproxy.api.RequestInfo;
+import io.mvproxy.api.StatusException;
+import io.mvproxy.api.StatusReason;
+import io.mvproxy.api.StatusWriter;
+import io.mvproxy.api.UserInfo;
+import io.mvproxy.api.discovery.ServedGroupVersion;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonObject;
+import io.vertx.ext.web.RoutingContext;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Supplier;
+
+/**
+ * The source of an API-created CRD: creates of its objects answer {@code 405 MethodNotAllowed} ({@code create
+ * not allowed while custom resource definition is terminating}) once the CRD is being deleted, as
+ * {@code customresource_handler.go}; everything else is the factory's source.
+ */
+final class TerminatingGuard implements ApiSource {
+  private final ApiSource delegate;
+  private final String crdName;
+  private final Supplier<Set<String>> terminating;
+
+  /**
+   * @param delegate    the factory's source of the CRD
+   * @param crdName     the CRD's name
+   * @param terminating the names of the stored CRDs being deleted now (read on request threads)
+   */
+  TerminatingGuard(ApiSource delegate, String crdName, Supplier<Set<String>> terminating) {
+    this.delegate = delegate;
+    this.crdName = crdName;
+    this.terminating = terminating;
+  }
+
+  @Override
+  public String name() {
+    return delegate.name();
+  }
+
+  @Override
+  public List<ServedGroupVersion> groupVersions() {
+    return delegate.groupVersions();
+  }
+
+  @Override
+  public void handle(RoutingContext rc, RequestInfo info, UserInfo user) {
+    if ("create".equals(info.verb()) && info.subresource().isEmpty() && terminating.get().contains(crdName)) {
+      StatusWriter.send(rc, new StatusException(StatusReason.MethodNotAllowed,
+          "create not allowed while custom resource definition is terminating", null));
+      return;
+    }
+    delegate.handle(rc, info, user);
+  }
+
+  @Override
+  public JsonObject openApiV3(io.mvproxy.api.GroupVersion gv) {
+    return delegate.openApiV3(gv);
+  }
+
+  @Override
+  public JsonObject openApiV2(io.mvproxy.api.GroupVersion gv) {
+    return delegate.openApiV2(gv);
+  }
+
+  @Override
+  public Future<Void> ready() {
+    return delegate.ready();
+  }
+
+  @Override
+  public Future<Void> close() {
+    return delegate.close();
+  }
+}
