@@ -67,8 +67,9 @@ class CrdConversionTest {
     assertEquals(List.of("spec.conversion.webhookClientConfig: Required value: required when strategy is set to "
         + "Webhook", "spec.conversion.conversionReviewVersions: Required value"),
         causes(new JsonObject().put("strategy", "Webhook")));
-    assertEquals(List.of("spec.conversion.webhookClientConfig.url: Invalid value: \"http://h/c\": 'https' is the "
-        + "only allowed URL scheme", "spec.conversion.conversionReviewVersions: Invalid value: []string{\"v2\"}: must "
+    // upstream's ValidateWebhookURL: the scheme as the value, and the desired form
+    assertEquals(List.of("spec.conversion.webhookClientConfig.url: Invalid value: \"http\": 'https' is the "
+        + "only allowed URL scheme; desired format: https://host[/path]", "spec.conversion.conversionReviewVersions: Invalid value: []string{\"v2\"}: must "
         + "include at least one of v1, v1beta1"),
         causes(webhook(new JsonObject().put("url", "http://h/c"), new JsonArray().add("v2"))));
     assertEquals(List.of("spec.conversion.webhookClientConfig: Required value: exactly one of url or service is "
