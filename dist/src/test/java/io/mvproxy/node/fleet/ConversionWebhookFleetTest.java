@@ -169,8 +169,8 @@ class ConversionWebhookFleetTest {
             .put("clientConfig", new JsonObject().put("url", "http://127.0.0.1/convert")))));
     assertEquals(422, bad.status(), bad.text());
     assertEquals("CustomResourceDefinition.apiextensions.k8s.io \"doohickeys.conv.example.com\" is invalid: "
-        + "[spec.conversion.webhookClientConfig.url: Invalid value: \"http://127.0.0.1/convert\": 'https' is the only "
-        + "allowed URL scheme, spec.conversion.conversionReviewVersions: Invalid value: []string{\"v3\"}: must "
+        + "[spec.conversion.webhookClientConfig.url: Invalid value: \"http\": 'https' is the only "
+        + "allowed URL scheme; desired format: https://host[/path], spec.conversion.conversionReviewVersions: Invalid value: []string{\"v3\"}: must "
         + "include at least one of v1, v1beta1]", bad.json().getString("message"));
     HttpsClient.Resp created = send(HttpMethod.POST, "node-a", CRDS, apiCrd(new JsonObject().put("strategy", "Webhook")
         .put("webhook", new JsonObject().put("conversionReviewVersions", new io.vertx.core.json.JsonArray().add("v1"))
