@@ -240,7 +240,8 @@ class PluginRollbackTest {
   /** Waits until the reader has made {@code n} more requests (the traffic a step runs under). */
   void awaitReads(List<Answer> reads, int n) throws Exception {
     int from = reads.size();
-    FleetTest.await(n + " more reads", 120_000, () -> reads.size() >= from + n);
+    FleetTest.await(n + " more reads (after " + from + "; the last: " + (from == 0 ? "none"
+        : reads.get(from - 1)) + ")", 120_000, () -> reads.size() >= from + n);
   }
 
   Answer call(long t0, HttpMethod method, String url, String path, String body) {
@@ -250,7 +251,8 @@ class PluginRollbackTest {
           : Map.of("Content-Type", "application/json"), body);
       return new Answer(at, method + " " + path, r.status(), r.headers().get("Retry-After") != null,
           r.status() < 300 ? "" : r.text());
-    } catch (Exception e) {
+    } catch (Exception | Error e) {
+      // an Error too: a reader or writer thread that died would stall the steps' "more reads" waits unexplained
       return new Answer(at, method + " " + path, -1, false, String.valueOf(e));
     }
   }
