@@ -149,7 +149,7 @@ public record NodeConfig(String serverId, String bindAddress, int securePort, St
    * @param maxRequestsInflight   non-mutating requests in flight before 429 (0 = no limit)
    * @param maxMutatingInflight   mutating requests in flight before 429 (0 = no limit)
    * @param ingressInstances      HTTPS ingress verticle instances, each on its own event loop (at least 1)
-   * @param tlsEngine             {@code --tls-engine}: {@code jdk} or {@code openssl}
+   * @param tlsEngine             {@code --tls-engine}: {@code auto}, {@code jdk} or {@code openssl}
    * @param http2MaxStreams       HTTP/2 concurrent streams per connection (at least 1)
    * @param goawayChance          {@code --goaway-chance}, 0..0.02
    * @param peerHttp2             {@code --peer-http2}: the peer hop offers h2 through ALPN
@@ -164,7 +164,7 @@ public record NodeConfig(String serverId, String bindAddress, int securePort, St
      * an HTTP/1.1 peer hop.
      */
     public static final ServingLimits DEFAULTS = new ServingLimits(Duration.ofMinutes(1), 400, 200,
-        defaultIngressInstances(), "jdk", DEFAULT_HTTP2_MAX_STREAMS, 0, false);
+        defaultIngressInstances(), "auto", DEFAULT_HTTP2_MAX_STREAMS, 0, false);
 
     /** @return the CPU cores this JVM may use (Vert.x's default event-loop count is twice that) */
     public static int defaultIngressInstances() {
