@@ -203,6 +203,9 @@ class ConfigLoaderTest {
     assertEquals(0.02, c.serving().goawayChance());
     assertTrue(error(List.of("--tls-engine=boringssl")).startsWith("--tls-engine (tlsEngine)"));
     assertEquals("jdk", ConfigLoader.load(file, List.of("--tls-engine=jdk")).serving().tlsEngine());
+    assertFalse(d.serving().nativeTransport(), "Java NIO unless asked");
+    assertTrue(ConfigLoader.load(file, List.of("--native-transport=true")).serving().nativeTransport());
+    assertTrue(error(List.of("--native-transport=yes")).startsWith("--native-transport (nativeTransport)"));
     assertTrue(error(List.of("--goaway-chance=0.03")).startsWith("--goaway-chance (goawayChance): can not be less "
         + "than 0 or greater than 0.02"));
     assertTrue(error(List.of("--goaway-chance=-0.01")).startsWith("--goaway-chance (goawayChance)"));
