@@ -43,16 +43,32 @@ class ClockPluginFleetTest {
   String a;
   String b;
 
-  /** @return the clock plugin's jar: the test class path's entry (the reactor's or the local repository's jar) */
-  static Path clockJar() {
+  /**
+   * @param work a scratch folder
+   * @return the clock plugin's jar: the test class path's entry for it (the local repository's or the reactor's
+   *     jar), or, when the reactor gives its classes folder (before {@code package}), that folder as a jar
+   */
+  static Path clockJar(Path work) throws java.io.IOException {
     for (String e : System.getProperty("java.class.path").split(File.pathSeparator)) {
-      if (e.contains("clock-plugin") && e.endsWith(".jar")) {
-        return Path.of(e);
+      Path p = Path.of(e);
+      if (e.endsWith(".jar") && p.getFileName().toString().startsWith("mvproxy-clock-plugin")) {
+        return p;
+      }
+      if (Files.isDirectory(p) && p.endsWith(Path.of("clock-plugin", "target", "classes"))) {
+        Path jar = work.resolve("mvproxy-clock-plugin.jar");
+        try (java.io.OutputStream os = Files.newOutputStream(jar);
+             java.util.jar.JarOutputStream out = new java.util.jar.JarOutputStream(os);
+             java.util.stream.Stream<Path> files = Files.walk(p)) {
+          for (Path f : files.filter(Files::isRegularFile).sorted().toList()) {
+            out.putNextEntry(new java.util.jar.JarEntry(p.relativize(f).toString().replace('\\', '/')));
+            out.write(Files.readAllBytes(f));
+            out.closeEntry();
+          }
+        }
+        return jar;
       }
     }
-    Path built = TestData.example("clock-plugin").resolve("target/mvproxy-clock-plugin.jar");
-    Assumptions.assumeTrue(Files.exists(built), "the clock plugin jar is not built: " + built);
-    return built;
+    throw new IllegalStateException("mvproxy-clock-plugin is not on the test class path (a test dependency of dist)");
   }
 
   @BeforeAll
@@ -62,7 +78,7 @@ class ClockPluginFleetTest {
     plugins.put("node-a", Map.of());
     plugins.put("node-b", Map.of());
     fleet = new FleetHarness(tmp.resolve("fleet"), plugins);
-    Files.copy(clockJar(), fleet.dir().resolve("plugins-node-b").resolve("clock-plugin.jar"));
+    Files.copy(clockJar(tmp), fleet.dir().resolve("plugins-node-b").resolve("clock-plugin.jar"));
     admin = fleet.admin();
     fleet.startAllAndAwaitReady(admin, 120_000);
     a = fleet.node("node-a").url();

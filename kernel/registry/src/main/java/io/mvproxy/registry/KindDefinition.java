@@ -18,8 +18,10 @@ import java.util.Objects;
  */
 public final class KindDefinition {
   /**
-   * One printer column of {@code kubectl get} (a CRD's {@code additionalPrinterColumns}); {@code Name} comes first
-   * and {@code Age} last when the kind lists no {@code Age} column of its own, as kube-apiserver's Tables.
+   * One printer column of {@code kubectl get} (a CRD's {@code additionalPrinterColumns}). {@code Name} always comes
+   * first; a kind without columns shows {@code Name} and {@code Age}, and a kind with columns shows only them, so it
+   * lists {@code Age} itself ({@code date}, {@code .metadata.creationTimestamp}), as apiextensions-apiserver's
+   * defaulting of a CRD's columns.
    *
    * @param name        the column header
    * @param type        the OpenAPI type: {@code string}, {@code integer}, {@code number}, {@code boolean} or

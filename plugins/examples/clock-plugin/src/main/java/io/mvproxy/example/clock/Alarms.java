@@ -43,6 +43,7 @@ public final class Alarms {
       .column("Zone", "string", ".spec.timeZone")
       .column("State", "string", ".status.state")
       .column(new KindDefinition.Column("Local Time", "string", ".status.localTime", "the time in its zone", 1))
+      .column("Age", "date", ".metadata.creationTimestamp")
       .build();
 
   private Alarms() {
