@@ -244,13 +244,7 @@ class ClockPluginFleetTest {
   void kubectlThroughTheNodeWithoutThePlugin() throws Exception {
     String kubectl = KubectlFleetTest.which("kubectl");
     Assumptions.assumeTrue(kubectl != null, "kubectl is not on PATH");
-    Path f = tmp.resolve("alarm.yaml");
-    Files.writeString(f, """
-        apiVersion: time.example.com/v1
-        kind: Alarm
-        metadata: {name: tea, namespace: default}
-        spec: {time: "2999-06-01T17:00:00Z", message: tea time}
-        """);
+    Path f = TestData.example("alarm-sample.yaml"); // the README's example
     List<String> base = List.of(kubectl, "--kubeconfig", fleet.pki().kubeconfig().toString(), "--context", "node-a",
         "--cache-dir", tmp.resolve("kube-cache").toString(), "--request-timeout=20s");
     KubectlFleetTest.Result applied = KubectlFleetTest.run(cat(base, "apply", "-f", f.toString()), 60);
@@ -259,6 +253,9 @@ class ClockPluginFleetTest {
     KubectlFleetTest.Result get = KubectlFleetTest.run(cat(base, "get", "alm", "-n", "default"), 60);
     assertEquals(0, get.code(), get.all());
     assertTrue(get.out().contains("STATE") && get.out().contains("tea") && get.out().contains("Scheduled"), get.all());
+    KubectlFleetTest.Result wide = KubectlFleetTest.run(cat(base, "get", "alarms", "tea", "-n", "default", "-o",
+        "wide"), 60);
+    assertTrue(wide.out().contains("2999-06-01T18:00:00+01:00"), wide.all()); // Europe/London in summer time
     KubectlFleetTest.Result clocks = KubectlFleetTest.run(cat(base, "get", "clocks"), 60);
     assertEquals(0, clocks.code(), clocks.all());
     assertTrue(clocks.out().contains("europe-paris"), clocks.all());
