@@ -15,7 +15,9 @@ import java.util.List;
  * subresource), then {@link #prepareForCreate}, then {@link #validate}; the schema validation and the admission
  * webhooks follow. Updates (PUT, every PATCH, server-side apply, of the object or its {@code status}) run
  * {@link #prepareForUpdate} then {@link #validateUpdate} on every attempt of the guaranteed update. Any violation
- * answers {@code 422 Invalid} listing the schema's errors first, then the strategy's; nothing is stored. A hook may
+ * answers {@code 422 Invalid} listing the schema's errors first, then the strategy's; nothing is stored. Unlike
+ * kube-apiserver, whose {@code Validate} sees the object after the mutating admission webhooks, these checks run
+ * before them (a webhook's change is checked by the schema only). A hook may
  * also throw an {@link io.mvproxy.api.StatusException}, answered as is. Hooks run on a Vert.x event loop: they must
  * not block.
  */
