@@ -7,10 +7,12 @@ import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpVersion;
 import io.vertx.core.http.PoolOptions;
 import io.vertx.core.http.RequestOptions;
+import io.vertx.core.net.OpenSSLEngineOptions;
 import io.vertx.core.net.PemKeyCertOptions;
 import io.vertx.core.net.PemTrustOptions;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -100,11 +102,15 @@ public final class WatchLoad implements AutoCloseable {
     boolean h2 = protocol == Protocol.H2;
     HttpClientOptions options = new HttpClientOptions().setSsl(true).setUseAlpn(true)
         .setProtocolVersion(h2 ? HttpVersion.HTTP_2 : HttpVersion.HTTP_1_1)
-        // a burst waits for its TLS handshakes behind thousands of others: Vert.x's own 60 s, not less
-        .setConnectTimeout(120_000)
+        // a burst waits for its TLS handshakes behind thousands of others: measure how long, rather than give up
+        // at Vert.x's 10 s handshake limit (client-go's TLSHandshakeTimeout is 10 s too: compare with the target)
+        .setConnectTimeout(120_000).setSslHandshakeTimeout(120).setSslHandshakeTimeoutUnit(TimeUnit.SECONDS)
         .setTrustOptions(new PemTrustOptions().addCertPath(pki.caCert().toString()))
         .setKeyCertOptions(new PemKeyCertOptions().setCertPath(pki.adminCert().toString())
             .setKeyPath(pki.adminKey().toString()));
+    if (OpenSSLEngineOptions.isAvailable()) { // BoringSSL as the node's default engine: Go-like handshake cost
+      options.setSslEngineOptions(new OpenSSLEngineOptions());
+    }
     PoolOptions pool = new PoolOptions().setHttp1MaxSize(count + 10)
         .setHttp2MaxSize((count + H2_STREAMS - 1) / H2_STREAMS + 1);
     http = vertx.httpClientBuilder().with(options).with(pool)
@@ -154,7 +160,15 @@ public final class WatchLoad implements AutoCloseable {
           seen.delete(0, seen.length() - marker.length());
         }
       });
-    }).onFailure(e -> errors.add(String.valueOf(e)));
+    }).onFailure(e -> errors.add(describe(e)));
+  }
+
+  private static String describe(Throwable e) {
+    StringBuilder b = new StringBuilder(String.valueOf(e));
+    for (Throwable c = e.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
+      b.append(" <- ").append(c);
+    }
+    return b.toString();
   }
 
   /** @return watches whose head was 200 */

@@ -36,9 +36,10 @@ public final class WatchScaleBench {
   static final long EVENT_TIMEOUT_MS = 120_000;
 
   /** The run's parameters. */
-  record Args(WatchLoad.Protocol protocol, int watches, boolean burst, int shorts, Path out) {
+  record Args(WatchLoad.Protocol protocol, int watches, boolean burst, int shorts, Path out, Path histogram) {
     /**
-     * @param a {@code --protocol h1|h2 --watches N --burst --short N --out FILE}, or the former positional
+     * @param a {@code --protocol h1|h2 --watches N --burst --short N --out FILE --histogram FILE} (the last: node-a's
+     *          {@code jcmd GC.class_histogram} while the watches are held, written to FILE), or the former positional
      *          {@code [WATCHES] [SHORT_REQUESTS]} (h1, batched)
      * @return the parameters (defaults h1, 2000 watches, batched, 400 short GETs, {@code watch-scale.json})
      * @throws IllegalArgumentException on an unknown or malformed argument
@@ -49,6 +50,7 @@ public final class WatchScaleBench {
       int shorts = 400;
       boolean burst = false;
       Path out = null;
+      Path histogram = null;
       List<String> positional = new ArrayList<>();
       for (int i = 0; i < a.length; i++) {
         String arg = a[i];
@@ -60,7 +62,7 @@ public final class WatchScaleBench {
         }
         switch (arg) {
           case "--burst" -> burst = true;
-          case "--protocol", "--watches", "--short", "--out" -> {
+          case "--protocol", "--watches", "--short", "--out", "--histogram" -> {
             if (value == null) {
               if (i + 1 >= a.length) {
                 throw new IllegalArgumentException(arg + " needs a value");
@@ -71,13 +73,14 @@ public final class WatchScaleBench {
               case "--protocol" -> protocol = WatchLoad.Protocol.parse(value);
               case "--watches" -> watches = Integer.parseInt(value);
               case "--short" -> shorts = Integer.parseInt(value);
+              case "--histogram" -> histogram = Path.of(value);
               default -> out = Path.of(value);
             }
           }
           default -> {
             if (arg.startsWith("--")) {
               throw new IllegalArgumentException("unknown option " + arg
-                  + " (usage: --protocol h1|h2 [--watches N] [--burst] [--short N] [--out FILE])");
+                  + " (usage: --protocol h1|h2 [--watches N] [--burst] [--short N] [--out FILE] [--histogram FILE])");
             }
             positional.add(arg);
           }
@@ -96,7 +99,7 @@ public final class WatchScaleBench {
         out = Path.of("watch-scale-" + protocol.name().toLowerCase(java.util.Locale.ROOT) + "-" + watches
             + (burst ? "-burst" : "") + ".json");
       }
-      return new Args(protocol, watches, burst, shorts, out);
+      return new Args(protocol, watches, burst, shorts, out, histogram);
     }
   }
 
@@ -175,6 +178,10 @@ public final class WatchScaleBench {
         List<Long> during = shortRequests(admin, a, args.shorts());
         double heapA1 = heapAfterGc(admin, a, pidA);
         double heapB1 = heapAfterGc(admin, fleet.node("node-b").url(), pidB);
+        if (args.histogram() != null) {
+          jcmd(pidA, args.histogram(), "GC.class_histogram");
+          System.out.println("BENCH node-a class histogram with the watches held: " + args.histogram().toAbsolutePath());
+        }
         int peerConns = established(pidA, p -> true, p -> p == portB);
         int clientConnsAtA = established(pidA, p -> p == portA, p -> true);
         JsonObject w = new JsonObject().put("apiVersion", "demo.mvproxy.io/v2").put("kind", "Widget")
@@ -293,13 +300,7 @@ public final class WatchScaleBench {
    * @return heap used, bytes, from its /metrics ({@code jvm_memory_used_bytes{area="heap"}} summed)
    */
   private static double heapAfterGc(HttpsClient admin, String url, long pid) throws Exception {
-    Process gc = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
-        String.valueOf(pid), "GC.run").redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
-        .start();
-    if (!gc.waitFor(120, TimeUnit.SECONDS)) {
-      gc.destroy();
-      System.out.println("BENCH jcmd GC.run did not finish: heap read without a forced GC");
-    }
+    jcmd(pid, null, "GC.run");
     double sum = 0;
     for (String line : admin.get(url, "/metrics").text().split("\n")) {
       if (line.startsWith("jvm_memory_used_bytes{") && line.contains("area=\"heap\"")) {
@@ -307,6 +308,24 @@ public final class WatchScaleBench {
       }
     }
     return sum;
+  }
+
+  /**
+   * Runs {@code jcmd PID COMMAND} and waits for it (at most 120 s).
+   *
+   * @param pid     the JVM
+   * @param out     where its output goes (null: discarded)
+   * @param command e.g. {@code GC.run}
+   */
+  private static void jcmd(long pid, Path out, String command) throws IOException, InterruptedException {
+    Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+        String.valueOf(pid), command).redirectErrorStream(true)
+        .redirectOutput(out == null ? ProcessBuilder.Redirect.DISCARD : ProcessBuilder.Redirect.to(out.toFile()))
+        .start();
+    if (!p.waitFor(120, TimeUnit.SECONDS)) {
+      p.destroy();
+      System.out.println("BENCH jcmd " + command + " did not finish within 120 s");
+    }
   }
 
   /**
