@@ -39,12 +39,18 @@ public final class ServerLimits {
   /**
    * @param o server options to change
    * @return {@code o} with the header and line limits set, Vert.x's idle timeout off ({@link ConnectionTimeouts}
-   *     replaces it), TCP keep-alive on, and no cleartext HTTP/2 detection (which would delay the connection
-   *     handler, hence the read-header clock, until the first bytes arrive)
+   *     replaces it), TCP keep-alive on, no cleartext HTTP/2 detection (which would delay the connection
+   *     handler, hence the read-header clock, until the first bytes arrive), and {@value #READ_HEADER_TIMEOUT_S} s
+   *     for the TLS handshake: Go's server bounds the handshake by the least of its read-header, read and write
+   *     timeouts ({@code net/http/server.go} {@code tlsHandshakeTimeout}), which for kube-apiserver is the
+   *     read-header timeout; Vert.x's default, 10 s, closed most of 2,000 client connections opened at once on a
+   *     loaded 2-core machine ({@code bench/watch-scale --protocol h1 --burst}) while they waited their turn
    */
   public static HttpServerOptions apply(HttpServerOptions o) {
     return o.setMaxHeaderSize(MAX_HEADER_BYTES).setMaxInitialLineLength(MAX_INITIAL_LINE_BYTES)
-        .setHttp2ClearTextEnabled(false).setIdleTimeout(0).setTcpKeepAlive(true);
+        .setHttp2ClearTextEnabled(false).setIdleTimeout(0).setTcpKeepAlive(true)
+        .setSslHandshakeTimeout(READ_HEADER_TIMEOUT_S)
+        .setSslHandshakeTimeoutUnit(java.util.concurrent.TimeUnit.SECONDS);
   }
 
   /**

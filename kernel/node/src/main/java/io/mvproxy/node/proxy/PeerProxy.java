@@ -110,6 +110,14 @@ public final class PeerProxy {
   public static final int H2_CONNECTIONS_PER_PEER = 16;
   /** HTTP/2 connections per peer of the long-running pool: 100 streams each, the same 10,000 watches as HTTP/1.1. */
   public static final int LONG_RUNNING_H2_CONNECTIONS = LONG_RUNNING_POOL_SIZE / 100;
+  /**
+   * Long-running requests that may wait for a connection of the long-running pool: as many as the pool holds, not
+   * the short pool's {@link TlsOptions#PEER_WAIT_QUEUE}. Go's transport queues no request (it dials, or waits for
+   * a stream), and a burst of watches waits here while the pool's connections are being opened: with 1,024, 3,852
+   * of 10,000 watches opened at once over the h2 hop were answered 503 ({@code bench/watch-scale --protocol h2
+   * --burst}). A waiting watch costs one pool entry beside the client stream it already holds.
+   */
+  public static final int LONG_RUNNING_WAIT_QUEUE = LONG_RUNNING_POOL_SIZE;
   /** Methods retried on the next peer when the connection fails before the response head (RFC 9110 9.2.2). */
   public static final Set<HttpMethod> IDEMPOTENT = Set.of(HttpMethod.GET, HttpMethod.HEAD, HttpMethod.OPTIONS);
   private static final Logger LOG = Logger.getLogger(PeerProxy.class.getName());
@@ -179,7 +187,7 @@ public final class PeerProxy {
     HttpClient longClient = build(vertx, new HttpClientOptions(peerOptions)
         .setConnectTimeout((int) CONNECT_TIMEOUT_MS).setTcpKeepAlive(true),
         new PoolOptions().setHttp1MaxSize(LONG_RUNNING_POOL_SIZE).setHttp2MaxSize(LONG_RUNNING_H2_CONNECTIONS)
-            .setMaxWaitQueueSize(TlsOptions.PEER_WAIT_QUEUE), h2);
+            .setMaxWaitQueueSize(LONG_RUNNING_WAIT_QUEUE), h2);
     PeerProxy proxy = new PeerProxy(vertx, shortClient, longClient, metrics, view);
     // Vert.x 5.0/5.1 HTTP/2 pools complete a queued request twice when it has its own connect timeout (vert.x
     // #6197): on h2 the clients' own CONNECT_TIMEOUT_MS bounds connecting, the deadline still bounds the attempts

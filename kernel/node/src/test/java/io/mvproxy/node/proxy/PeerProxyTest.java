@@ -79,6 +79,8 @@ class PeerProxyTest {
   DevPki pki;
   final Map<String, Answer> answers = new java.util.concurrent.ConcurrentHashMap<>();
   final List<String> hits = new CopyOnWriteArrayList<>();
+  /** Watch requests the fake peers answered with a head (and hold open). */
+  final java.util.concurrent.atomic.AtomicInteger watchHeads = new java.util.concurrent.atomic.AtomicInteger();
   final Map<String, PeerTarget> peers = new java.util.HashMap<>();
   /** The proxy of the current case, over a view built for it (only the discovery verticle swaps a live view). */
   volatile PeerProxy proxy;
@@ -106,6 +108,11 @@ class PeerProxyTest {
           .setKeyCertOptions(new PemKeyCertOptions().setCertPath(pki.servingCert(peer).toString())
               .setKeyPath(pki.servingKey(peer).toString())));
       s.requestHandler(req -> req.body().onComplete(b -> {
+        if ("true".equals(req.getParam("watch"))) { // a watch: its head, then the stream stays open
+          watchHeads.incrementAndGet();
+          req.response().setChunked(true).writeHead();
+          return;
+        }
         hits.add(peer + " " + req.method() + " " + req.version() + " proxied=" + req.getHeader(PeerProxy.PEER_PROXIED));
         Answer a = answers.getOrDefault(peer, Answer.OK);
         if (departMs > 0) {
@@ -156,7 +163,8 @@ class PeerProxyTest {
       }
     });
     router.route().handler(ctx -> {
-      RequestInfo info = RequestInfo.parse(ctx.request().method().name(), ctx.request().path(), null);
+      RequestInfo info = RequestInfo.parse(ctx.request().method().name(), ctx.request().path(),
+          ctx.request().getParam("watch"));
       proxy.forwardResource(ctx, new UserInfo("alice", "", List.of("system:authenticated"), Map.of()), info,
           decided.stream().map(peers::get).toList());
     });
@@ -412,5 +420,55 @@ class PeerProxyTest {
         (System.nanoTime() - t0) / 1_000_000);
     assertEquals(n, ok.get());
     many.close();
+  }
+
+  /**
+   * Watches opened at once through the hop, more than the short pool's wait queue ({@link TlsOptions#PEER_WAIT_QUEUE})
+   * beyond the connections the long-running pool opens for the first of them: every one gets its 200 head (they wait
+   * for the pool as Go's transport would let them), none a 503 "pool reached max wait queue size". On the h2 hop,
+   * where the first hundred watches each open a connection and the rest wait for their streams.
+   */
+  @org.junit.jupiter.api.Test
+  void burstOfWatchesAllGetTheirHeadOverH2() throws Exception {
+    boolean h2 = true;
+    answers.clear();
+    hits.clear();
+    decided = List.of("node-b");
+    deadlineMs = 0;
+    io.vertx.core.http.HttpClientOptions peerOptions = TlsOptions.peerClient(pki.caCert().toString(),
+        pki.proxyClientCert("node-a").toString(), pki.proxyClientKey("node-a").toString());
+    proxy = PeerProxy.create(vertx, h2 ? TlsOptions.offerHttp2(peerOptions) : peerOptions, new NodeMetrics(),
+        new FleetViewRef(viewOf(List.of("node-b"))));
+    int n = TlsOptions.PEER_WAIT_QUEUE + PeerProxy.LONG_RUNNING_H2_CONNECTIONS + 1000;
+    HttpClient many = vertx.createHttpClient(new io.vertx.core.http.PoolOptions().setHttp1MaxSize(n + 10));
+    int before = watchHeads.get();
+    java.util.concurrent.atomic.AtomicInteger ok = new java.util.concurrent.atomic.AtomicInteger();
+    List<String> failed = new CopyOnWriteArrayList<>();
+    try {
+      for (int i = 0; i < n; i++) {
+        many.request(new RequestOptions().setHost("127.0.0.1").setPort(front.actualPort())
+                .setURI(PATH + "?watch=true"))
+            .compose(r -> r.send()).onComplete(ar -> {
+              if (ar.succeeded() && ar.result().statusCode() == 200) {
+                ok.incrementAndGet();
+              } else if (ar.succeeded()) {
+                failed.add(String.valueOf(ar.result().statusCode()));
+                ar.result().body().onSuccess(b -> failed.add(b.toString()));
+              } else {
+                failed.add(String.valueOf(ar.cause()));
+              }
+            });
+      }
+      org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(120))
+          .pollInterval(java.time.Duration.ofMillis(50))
+          .until(() -> ok.get() + failed.size() >= n || !failed.isEmpty());
+      assertEquals(List.of(), failed.stream().limit(4).toList(), ok.get() + " of " + n + " watches got their head");
+      assertEquals(n, ok.get());
+      assertEquals(n, watchHeads.get() - before, "watches the peer answered");
+    } finally {
+      many.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      proxy.client.close();
+      proxy.longRunning.close().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    }
   }
 }
