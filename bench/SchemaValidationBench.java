@@ -1,7 +1,7 @@
-import io.mvproxy.registry.CrdManifests;
-import io.mvproxy.registry.model.CrdParser;
-import io.mvproxy.registry.schema.OpenApiValidator;
-import io.mvproxy.registry.schema.VersionSchema;
+import io.mvproxy.registry.impl.CrdManifests;
+import io.mvproxy.registry.impl.model.CrdParser;
+import io.mvproxy.registry.impl.schema.OpenApiValidator;
+import io.mvproxy.registry.impl.schema.VersionSchema;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -35,6 +35,7 @@ public final class Node {
   private final FleetViewRef view;
   private final int port;
   private final NodeShutdown shutdown;
+  private final io.vertx.core.Vertx vertx;
 
   /**
    * @param b           the finished start-up
@@ -45,6 +46,7 @@ public final class Node {
     this.plugins = b.plugins;
     this.view = b.view;
     this.port = b.ingress.actualPort();
+    this.vertx = b.vertx;
     this.shutdown = new NodeShutdown(b.vertx, b.config, b.lifecycle, deployments, b.ingress, b.audit, b.storage);
   }
 
@@ -66,6 +68,7 @@ public final class Node {
     // every blocked-thread report carries its stack (Vert.x: only past 5 s), so a blocking call on an event loop
     // can be told from a starved machine (the fleet tests fail on the former)
     VertxOptions vo = new VertxOptions().setEventBusOptions(security.busOptions())
+        .setPreferNativeTransport(config.serving().nativeTransport())
         .setWarningExceptionTime(VertxOptions.DEFAULT_MAX_EVENT_LOOP_EXECUTE_TIME)
         .setWarningExceptionTimeUnit(VertxOptions.DEFAULT_MAX_EVENT_LOOP_EXECUTE_TIME_UNIT);
     long t0 = System.nanoTime();
@@ -90,6 +93,12 @@ public final class Node {
         config.clusterHost(), config.clusterPort(), view.get().members().keySet(), ps,
         config.peersEnabled() ? "on" : "off (" + (config.peerProxyEnabled() ? "no --peer-ca-file" : "gate off") + ")"));
     LOG.info("start-up stages of node " + config.serverId() + ": " + stages.summary());
+    if (config.serving().nativeTransport()) {
+      Throwable why = vertx.isNativeTransportEnabled() ? null : vertx.unavailableNativeTransportCause();
+      LOG.info(why == null ? "transport: native epoll (" + ConfigKey.NATIVE_TRANSPORT.flag() + "=true)"
+          : "transport: Java NIO, the native transport did not load (" + ConfigKey.NATIVE_TRANSPORT.flag()
+          + "=true): " + why);
+    }
   }
 
   /** @return the HTTPS port actually bound */

@@ -46,6 +46,8 @@ record NodeSecurity(HttpServerOptions serverOptions, Authenticator authenticator
     HttpClientOptions balancerOptions = null;
     try {
       io.vertx.core.net.SSLEngineOptions tlsEngine = TlsOptions.engine(config.serving().tlsEngine());
+      LOG.info("TLS engine: " + TlsOptions.resolve(config.serving().tlsEngine()) + " ("
+          + ConfigKey.TLS_ENGINE.flag() + "=" + config.serving().tlsEngine() + ")");
       serverOptions = TlsOptions.serverEngine(TlsOptions.server(str(config.tlsCertFile()),
               str(config.tlsPrivateKeyFile()), str(config.clientCaFile()), str(config.requestheaderClientCaFile())),
           tlsEngine, true).setHost(config.bindAddress()).setPort(config.securePort());

@@ -153,7 +153,7 @@ public final class CrdObjects {
       names.put("listKind", kind + "List");
     }
     spec.put("names", names);
-    return io.mvproxy.registry.conversion.CrdConversion.setDefaults(spec);
+    return io.mvproxy.registry.impl.conversion.CrdConversion.setDefaults(spec);
   }
 
   /**

@@ -4,11 +4,11 @@ import io.mvproxy.api.StatusException;
 import io.mvproxy.api.StatusReason;
 import io.mvproxy.api.storage.ResourceStorage;
 import io.mvproxy.api.storage.StorageException;
-import io.mvproxy.registry.model.CrdConditions;
-import io.mvproxy.registry.model.CrdParser;
-import io.mvproxy.registry.rest.CrdRequest;
-import io.mvproxy.registry.rest.ObjectRules;
-import io.mvproxy.registry.rest.ObjectStrategy;
+import io.mvproxy.registry.impl.model.CrdConditions;
+import io.mvproxy.registry.impl.model.CrdParser;
+import io.mvproxy.registry.impl.rest.CrdRequest;
+import io.mvproxy.registry.impl.rest.ObjectRules;
+import io.mvproxy.registry.impl.rest.ObjectStrategy;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -62,7 +62,7 @@ final class CrdStrategy implements ObjectStrategy {
     refuseServedBy(obj);
     obj.put("status", new JsonObject());
     if (obj.getValue("spec") instanceof JsonObject spec) {
-      io.mvproxy.registry.conversion.CrdConversion.setDefaults(spec);
+      io.mvproxy.registry.impl.conversion.CrdConversion.setDefaults(spec);
     }
     CrdConditions.addStorageVersion(obj);
     CrdParser.parse(obj);
@@ -85,7 +85,7 @@ final class CrdStrategy implements ObjectStrategy {
     CrdConditions.addStorageVersion(next);
     List<JsonObject> causes = new ArrayList<>();
     JsonObject spec = obj(next, "spec");
-    io.mvproxy.registry.conversion.CrdConversion.setDefaults(spec);
+    io.mvproxy.registry.impl.conversion.CrdConversion.setDefaults(spec);
     JsonObject oldSpec = obj(old, "spec");
     immutable(causes, "spec.group", spec.getValue("group"), oldSpec.getValue("group"));
     immutable(causes, "spec.names.plural", obj(spec, "names").getValue("plural"),

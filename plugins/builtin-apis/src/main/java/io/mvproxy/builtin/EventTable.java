@@ -1,7 +1,7 @@
 package io.mvproxy.builtin;
 
-import io.mvproxy.registry.rest.Ages;
-import io.mvproxy.registry.rest.ObjectStrategy;
+import io.mvproxy.registry.impl.rest.Ages;
+import io.mvproxy.registry.impl.rest.ObjectStrategy;
 import io.vertx.core.json.JsonObject;
 import java.time.Instant;
 import java.util.Locale;

@@ -1,6 +1,6 @@
 package io.mvproxy.builtin;
 
-import io.mvproxy.registry.rest.ObjectStrategy;
+import io.mvproxy.registry.impl.rest.ObjectStrategy;
 import java.util.LinkedHashMap;
 import java.util.Map;
 

@@ -1,7 +1,7 @@
 package io.mvproxy.builtin;
 
-import io.mvproxy.registry.rest.ObjectStrategy;
-import io.mvproxy.registry.rest.PatchMeta;
+import io.mvproxy.registry.impl.rest.ObjectStrategy;
+import io.mvproxy.registry.impl.rest.PatchMeta;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;

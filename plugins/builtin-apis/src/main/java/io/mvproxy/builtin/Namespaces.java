@@ -4,10 +4,10 @@ import io.mvproxy.api.Gvr;
 import io.mvproxy.api.NamespaceLifecycle;
 import io.mvproxy.api.StatusException;
 import io.mvproxy.api.StatusReason;
-import io.mvproxy.registry.CrdApiSource;
-import io.mvproxy.registry.rest.CrdRequest;
-import io.mvproxy.registry.rest.ObjectRules;
-import io.mvproxy.registry.rest.ObjectStrategy;
+import io.mvproxy.registry.impl.CrdApiSource;
+import io.mvproxy.registry.impl.rest.CrdRequest;
+import io.mvproxy.registry.impl.rest.ObjectRules;
+import io.mvproxy.registry.impl.rest.ObjectStrategy;
 import io.mvproxy.api.storage.WatchEvent;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
@@ -130,7 +130,7 @@ public final class Namespaces implements ObjectStrategy, NamespaceLifecycle {
   /** A namespace name is a DNS-1123 label ({@code ValidateNamespaceName}), checked with the rest of ObjectMeta. */
   @Override
   public java.util.List<String> nameProblems(String name) {
-    return io.mvproxy.registry.rest.ObjectMetaValidator.dns1123Label(name);
+    return io.mvproxy.registry.impl.rest.ObjectMetaValidator.dns1123Label(name);
   }
 
   @Override

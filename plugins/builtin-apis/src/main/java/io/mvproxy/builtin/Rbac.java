@@ -3,8 +3,8 @@ package io.mvproxy.builtin;
 import io.mvproxy.api.Gvr;
 import io.mvproxy.api.StatusException;
 import io.mvproxy.api.authz.AccessControl;
-import io.mvproxy.registry.rest.CrdRequest;
-import io.mvproxy.registry.rest.ObjectStrategy;
+import io.mvproxy.registry.impl.rest.CrdRequest;
+import io.mvproxy.registry.impl.rest.ObjectStrategy;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -32,7 +32,7 @@ public final class Rbac implements ObjectStrategy {
    */
   @Override
   public java.util.List<String> nameProblems(String name) {
-    return io.mvproxy.registry.rest.ObjectMetaValidator.pathSegmentName(name);
+    return io.mvproxy.registry.impl.rest.ObjectMetaValidator.pathSegmentName(name);
   }
 
   @Override

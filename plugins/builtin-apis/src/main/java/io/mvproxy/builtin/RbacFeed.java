@@ -4,7 +4,7 @@ import io.mvproxy.api.authz.PolicyRule;
 import io.mvproxy.authorization.BootstrapPolicy;
 import io.mvproxy.authorization.RbacIndex;
 import io.mvproxy.authorization.RbacObjects;
-import io.mvproxy.registry.CrdApiSource;
+import io.mvproxy.registry.impl.CrdApiSource;
 import io.mvproxy.api.storage.WatchEvent;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;

@@ -2,9 +2,9 @@ package io.mvproxy.builtin;
 
 import io.mvproxy.api.Gvr;
 import io.mvproxy.api.StatusException;
-import io.mvproxy.registry.rest.CrdRequest;
-import io.mvproxy.registry.rest.ObjectRules;
-import io.mvproxy.registry.rest.ObjectStrategy;
+import io.mvproxy.registry.impl.rest.CrdRequest;
+import io.mvproxy.registry.impl.rest.ObjectRules;
+import io.mvproxy.registry.impl.rest.ObjectStrategy;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.charset.StandardCharsets;

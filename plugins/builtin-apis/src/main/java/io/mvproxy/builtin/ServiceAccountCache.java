@@ -1,7 +1,7 @@
 package io.mvproxy.builtin;
 
 import io.mvproxy.api.storage.WatchEvent;
-import io.mvproxy.registry.CrdApiSource;
+import io.mvproxy.registry.impl.CrdApiSource;
 import io.mvproxy.security.serviceaccount.InvalidTokenException;
 import io.mvproxy.security.serviceaccount.ServiceAccountGetter;
 import io.vertx.core.Future;

@@ -11,7 +11,7 @@ import io.mvproxy.api.discovery.DiscoveryResource;
 import io.mvproxy.api.discovery.DiscoverySubresource;
 import io.mvproxy.api.discovery.ResponseKind;
 import io.mvproxy.api.discovery.ServedGroupVersion;
-import io.mvproxy.registry.CrdApiSource;
+import io.mvproxy.registry.impl.CrdApiSource;
 import io.mvproxy.security.serviceaccount.ServiceAccountClaims;
 import io.mvproxy.security.serviceaccount.ServiceAccountTokens;
 import io.vertx.core.Future;

@@ -1,10 +1,10 @@
 package io.mvproxy.builtin;
 
 import io.mvproxy.api.StatusException;
-import io.mvproxy.registry.admission.WebhookConfigurations;
-import io.mvproxy.registry.rest.CrdRequest;
-import io.mvproxy.registry.rest.ObjectStrategy;
-import io.mvproxy.registry.schema.FieldError;
+import io.mvproxy.registry.impl.admission.WebhookConfigurations;
+import io.mvproxy.registry.impl.rest.CrdRequest;
+import io.mvproxy.registry.impl.rest.ObjectStrategy;
+import io.mvproxy.registry.impl.schema.FieldError;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.List;

@@ -2,8 +2,8 @@ package io.mvproxy.builtin;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.mvproxy.registry.model.CrdDefinition;
-import io.mvproxy.registry.model.CrdParser;
+import io.mvproxy.registry.impl.model.CrdDefinition;
+import io.mvproxy.registry.impl.model.CrdParser;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
 import org.junit.jupiter.api.Tag;

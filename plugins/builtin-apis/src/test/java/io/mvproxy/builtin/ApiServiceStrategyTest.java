@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.mvproxy.api.StatusException;
-import io.mvproxy.registry.rest.CrdRequest;
+import io.mvproxy.registry.impl.rest.CrdRequest;
 import io.vertx.core.json.JsonObject;
 import java.util.List;
 import java.util.Map;

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.mvproxy.api.StatusException;
-import io.mvproxy.registry.model.CrdConditions;
-import io.mvproxy.registry.rest.CrdRequest;
+import io.mvproxy.registry.impl.model.CrdConditions;
+import io.mvproxy.registry.impl.rest.CrdRequest;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import org.junit.jupiter.api.Tag;

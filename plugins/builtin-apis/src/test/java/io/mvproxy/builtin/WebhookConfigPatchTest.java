@@ -2,7 +2,7 @@ package io.mvproxy.builtin;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.mvproxy.registry.rest.StrategicMergePatch;
+import io.mvproxy.registry.impl.rest.StrategicMergePatch;
 import io.vertx.core.json.JsonObject;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;

@@ -2,14 +2,14 @@ package io.mvproxy.crd;
 
 import io.mvproxy.api.ApiSourceContext;
 import io.mvproxy.api.ApiSourceFactory;
-import io.mvproxy.registry.CrdApiSource;
-import io.mvproxy.registry.CrdDiscovery;
-import io.mvproxy.registry.CrdSourceOptions;
-import io.mvproxy.registry.Kinds;
-import io.mvproxy.registry.model.CrdDefinition;
-import io.mvproxy.registry.model.CrdParser;
-import io.mvproxy.registry.rest.NamespaceAdmission;
-import io.mvproxy.registry.rest.ObjectStrategy;
+import io.mvproxy.registry.impl.CrdApiSource;
+import io.mvproxy.registry.impl.CrdDiscovery;
+import io.mvproxy.registry.impl.CrdSourceOptions;
+import io.mvproxy.registry.impl.Kinds;
+import io.mvproxy.registry.impl.model.CrdDefinition;
+import io.mvproxy.registry.impl.model.CrdParser;
+import io.mvproxy.registry.impl.rest.NamespaceAdmission;
+import io.mvproxy.registry.impl.rest.ObjectStrategy;
 import io.vertx.core.json.JsonObject;
 
 /**

@@ -1,8 +1,8 @@
 package io.mvproxy.crd;
 
-import io.mvproxy.registry.CrdApiSource;
-import io.mvproxy.registry.CrdDiscovery;
-import io.mvproxy.registry.CrdManifests;
+import io.mvproxy.registry.impl.CrdApiSource;
+import io.mvproxy.registry.impl.CrdDiscovery;
+import io.mvproxy.registry.impl.CrdManifests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,8 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.mvproxy.api.StatusException;
 import io.mvproxy.api.discovery.DiscoveryResource;
 import io.mvproxy.api.discovery.ServedGroupVersion;
-import io.mvproxy.registry.model.CrdDefinition;
-import io.mvproxy.registry.model.CrdParser;
+import io.mvproxy.registry.impl.model.CrdDefinition;
+import io.mvproxy.registry.impl.model.CrdParser;
 import io.mvproxy.testkit.SharedTestData;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;

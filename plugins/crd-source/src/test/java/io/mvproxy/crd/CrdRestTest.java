@@ -1,7 +1,7 @@
 package io.mvproxy.crd;
 
-import io.mvproxy.registry.CrdSourceOptions;
-import io.mvproxy.registry.CrdManifests;
+import io.mvproxy.registry.impl.CrdSourceOptions;
+import io.mvproxy.registry.impl.CrdManifests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;

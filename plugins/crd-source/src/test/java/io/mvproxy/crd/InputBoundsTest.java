@@ -1,10 +1,10 @@
 package io.mvproxy.crd;
 
-import io.mvproxy.registry.CrdSourceOptions;
+import io.mvproxy.registry.impl.CrdSourceOptions;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.mvproxy.registry.rest.ObjectBounds;
+import io.mvproxy.registry.impl.rest.ObjectBounds;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.List;

@@ -1,6 +1,6 @@
 package io.mvproxy.crd;
 
-import io.mvproxy.registry.CrdSourceOptions;
+import io.mvproxy.registry.impl.CrdSourceOptions;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;

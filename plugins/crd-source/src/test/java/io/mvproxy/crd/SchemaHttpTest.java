@@ -1,8 +1,8 @@
 package io.mvproxy.crd;
 
-import io.mvproxy.registry.CrdApiSource;
-import io.mvproxy.registry.CrdSourceOptions;
-import io.mvproxy.registry.CrdManifests;
+import io.mvproxy.registry.impl.CrdApiSource;
+import io.mvproxy.registry.impl.CrdSourceOptions;
+import io.mvproxy.registry.impl.CrdManifests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 

@@ -1,7 +1,7 @@
 package io.mvproxy.crd;
 
-import io.mvproxy.registry.CrdApiSource;
-import io.mvproxy.registry.CrdSourceOptions;
+import io.mvproxy.registry.impl.CrdApiSource;
+import io.mvproxy.registry.impl.CrdSourceOptions;
 import com.hazelcast.core.HazelcastInstance;
 import io.mvproxy.api.ApiSource;
 import io.mvproxy.api.RequestInfo;

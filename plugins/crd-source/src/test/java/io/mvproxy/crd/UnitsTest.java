@@ -1,16 +1,16 @@
 package io.mvproxy.crd;
 
-import io.mvproxy.registry.CrdManifests;
+import io.mvproxy.registry.impl.CrdManifests;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.mvproxy.api.StatusException;
-import io.mvproxy.registry.rest.Ages;
-import io.mvproxy.registry.rest.LabelSelector;
-import io.mvproxy.registry.rest.MediaView;
-import io.mvproxy.registry.rest.PatchApplier;
+import io.mvproxy.registry.impl.rest.Ages;
+import io.mvproxy.registry.impl.rest.LabelSelector;
+import io.mvproxy.registry.impl.rest.MediaView;
+import io.mvproxy.registry.impl.rest.PatchApplier;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.List;

@@ -1,7 +1,7 @@
 package io.mvproxy.crd;
 
-import io.mvproxy.registry.CrdApiSource;
-import io.mvproxy.registry.CrdSourceOptions;
+import io.mvproxy.registry.impl.CrdApiSource;
+import io.mvproxy.registry.impl.CrdSourceOptions;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;

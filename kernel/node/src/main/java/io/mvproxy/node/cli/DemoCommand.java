@@ -178,7 +178,7 @@ public final class DemoCommand implements Callable<Integer> {
         mvproxy demo fleet is up (logs in %s; storage: %s):
           node-a  https://127.0.0.1:6443  widgets-old (demo.mvproxy.io/v1 widgets)                       "old"
           node-b  https://127.0.0.1:6444  widgets-new (widgets v2+v1, gadgets), wardle APIService, gizmos  "new"
-          node-c  https://127.0.0.1:6445  widgets-new, gizmos, clock-plugin (code plugin: time.example.com clocks) "new"
+          node-c  https://127.0.0.1:6445  widgets-new, gizmos, clock-plugin (code plugin: time.example.com clocks, alarms) "new"
           wardle backend (sample extension API server) https://127.0.0.1:%d
           gizmos conversion webhook (v1 spec.size <-> v2 spec.diameter) https://127.0.0.1:%d/convert
 

@@ -103,8 +103,9 @@ public final class ConfigLoader {
         ConfigRules.authorizationModes(v.list(ConfigKey.AUTHORIZATION_MODE)),
         new NodeConfig.ServingLimits(v.duration(ConfigKey.REQUEST_TIMEOUT), v.integer(ConfigKey.MAX_REQUESTS_INFLIGHT),
             v.integer(ConfigKey.MAX_MUTATING_REQUESTS_INFLIGHT), ConfigRules.ingressInstances(v),
-            v.oneOf(ConfigKey.TLS_ENGINE, "jdk", "openssl"), ConfigRules.http2MaxStreams(v), ConfigRules.goawayChance(v),
-            Boolean.parseBoolean(v.oneOf(ConfigKey.PEER_HTTP2, "true", "false"))), ConfigRules.storage(v),
+            v.oneOf(ConfigKey.TLS_ENGINE, "auto", "jdk", "openssl"), ConfigRules.http2MaxStreams(v), ConfigRules.goawayChance(v),
+            Boolean.parseBoolean(v.oneOf(ConfigKey.PEER_HTTP2, "true", "false")),
+            Boolean.parseBoolean(v.oneOf(ConfigKey.NATIVE_TRANSPORT, "true", "false"))), ConfigRules.storage(v),
         Duration.ofSeconds(v.integer(ConfigKey.MEMBER_WAIT_SECONDS)), ConfigRules.controllers(v, gate, proxyCert),
         ConfigRules.serviceAccounts(v), ConfigRules.audit(v), ConfigRules.identityLease(v));
   }

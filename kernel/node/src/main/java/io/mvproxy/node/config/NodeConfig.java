@@ -149,22 +149,23 @@ public record NodeConfig(String serverId, String bindAddress, int securePort, St
    * @param maxRequestsInflight   non-mutating requests in flight before 429 (0 = no limit)
    * @param maxMutatingInflight   mutating requests in flight before 429 (0 = no limit)
    * @param ingressInstances      HTTPS ingress verticle instances, each on its own event loop (at least 1)
-   * @param tlsEngine             {@code --tls-engine}: {@code jdk} or {@code openssl}
+   * @param tlsEngine             {@code --tls-engine}: {@code auto}, {@code jdk} or {@code openssl}
    * @param http2MaxStreams       HTTP/2 concurrent streams per connection (at least 1)
    * @param goawayChance          {@code --goaway-chance}, 0..0.02
    * @param peerHttp2             {@code --peer-http2}: the peer hop offers h2 through ALPN
+   * @param nativeTransport       {@code --native-transport}: Netty's epoll transport where it loads
    */
   public record ServingLimits(Duration requestTimeout, int maxRequestsInflight, int maxMutatingInflight,
                               int ingressInstances, String tlsEngine, int http2MaxStreams, double goawayChance,
-                              boolean peerHttp2) {
+                              boolean peerHttp2, boolean nativeTransport) {
     /** kube-apiserver's {@code --http2-max-streams-per-connection} default (what 0 means). */
     public static final int DEFAULT_HTTP2_MAX_STREAMS = 100;
     /**
      * kube-apiserver's defaults: 1m0s, 400, 200; one ingress per CPU core; JDK TLS, 100 streams, no GOAWAY chance;
-     * an HTTP/1.1 peer hop.
+     * an HTTP/1.1 peer hop; Java NIO.
      */
     public static final ServingLimits DEFAULTS = new ServingLimits(Duration.ofMinutes(1), 400, 200,
-        defaultIngressInstances(), "jdk", DEFAULT_HTTP2_MAX_STREAMS, 0, false);
+        defaultIngressInstances(), "auto", DEFAULT_HTTP2_MAX_STREAMS, 0, false, false);
 
     /** @return the CPU cores this JVM may use (Vert.x's default event-loop count is twice that) */
     public static int defaultIngressInstances() {

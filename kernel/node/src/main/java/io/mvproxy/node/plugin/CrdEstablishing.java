@@ -3,7 +3,7 @@ package io.mvproxy.node.plugin;
 import io.mvproxy.api.Gvr;
 import io.mvproxy.node.plugin.ApiCrdVerticle.Served;
 import io.mvproxy.node.routing.RoutingSnapshot;
-import io.mvproxy.registry.model.CrdConditions;
+import io.mvproxy.registry.impl.model.CrdConditions;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;

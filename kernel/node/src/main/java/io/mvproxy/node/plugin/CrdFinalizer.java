@@ -6,7 +6,7 @@ import io.mvproxy.api.storage.Preconditions;
 import io.mvproxy.api.storage.ResourceStorage;
 import io.mvproxy.api.storage.StorageException;
 import io.mvproxy.api.storage.StoredObject;
-import io.mvproxy.registry.model.CrdConditions;
+import io.mvproxy.registry.impl.model.CrdConditions;
 import io.vertx.core.Future;
 import io.vertx.core.Promise;
 import io.vertx.core.Vertx;

@@ -3,7 +3,7 @@ package io.mvproxy.node.plugin;
 import io.mvproxy.api.ApiSource;
 import io.mvproxy.api.discovery.DiscoveryResource;
 import io.mvproxy.api.discovery.ServedGroupVersion;
-import io.mvproxy.registry.model.CrdConditions;
+import io.mvproxy.registry.impl.model.CrdConditions;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.List;

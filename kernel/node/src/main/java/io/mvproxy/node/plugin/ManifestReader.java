@@ -1,6 +1,6 @@
 package io.mvproxy.node.plugin;
 
-import io.mvproxy.registry.YamlDocuments;
+import io.mvproxy.registry.impl.YamlDocuments;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.io.InputStream;

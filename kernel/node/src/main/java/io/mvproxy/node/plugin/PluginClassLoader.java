@@ -5,12 +5,16 @@ import java.net.URLClassLoader;
 
 /**
  * One class loader per code-plugin jar: parent-first only for {@code java.*}, {@code javax.*}, Vert.x, Netty and the
- * plugin API ({@code io.mvproxy.api}), so plugins share those types with the node; everything else is looked up in
- * the jar first (a plugin may bundle its own libraries). Closed when the plugin is unloaded.
+ * plugin API ({@code io.mvproxy.api}, and the registry's public API {@code io.mvproxy.registry}), so plugins share
+ * those types with the node; everything else is looked up in the jar first (a plugin may bundle its own libraries).
+ * The registry's internals ({@code io.mvproxy.registry.impl}) are refused: a plugin referring to them fails to load
+ * ({@code NoClassDefFoundError}, the plugin is FAILED with the class named). Closed when the plugin is unloaded.
  */
 public final class PluginClassLoader extends URLClassLoader {
   private static final String[] PARENT_FIRST = {"java.", "javax.", "jdk.", "sun.", "io.vertx.", "io.netty.",
-      "io.mvproxy.api.", "com.hazelcast.", "com.fasterxml.jackson."};
+      "io.mvproxy.api.", "io.mvproxy.registry.", "com.hazelcast.", "com.fasterxml.jackson."};
+  /** The registry's internals, not part of the plugin API (see {@code io.mvproxy.registry}). */
+  static final String REGISTRY_IMPL = "io.mvproxy.registry.impl.";
 
   static {
     ClassLoader.registerAsParallelCapable();
@@ -26,6 +30,9 @@ public final class PluginClassLoader extends URLClassLoader {
 
   @Override
   protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+    if (name.startsWith(REGISTRY_IMPL)) {
+      throw new ClassNotFoundException(name + " is internal to the node's registry: plugins use io.mvproxy.registry");
+    }
     for (String p : PARENT_FIRST) {
       if (name.startsWith(p)) {
         return super.loadClass(name, resolve);

@@ -117,10 +117,10 @@ class AuditFilterTest {
     router.post("/apis/demo.mvproxy.io/v1/namespaces/default/widgets").handler(ctx -> {
       JsonObject o = ctx.body().asJsonObject().copy();
       o.getJsonObject("metadata").put("uid", "w-1");
-      io.mvproxy.registry.rest.Responses.send(ctx, 201, o);
+      io.mvproxy.registry.impl.rest.Responses.send(ctx, 201, o);
     });
     router.post("/api/v1/namespaces/default/secrets").handler(ctx ->
-        io.mvproxy.registry.rest.Responses.send(ctx, 201, ctx.body().asJsonObject()));
+        io.mvproxy.registry.impl.rest.Responses.send(ctx, 201, ctx.body().asJsonObject()));
     router.get("/api/v1/namespaces/default/pods").handler(ctx -> {
       if (BoolWatch.of(ctx)) {
         ctx.response().setChunked(true).putHeader("Content-Type", "application/json").write("{}\n");

@@ -193,7 +193,7 @@ class ConfigLoaderTest {
   @Test
   void tlsEngineAndHttp2Keys() throws Exception {
     NodeConfig d = ConfigLoader.load(file, List.of());
-    assertEquals("jdk", d.serving().tlsEngine());
+    assertEquals("auto", d.serving().tlsEngine());
     assertEquals(100, d.serving().http2MaxStreams(), "0 means 100, as kube-apiserver");
     assertEquals(0.0, d.serving().goawayChance());
     NodeConfig c = ConfigLoader.load(file, List.of("--tls-engine=openssl", "--http2-max-streams-per-connection=1000",
@@ -202,6 +202,10 @@ class ConfigLoaderTest {
     assertEquals(1000, c.serving().http2MaxStreams());
     assertEquals(0.02, c.serving().goawayChance());
     assertTrue(error(List.of("--tls-engine=boringssl")).startsWith("--tls-engine (tlsEngine)"));
+    assertEquals("jdk", ConfigLoader.load(file, List.of("--tls-engine=jdk")).serving().tlsEngine());
+    assertFalse(d.serving().nativeTransport(), "Java NIO unless asked");
+    assertTrue(ConfigLoader.load(file, List.of("--native-transport=true")).serving().nativeTransport());
+    assertTrue(error(List.of("--native-transport=yes")).startsWith("--native-transport (nativeTransport)"));
     assertTrue(error(List.of("--goaway-chance=0.03")).startsWith("--goaway-chance (goawayChance): can not be less "
         + "than 0 or greater than 0.02"));
     assertTrue(error(List.of("--goaway-chance=-0.01")).startsWith("--goaway-chance (goawayChance)"));

@@ -21,7 +21,8 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * {@code time.example.com/v1} {@code clocks}: a computed, read-only, cluster-scoped API. Each Clock is a time zone
+ * {@code time.example.com/v1} {@code clocks}: a computed, read-only, cluster-scoped API written as an
+ * {@link ApiSource} by hand (its sibling {@link Alarms} is a stored kind the node's registry serves). Each Clock is a time zone
  * ({@code metadata.name} = the zone ID lower-cased with {@code /} and {@code _} as {@code -}, e.g.
  * {@code europe-paris}); {@code status} holds the current time there. Verbs get and list (Table for kubectl);
  * other verbs 405, unknown clocks 404.

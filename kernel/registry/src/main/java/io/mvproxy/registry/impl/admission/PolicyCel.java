@@ -1,0 +1,80 @@
+package io.mvproxy.registry.impl.admission;
+
+import dev.cel.bundle.Cel;
+import dev.cel.bundle.CelFactory;
+import dev.cel.common.CelValidationResult;
+import dev.cel.common.types.CelKind;
+import dev.cel.common.types.SimpleType;
+import dev.cel.extensions.CelExtensions;
+import dev.cel.parser.CelStandardMacro;
+import dev.cel.runtime.CelRuntime;
+import io.mvproxy.registry.impl.schema.CelEnvironment;
+import io.mvproxy.registry.impl.schema.KubeCelLibrary;
+
+/**
+ * The CEL environment of ValidatingAdmissionPolicy expressions ({@code admission/plugin/policy/validating}):
+ * variables {@code object}, {@code oldObject}, {@code request}, {@code params} (always null here),
+ * {@code namespaceObject} and {@code variables}, with the CRD validation rules' libraries (strings, optional, sets,
+ * bindings, Kubernetes lists/regex/urls/quantity functions). No {@code authorizer}.
+ */
+final class PolicyCel {
+  static final Cel CEL = CelFactory.standardCelBuilder()
+      .setOptions(CelEnvironment.OPTIONS)
+      .setStandardMacros(CelStandardMacro.STANDARD_MACROS)
+      .addVar("object", SimpleType.DYN)
+      .addVar("oldObject", SimpleType.DYN)
+      .addVar("request", SimpleType.DYN)
+      .addVar("params", SimpleType.DYN)
+      .addVar("namespaceObject", SimpleType.DYN)
+      .addVar("variables", SimpleType.DYN)
+      .addCompilerLibraries(CelExtensions.strings(), CelExtensions.optional(),
+          CelExtensions.sets(CelEnvironment.OPTIONS), CelExtensions.bindings())
+      .addRuntimeLibraries(CelExtensions.strings(), CelExtensions.optional(),
+          CelExtensions.sets(CelEnvironment.OPTIONS))
+      .addFunctionDeclarations(KubeCelLibrary.declarations())
+      .addFunctionBindings(KubeCelLibrary.bindings())
+      .build();
+
+  private PolicyCel() {
+  }
+
+  /**
+   * @param expression a CEL expression
+   * @param bool       true when it must evaluate to a bool (else a string for messageExpression, or anything)
+   * @return null when it compiles, else the error
+   */
+  static String compileError(String expression, boolean bool) {
+    try {
+      CelValidationResult r = CEL.compile(expression);
+      if (r.hasError()) {
+        return r.getErrorString();
+      }
+      CelKind k = r.getAst().getResultType().kind();
+      if (bool && k != CelKind.BOOL && k != CelKind.DYN) {
+        return "must evaluate to bool";
+      }
+      return null;
+    } catch (Exception e) {
+      return String.valueOf(e.getMessage());
+    }
+  }
+
+  /**
+   * @param expression a valid expression
+   * @return its program
+   * @throws IllegalArgumentException when it does not compile
+   */
+  static CelRuntime.Program program(String expression) {
+    try {
+      CelValidationResult r = CEL.compile(expression);
+      if (r.hasError()) {
+        throw new IllegalArgumentException(r.getErrorString());
+      }
+      return CEL.createProgram(r.getAst());
+    } catch (IllegalArgumentException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IllegalArgumentException(e.getMessage(), e);
+    }
+  }
+}

@@ -1,0 +1,226 @@
+package io.mvproxy.registry.impl.model;
+
+import io.mvproxy.api.Gvr;
+import io.mvproxy.api.StatusException;
+import io.mvproxy.registry.impl.schema.FieldError;
+import io.mvproxy.registry.impl.schema.VersionSchema;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * Validates and defaults a CRD manifest like {@code apiextensions-apiserver/pkg/apis/apiextensions/validation}
+ * (the essentials only) and {@code .../v1/defaults.go}: names, scope, versions, printer columns, and each version's
+ * schema (structural rules and CEL rules compiled once here, {@link VersionSchema#compile}). Collects every problem
+ * before failing.
+ */
+public final class CrdParser {
+  /** The resource CRDs themselves belong to, used in error details. */
+  public static final Gvr CRD_GVR = new Gvr("apiextensions.k8s.io", "v1", "customresourcedefinitions");
+  private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
+  private static final Pattern DNS_SUBDOMAIN =
+      Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+
+  private final List<JsonObject> causes = new ArrayList<>();
+  private final boolean builtIn;
+
+  private CrdParser() {
+    this(false);
+  }
+
+  private CrdParser(boolean builtIn) {
+    this.builtIn = builtIn;
+  }
+
+  /**
+   * Parses the CRD-shaped description of a built-in kind: as {@link #parse} but the group may be the core group
+   * ({@code ""}) or a {@code *.k8s.io} group and the name is not checked against it.
+   *
+   * @param manifest the description
+   * @return the definition
+   * @throws StatusException 422 when it is not valid
+   */
+  public static CrdDefinition parseBuiltIn(JsonObject manifest) {
+    return new CrdParser(true).doParse(manifest);
+  }
+
+  /**
+   * @param manifest a {@code CustomResourceDefinition} as JSON
+   * @return the validated, defaulted definition
+   * @throws StatusException 422 Invalid with {@code details.causes} when the manifest is not valid
+   */
+  public static CrdDefinition parse(JsonObject manifest) {
+    return new CrdParser().doParse(manifest);
+  }
+
+  private CrdDefinition doParse(JsonObject m) {
+    JsonObject meta = obj(m, "metadata");
+    JsonObject spec = obj(m, "spec");
+    JsonObject names = obj(spec, "names");
+    String name = meta.getString("name", "");
+    String group = spec.getString("group", "");
+    String plural = names.getString("plural", "");
+    String kind = names.getString("kind", "");
+    if (builtIn) {
+      // core ("") and k8s.io groups: checked by the built-in API source's own tests
+    } else if (group.isEmpty()) {
+      required("spec.group");
+    } else if (!DNS_SUBDOMAIN.matcher(group).matches() || !group.contains(".")) {
+      invalid("spec.group", group, "should be a domain with at least one dot");
+    }
+    if (plural.isEmpty()) {
+      required("spec.names.plural");
+    } else if (!DNS_LABEL.matcher(plural).matches()) {
+      invalid("spec.names.plural", plural, "a lowercase RFC 1123 label must consist of lower case alphanumeric "
+          + "characters or '-', and must start and end with an alphanumeric character");
+    }
+    if (kind.isEmpty()) {
+      required("spec.names.kind");
+    }
+    if (name.isEmpty()) {
+      required("metadata.name");
+    } else if (!builtIn && !name.equals(plural + "." + group)) {
+      invalid("metadata.name", name, "must be spec.names.plural+\".\"+spec.group");
+    }
+    String singular = names.getString("singular", kind.toLowerCase(Locale.ROOT));
+    if (!singular.isEmpty() && !DNS_LABEL.matcher(singular).matches()) {
+      invalid("spec.names.singular", singular, "a lowercase RFC 1123 label must consist of lower case alphanumeric "
+          + "characters or '-', and must start and end with an alphanumeric character");
+    }
+    String listKind = names.getString("listKind", kind.isEmpty() ? "" : kind + "List");
+    String scope = spec.getString("scope", "");
+    if (!"Namespaced".equals(scope) && !"Cluster".equals(scope)) {
+      causes.add(cause("FieldValueNotSupported", "spec.scope",
+          "Unsupported value: \"" + scope + "\": supported values: \"Cluster\", \"Namespaced\""));
+    }
+    List<CrdVersion> versions = versions(spec);
+    if (!builtIn) {
+      List<FieldError> conv = new ArrayList<>();
+      io.mvproxy.registry.impl.conversion.CrdConversion.validate(spec, conv);
+      conv.forEach(e -> causes.add(e.toCause()));
+    }
+    if (!causes.isEmpty()) {
+      throw StatusException.invalid(CRD_GVR, "CustomResourceDefinition", name, new JsonArray(new ArrayList<>(causes)));
+    }
+    return new CrdDefinition(name, group, plural, singular, kind, listKind, strings(names, "shortNames"),
+        strings(names, "categories"), "Namespaced".equals(scope), versions);
+  }
+
+  private List<CrdVersion> versions(JsonObject spec) {
+    JsonArray arr = spec.getValue("versions") instanceof JsonArray a ? a : new JsonArray();
+    List<CrdVersion> out = new ArrayList<>();
+    if (arr.isEmpty()) {
+      required("spec.versions");
+      return out;
+    }
+    JsonObject topSub = obj(spec, "subresources");
+    Set<String> seen = new HashSet<>();
+    int storage = 0;
+    boolean anyServed = false;
+    for (int i = 0; i < arr.size(); i++) {
+      String f = "spec.versions[" + i + "]";
+      JsonObject v = arr.getValue(i) instanceof JsonObject o ? o : new JsonObject();
+      String vn = v.getString("name", "");
+      if (vn.isEmpty()) {
+        required(f + ".name");
+      } else if (!DNS_LABEL.matcher(vn).matches() || vn.length() > 63) {
+        invalid(f + ".name", vn, "a DNS-1035 label must consist of lower case alphanumeric characters or '-'");
+      } else if (!seen.add(vn)) {
+        causes.add(cause("FieldValueDuplicate", f + ".name", "Duplicate value: \"" + vn + "\""));
+      }
+      if (!(v.getValue("served") instanceof Boolean)) {
+        required(f + ".served");
+      }
+      if (!(v.getValue("storage") instanceof Boolean)) {
+        required(f + ".storage");
+      }
+      boolean served = Boolean.TRUE.equals(v.getValue("served"));
+      boolean stor = Boolean.TRUE.equals(v.getValue("storage"));
+      storage += stor ? 1 : 0;
+      anyServed |= served;
+      JsonObject sub = v.containsKey("subresources") ? obj(v, "subresources") : topSub;
+      JsonObject scale = sub.getValue("scale") instanceof JsonObject s ? s : null;
+      ScaleSpec scaleSpec = null;
+      if (scale != null) {
+        String spr = scale.getString("specReplicasPath", "");
+        String str = scale.getString("statusReplicasPath", "");
+        if (spr.isEmpty()) {
+          required(f + ".subresources.scale.specReplicasPath");
+        }
+        if (str.isEmpty()) {
+          required(f + ".subresources.scale.statusReplicasPath");
+        }
+        scaleSpec = new ScaleSpec(spr, str, scale.getString("labelSelectorPath"));
+      }
+      JsonArray cols = v.getValue("additionalPrinterColumns") instanceof JsonArray c ? c
+          : spec.getValue("additionalPrinterColumns") instanceof JsonArray c2 ? c2 : new JsonArray();
+      JsonObject schema = v.getValue("schema") instanceof JsonObject s
+          && s.getValue("openAPIV3Schema") instanceof JsonObject o ? o : null;
+      VersionSchema compiled = null;
+      if (schema != null) {
+        List<FieldError> errs = new ArrayList<>();
+        compiled = VersionSchema.compile(schema, f + ".schema.openAPIV3Schema", errs);
+        errs.forEach(e -> causes.add(e.toCause()));
+      }
+      out.add(new CrdVersion(vn, served, stor, sub.containsKey("status"), scaleSpec, columns(f, cols), schema,
+          compiled));
+    }
+    if (storage != 1) {
+      invalid("spec.versions", "", "must have exactly one version marked as storage version");
+    }
+    if (!anyServed) {
+      invalid("spec.versions", "", "must have at least one version marked as served");
+    }
+    return out;
+  }
+
+  private List<PrinterColumn> columns(String f, JsonArray cols) {
+    List<PrinterColumn> out = new ArrayList<>();
+    for (int i = 0; i < cols.size(); i++) {
+      JsonObject c = cols.getValue(i) instanceof JsonObject o ? o : new JsonObject();
+      String cf = f + ".additionalPrinterColumns[" + i + "]";
+      if (c.getString("name", "").isEmpty()) {
+        required(cf + ".name");
+      }
+      if (c.getString("type", "").isEmpty()) {
+        required(cf + ".type");
+      }
+      if (c.getString("jsonPath", "").isEmpty()) {
+        required(cf + ".jsonPath");
+      }
+      Object prio = c.getValue("priority");
+      out.add(new PrinterColumn(c.getString("name", ""), c.getString("type", "string"), c.getString("format", ""),
+          c.getString("description", ""), prio instanceof Number n ? n.intValue() : 0, c.getString("jsonPath", "")));
+    }
+    return out;
+  }
+
+  private void required(String field) {
+    causes.add(cause("FieldValueRequired", field, "Required value"));
+  }
+
+  private void invalid(String field, String value, String detail) {
+    causes.add(cause("FieldValueInvalid", field, "Invalid value: \"" + value + "\": " + detail));
+  }
+
+  private static JsonObject cause(String reason, String field, String message) {
+    return new JsonObject().put("reason", reason).put("message", message).put("field", field);
+  }
+
+  private static JsonObject obj(JsonObject parent, String key) {
+    return parent.getValue(key) instanceof JsonObject o ? o : new JsonObject();
+  }
+
+  private static List<String> strings(JsonObject o, String key) {
+    List<String> out = new ArrayList<>();
+    if (o.getValue(key) instanceof JsonArray a) {
+      a.forEach(x -> out.add(String.valueOf(x)));
+    }
+    return out;
+  }
+}

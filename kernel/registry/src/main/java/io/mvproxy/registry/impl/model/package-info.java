@@ -1,0 +1,2 @@
+/** The validated, defaulted model of a CustomResourceDefinition and its parser/validator. */
+package io.mvproxy.registry.impl.model;

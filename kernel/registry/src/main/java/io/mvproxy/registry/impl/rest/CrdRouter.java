@@ -1,0 +1,114 @@
+package io.mvproxy.registry.impl.rest;
+
+import io.mvproxy.api.RequestInfo;
+import io.mvproxy.api.StatusException;
+import io.mvproxy.api.StatusReason;
+import io.mvproxy.api.UserInfo;
+import io.mvproxy.registry.impl.model.CrdVersion;
+import io.vertx.ext.web.RoutingContext;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Dispatches a resource request to the verb handlers after checking that the path fits the CRD
+ * (api-surface.md "Paths"; apiextensions-apiserver {@code pkg/apiserver/customresource_handler.go ServeHTTP}):
+ * unknown version, namespaced path for a cluster-scoped resource, unknown or disabled subresource -> 404;
+ * a verb the path does not support -> 405; a name that cannot be a path segment ({@code .}, {@code ..}, containing
+ * {@code %}) -> 400 {@code Name parameter invalid} (apiserver {@code registry/generic/registry/store.go}).
+ */
+public final class CrdRouter {
+  private static final Set<String> SUB_VERBS = Set.of("get", "update", "patch");
+  private final CrdRuntime rt;
+  private final Reads reads;
+  private final Writes writes;
+  private final Patches patches;
+  private final Deletes deletes;
+  private final Watches watches;
+
+  /** @param rt the CRD runtime */
+  public CrdRouter(CrdRuntime rt) {
+    this.rt = rt;
+    this.reads = new Reads(rt);
+    this.writes = new Writes(rt);
+    this.patches = new Patches(rt, writes);
+    this.deletes = new Deletes(rt);
+    this.watches = new Watches(rt);
+  }
+
+  /**
+   * Serves one request; always answers (errors as Status).
+   *
+   * @param ctx  the request
+   * @param info its parsed form
+   * @param user the caller
+   */
+  public void handle(RoutingContext ctx, RequestInfo info, UserInfo user) {
+    try {
+      route(ctx, info, user);
+    } catch (RuntimeException e) {
+      Responses.fail(ctx, e);
+    }
+  }
+
+  private void route(RoutingContext ctx, RequestInfo info, UserInfo user) {
+    Optional<CrdVersion> version = rt.crd().served(info.version());
+    if (!info.resourceRequest() || !info.group().equals(rt.crd().group())
+        || !info.resource().equals(rt.crd().plural()) || version.isEmpty()) {
+      throw StatusException.resourceNotFound();
+    }
+    CrdRequest req = new CrdRequest(ctx, info, user, rt.crd(), version.get(), rt.strategy());
+    boolean hasNs = !info.namespace().isEmpty();
+    boolean hasName = !info.name().isEmpty();
+    String verb = info.verb();
+    if (rt.crd().namespaced()) {
+      if (!hasNs && (hasName || "create".equals(verb) || "deletecollection".equals(verb))) {
+        throw hasName ? StatusException.resourceNotFound() : notAllowed(ctx);
+      }
+    } else if (hasNs) {
+      throw StatusException.resourceNotFound();
+    }
+    if (hasName && !io.mvproxy.api.PathSegments.problems(info.name()).isEmpty()) {
+      throw StatusException.badRequest("Name parameter invalid: \"" + info.name() + "\": "
+          + String.join(";", io.mvproxy.api.PathSegments.problems(info.name())));
+    }
+    if (!req.strategy().allowsVerb(verb)) {
+      throw notAllowed(ctx);
+    }
+    String sub = info.subresource();
+    if (!sub.isEmpty()) {
+      boolean enabled = "status".equals(sub) && req.version().statusEnabled()
+          || "scale".equals(sub) && req.version().scale() != null;
+      boolean extra = !enabled && req.strategy().servesSubresource(sub, "update");
+      if (!enabled && !extra) {
+        throw StatusException.resourceNotFound();
+      }
+      if (extra && !req.strategy().servesSubresource(sub, verb)) {
+        throw notAllowed(ctx);
+      }
+      if (!SUB_VERBS.contains(verb)) {
+        throw notAllowed(ctx);
+      }
+    }
+    switch (verb) {
+      case "get" -> reads.get(req);
+      case "list" -> reads.list(req);
+      case "watch" -> watches.watch(req);
+      case "create" -> {
+        if (hasName) {
+          throw notAllowed(ctx);
+        }
+        writes.create(req);
+      }
+      case "update" -> writes.update(req);
+      case "patch" -> patches.patch(req);
+      case "delete" -> deletes.delete(req);
+      case "deletecollection" -> deletes.deleteCollection(req);
+      default -> throw notAllowed(ctx);
+    }
+  }
+
+  private static StatusException notAllowed(RoutingContext ctx) {
+    return new StatusException(StatusReason.MethodNotAllowed, "the server does not allow this method on the "
+        + "requested resource", null);
+  }
+}

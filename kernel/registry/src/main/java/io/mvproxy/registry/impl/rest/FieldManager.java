@@ -1,0 +1,241 @@
+package io.mvproxy.registry.impl.rest;
+
+import io.mvproxy.api.StatusException;
+import io.mvproxy.api.StatusReason;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * Server-side field ownership in {@code metadata.managedFields}, as kube-apiserver's field manager
+ * ({@code apimachinery/pkg/util/managedfields/internal}, {@code sigs.k8s.io/structured-merge-diff/merge/update.go};
+ * no Java port of either exists), for both operations:
+ * <ul>
+ *   <li><b>Update</b> (create, update, a non-apply patch; {@link #update}): the fields the write added or changed
+ *   become the writer's (entry {@code operation: Update}, keyed by manager, apiVersion and subresource); other
+ *   managers lose them and every manager loses the fields it removed. The manager is {@code fieldManager}, else the
+ *   {@code User-Agent} up to its first {@code /} ({@code prefixFromUserAgent}).</li>
+ *   <li><b>Apply</b> ({@link #apply}): the configuration is merged into the live object; fields the same manager
+ *   applied before and no longer applies are removed unless another manager owns them; a field another manager
+ *   (Apply <i>or</i> Update) owns and the apply changes is a conflict: {@code 409 Conflict}
+ *   {@code Apply failed with 1 conflict: conflict with "kubectl-client-side-apply" using demo.mvproxy.io/v1: .spec.x}
+ *   ({@code internal/conflict.go}), unless {@code force=true}, which takes it over. Applying a value equal to the live
+ *   one makes the managers co-owners.</li>
+ * </ul>
+ * Differences from upstream, documented in the README: lists are owned as a whole (atomic, as a list without
+ * {@code x-kubernetes-list-type: map/set}), and maps are owned field by field (no {@code "."} ownership of a map
+ * itself). A write that changes nothing keeps every timestamp (as {@code IgnoreManagedFieldsTimestampsTransformer}).
+ */
+final class FieldManager {
+  /** Longest manager name taken from a User-Agent ({@code FieldManagerMaxLength}). */
+  static final int MAX_MANAGER_LENGTH = 128;
+
+  private FieldManager() {
+  }
+
+  /**
+   * @param fieldManager the {@code fieldManager} query parameter (may be null)
+   * @param userAgent    the request's {@code User-Agent} (may be null)
+   * @return the manager of an Update: {@code fieldManager}, else the User-Agent's prefix ({@code managerOrUserAgent})
+   */
+  static String updateManager(String fieldManager, String userAgent) {
+    if (fieldManager != null && !fieldManager.isEmpty()) {
+      return fieldManager;
+    }
+    String ua = userAgent == null ? "" : userAgent.split("/", 2)[0];
+    return ua.length() > MAX_MANAGER_LENGTH ? ua.substring(0, MAX_MANAGER_LENGTH) : ua;
+  }
+
+  /**
+   * Records an Update in {@code next}'s managedFields.
+   *
+   * @param live        the object before (null for a create), any served version (fields are the same in all)
+   * @param next        the object to store; its {@code metadata.managedFields} is the request's and is replaced
+   * @param manager     the writer ({@link #updateManager})
+   * @param apiVersion  the request's {@code group/version}
+   * @param subresource {@code ""}, {@code status} or {@code scale}; a subresource write cannot set managedFields
+   *                    (the live object's are used), a main-resource write may (an empty list in the request, or a
+   *                    list holding one empty entry, resets them: {@code isResetManagedFields})
+   * @return {@code next}
+   */
+  static JsonObject update(JsonObject live, JsonObject next, String manager, String apiVersion, String subresource) {
+    ManagedFields liveMf = ManagedFields.of(live);
+    ManagedFields mf;
+    Object sent = ObjectRules.metadata(next).getValue("managedFields");
+    if (!subresource.isEmpty()) {
+      mf = liveMf;
+    } else if (sent instanceof JsonArray a && a.size() == 1 && a.getValue(0) instanceof JsonObject e
+        && e.isEmpty()) {
+      mf = ManagedFields.parse(null);
+    } else {
+      mf = ManagedFields.parse(sent);
+      if (mf.isEmpty() && !(sent instanceof JsonArray a && a.isEmpty())) {
+        mf = liveMf;
+      }
+    }
+    FieldSet.Comparison cmp = FieldSet.compare(live, next);
+    Set<List<String>> changed = cmp.changed();
+    String key = ManagedFields.key(manager, ManagedFields.UPDATE, apiVersion, subresource);
+    for (ManagedFields.Entry e : mf.all()) {
+      Set<List<String>> f = new LinkedHashSet<>(e.fields);
+      f.removeAll(cmp.removed());
+      if (!e.key().equals(key)) {
+        f.removeAll(changed);
+      }
+      e.set(f);
+    }
+    if (!changed.isEmpty()) {
+      ManagedFields.Entry mine = mf.get(key);
+      Set<List<String>> f = new LinkedHashSet<>(mine == null ? Set.of() : mine.fields);
+      f.addAll(changed);
+      if (mine == null) {
+        mf.put(new ManagedFields.Entry(manager, ManagedFields.UPDATE, apiVersion, subresource, ObjectRules.now(), f,
+            null));
+      } else {
+        mine.set(f);
+        mine.time = ObjectRules.now();
+      }
+    }
+    mf.dropEmpty();
+    mf.capUpdaters();
+    mf.writeTo(next);
+    return next;
+  }
+
+  /**
+   * Applies {@code config} of {@code manager} onto {@code live}.
+   *
+   * @param live        the object as the client sees it (not changed)
+   * @param config      the apply configuration
+   * @param manager     the {@code fieldManager}
+   * @param apiVersion  the request's {@code group/version} (recorded in managedFields)
+   * @param subresource {@code ""} or {@code status}
+   * @param force       {@code force=true}: take conflicting fields over instead of failing
+   * @return the merged object with its managedFields
+   * @throws StatusException 409 Conflict listing every conflict, without {@code force}
+   */
+  static JsonObject apply(JsonObject live, JsonObject config, String manager, String apiVersion, String subresource,
+                          boolean force) {
+    ManagedFields mf = ManagedFields.of(live);
+    JsonObject base = live.copy();
+    ObjectRules.metadata(base).remove("managedFields");
+    JsonObject merged = PatchApplier.merge(base, config);
+    Set<List<String>> now = new LinkedHashSet<>(FieldSet.leaves(config).keySet());
+    String key = ManagedFields.key(manager, ManagedFields.APPLY, apiVersion, subresource);
+    ManagedFields.Entry last = mf.get(key);
+    if (last != null) {
+      for (List<String> p : last.fields) {
+        if (!now.contains(p) && !mf.ownedByOther(p, key)) {
+          remove(merged, p, now);
+        }
+      }
+    }
+    FieldSet.Comparison cmp = FieldSet.compare(base, merged);
+    Set<List<String>> changed = cmp.changed();
+    Map<String, List<String>> conflicts = new TreeMap<>();
+    List<String[]> ordered = new ArrayList<>();
+    for (ManagedFields.Entry e : mf.all()) {
+      if (e.key().equals(key)) {
+        continue;
+      }
+      Set<List<String>> f = new LinkedHashSet<>(e.fields);
+      for (List<String> p : e.fields) {
+        if (changed.contains(p)) {
+          conflicts.computeIfAbsent(e.printed(), k -> new ArrayList<>()).add(FieldSet.print(p));
+          ordered.add(new String[] {e.printed(), FieldSet.print(p)});
+          f.remove(p);
+        }
+      }
+      f.removeAll(cmp.removed());
+      e.set(f);
+    }
+    if (!ordered.isEmpty() && !force) {
+      throw conflictError(ordered, conflicts);
+    }
+    boolean noop = FieldSet.same(base, merged);
+    String time = noop && last != null && last.time != null ? last.time : ObjectRules.now();
+    ManagedFields.Entry mine = new ManagedFields.Entry(manager, ManagedFields.APPLY, apiVersion, subresource, time,
+        now, null);
+    if (last != null && last.fields.equals(now)) {
+      mine.raw = last.raw;
+    }
+    mf.put(mine);
+    mf.dropEmpty();
+    mf.writeTo(merged);
+    return merged;
+  }
+
+  /**
+   * Records the Apply entry of an object created by server-side apply.
+   *
+   * @param created     the object to create (the configuration), changed
+   * @param config      the apply configuration
+   * @param manager     the {@code fieldManager}
+   * @param apiVersion  the request's {@code group/version}
+   * @param subresource {@code ""} or {@code status}
+   */
+  static void applyCreate(JsonObject created, JsonObject config, String manager, String apiVersion,
+                          String subresource) {
+    ManagedFields mf = ManagedFields.parse(null);
+    mf.put(new ManagedFields.Entry(manager, ManagedFields.APPLY, apiVersion, subresource, ObjectRules.now(),
+        new LinkedHashSet<>(FieldSet.leaves(config).keySet()), null));
+    mf.writeTo(created);
+  }
+
+  private static StatusException conflictError(List<String[]> ordered, Map<String, List<String>> byManager) {
+    JsonArray causes = new JsonArray();
+    for (String[] c : ordered) {
+      causes.add(new JsonObject().put("reason", "FieldManagerConflict").put("message", "conflict with " + c[0])
+          .put("field", c[1]));
+    }
+    String msg;
+    if (ordered.size() == 1) {
+      msg = "Apply failed with 1 conflict: conflict with " + ordered.get(0)[0] + ": " + ordered.get(0)[1];
+    } else {
+      List<String> lines = new ArrayList<>();
+      byManager.forEach((m, paths) -> {
+        lines.add("conflicts with " + m + ":");
+        paths.forEach(p -> lines.add("- " + p));
+      });
+      msg = "Apply failed with " + ordered.size() + " conflicts: " + String.join("\n", lines);
+    }
+    return new StatusException(StatusReason.Conflict, msg, new JsonObject().put("causes", causes));
+  }
+
+  /** Removes the leaf at {@code path}, then ancestors left empty that the new configuration does not set. */
+  private static void remove(JsonObject o, List<String> path, Set<List<String>> now) {
+    List<JsonObject> chain = new ArrayList<>();
+    JsonObject cur = o;
+    for (int i = 0; i < path.size() - 1; i++) {
+      chain.add(cur);
+      if (!(cur.getValue(path.get(i)) instanceof JsonObject next)) {
+        return;
+      }
+      cur = next;
+    }
+    cur.remove(path.get(path.size() - 1));
+    for (int i = path.size() - 2; i >= 0; i--) {
+      JsonObject parent = chain.get(i);
+      List<String> p = path.subList(0, i + 1);
+      if (parent.getValue(path.get(i)) instanceof JsonObject child && child.isEmpty() && !setsUnder(now, p)) {
+        parent.remove(path.get(i));
+      } else {
+        return;
+      }
+    }
+  }
+
+  private static boolean setsUnder(Set<List<String>> paths, List<String> prefix) {
+    for (List<String> p : paths) {
+      if (p.size() >= prefix.size() && p.subList(0, prefix.size()).equals(prefix)) {
+        return true;
+      }
+    }
+    return false;
+  }
+}

@@ -1,0 +1,56 @@
+package io.mvproxy.registry.impl.rest;
+
+import io.mvproxy.api.StatusException;
+import io.vertx.core.http.HttpServerResponse;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The {@code fieldValidation} query parameter (apiserver {@code pkg/endpoints/handlers/rest.go fieldValidation}):
+ * duplicate fields (found by {@link StrictJson} while decoding the body, kept in the request under
+ * {@link #DUPLICATES_KEY}) and unknown fields (found by pruning) are, with {@code Strict}, a {@code 400 BadRequest}
+ * {@code <Kind> in version "<v>" cannot be handled as a <Kind>: strict decoding error: duplicate field "a", unknown
+ * field "b"}; with {@code Warn} (the default) one {@code Warning: 299 - "duplicate field \"a\""} header each; with
+ * {@code Ignore} nothing. The value itself is checked by {@link WriteOptions}.
+ */
+public final class FieldValidation {
+  /** Routing-context key of the duplicate field paths of the decoded body (a {@code List<String>}). */
+  public static final String DUPLICATES_KEY = "mvproxy.crd.duplicateFields";
+
+  private FieldValidation() {
+  }
+
+  /**
+   * Reports the request's duplicate fields and {@code unknown} fields as its {@code fieldValidation} asks.
+   *
+   * @param req     the request
+   * @param unknown paths of fields the schema does not know (dropped)
+   * @throws StatusException 400 with {@code fieldValidation=Strict} when there is anything to report
+   */
+  public static void report(CrdRequest req, List<String> unknown) {
+    List<String> problems = new ArrayList<>();
+    List<String> dups = req.ctx().get(DUPLICATES_KEY);
+    if (dups != null) {
+      dups.forEach(d -> problems.add("duplicate field \"" + d + "\""));
+    }
+    unknown.forEach(u -> problems.add("unknown field \"" + u + "\""));
+    if (problems.isEmpty()) {
+      return;
+    }
+    String mode = req.param("fieldValidation");
+    if ("Strict".equals(mode)) {
+      String kind = req.crd().kind();
+      throw StatusException.badRequest(kind + " in version \"" + req.version().name() + "\" cannot be handled as a "
+          + kind + ": strict decoding error: " + String.join(", ", problems));
+    }
+    if (!"Ignore".equals(mode)) {
+      HttpServerResponse resp = req.ctx().response();
+      if (!resp.headWritten()) {
+        resp.headers().remove("Warning");
+        for (String p : problems) {
+          resp.headers().add("Warning", "299 - \"" + p.replace("\"", "\\\"") + "\"");
+        }
+      }
+    }
+  }
+}

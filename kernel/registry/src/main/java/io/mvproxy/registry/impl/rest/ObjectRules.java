@@ -1,0 +1,465 @@
+package io.mvproxy.registry.impl.rest;
+
+import io.mvproxy.api.GroupVersion;
+import io.mvproxy.api.StatusException;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.Json;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.security.SecureRandom;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.UUID;
+import java.util.regex.Pattern;
+
+/**
+ * What the server sets, keeps and checks on custom objects, following
+ * {@code apiextensions-apiserver/pkg/registry/customresource/strategy.go} and {@code status_strategy.go} and
+ * apiserver {@code pkg/registry/rest/create.go} / {@code update.go}.
+ */
+public final class ObjectRules {
+  private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
+  private static final String GENERATE_CHARS = "bcdfghjklmnpqrstvwxz2456789";
+  private final SecureRandom random = new SecureRandom();
+  private final boolean setsGeneration;
+
+  /** Rules of a kind whose server sets {@code metadata.generation} (custom resources). */
+  public ObjectRules() {
+    this(true);
+  }
+
+  /**
+   * @param setsGeneration true when the server sets {@code metadata.generation} (1 on create, + 1 when anything but
+   *                       metadata and status changes), as the strategies of custom resources and of built-in kinds
+   *                       with a spec do; false leaves it as the client sent it (ConfigMap, Secret, Namespace, RBAC:
+   *                       their upstream strategies never touch it)
+   */
+  public ObjectRules(boolean setsGeneration) {
+    this.setsGeneration = setsGeneration;
+  }
+
+  /**
+   * @param body a request body
+   * @return the JSON object in it
+   * @throws StatusException 400 when it is not a JSON object
+   */
+  public JsonObject decode(Buffer body) {
+    return decode(null, body);
+  }
+
+  /**
+   * Decodes a create/update body ({@link StrictJson}: numbers in range, bounded nesting), recording its duplicate
+   * fields in the request for {@link FieldValidation}; an {@code application/yaml} body is read as YAML.
+   *
+   * @param req  the request, or null to ignore duplicates
+   * @param body a request body
+   * @return the JSON object in it
+   * @throws StatusException 400 when it is not a JSON object or a number is out of range
+   */
+  public JsonObject decode(CrdRequest req, Buffer body) {
+    try {
+      Object v;
+      if (req != null && BodyTypes.isYaml(req.ctx().request().getHeader("Content-Type"))) {
+        v = YAML.applyConfiguration(body);
+        StrictJson.requireFinite(v);
+      } else {
+        java.util.List<String> dups = new java.util.ArrayList<>();
+        v = StrictJson.decode(body, dups);
+        if (req != null && !dups.isEmpty()) {
+          req.ctx().put(FieldValidation.DUPLICATES_KEY, dups);
+        }
+      }
+      if (v instanceof JsonObject o) {
+        return o;
+      }
+    } catch (StatusException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      throw StatusException.badRequest("the object provided is unrecognized: " + e.getMessage());
+    }
+    throw StatusException.badRequest("the object provided is unrecognized: expected a JSON object");
+  }
+
+  private static final PatchApplier YAML = new PatchApplier();
+
+  /**
+   * Checks {@code kind} / {@code apiVersion} (filled in when absent) and the namespace and name against the path.
+   *
+   * @throws StatusException 400 on a mismatch
+   */
+  public void checkIdentity(CrdRequest req, JsonObject o, boolean nameFromPath) {
+    checkTypes(req, o);
+    String kind = o.getString("kind");
+    if (kind == null || kind.isEmpty()) {
+      o.put("kind", req.crd().kind());
+    } else if (!kind.equals(req.crd().kind())) {
+      throw StatusException.badRequest("the kind of the provided object (" + kind + ") does not match the expected "
+          + "kind " + req.crd().kind());
+    }
+    String av = o.getString("apiVersion");
+    if (av == null || av.isEmpty()) {
+      o.put("apiVersion", req.apiVersion());
+    } else if (!GroupVersion.parse(av).group().equals(req.crd().group()) || req.crd().served(
+        GroupVersion.parse(av).version()).isEmpty()) {
+      throw StatusException.badRequest("the API version in the data (" + av + ") does not match the expected API "
+          + "version (" + req.apiVersion() + ")");
+    }
+    JsonObject meta = metadata(o);
+    String ns = meta.getString("namespace", "");
+    if (req.crd().namespaced()) {
+      if (ns.isEmpty()) {
+        meta.put("namespace", req.namespace());
+      } else if (!ns.equals(req.namespace())) {
+        throw StatusException.badRequest("the namespace of the provided object does not match the namespace sent on "
+            + "the request");
+      }
+    } else {
+      meta.remove("namespace");
+    }
+    if (nameFromPath) {
+      String name = meta.getString("name", "");
+      if (name.isEmpty()) {
+        meta.put("name", req.name());
+      } else if (!name.equals(req.name())) {
+        throw StatusException.badRequest("the name of the object (" + name + ") does not match the name on the URL ("
+            + req.name() + ")");
+      }
+    }
+  }
+
+  /**
+   * Type checks the decoder of a typed object would make ({@code apiVersion}, {@code kind} and the string fields
+   * of {@code metadata} are strings, {@code generation} an integer, labels and annotations maps of strings,
+   * finalizers a list of strings), with kube-apiserver's decoding message.
+   *
+   * @throws StatusException 400 BadRequest {@code <Kind> in version "<v>" cannot be handled as a <Kind>: json: cannot
+   *     unmarshal ...}
+   */
+  static void checkTypes(CrdRequest req, JsonObject o) {
+    for (String f : new String[] {"apiVersion", "kind"}) {
+      if (o.getValue(f) != null && !(o.getValue(f) instanceof String)) {
+        throw typeError(req, f, typeName(o.getValue(f)), "string", "");
+      }
+    }
+    Object m = o.getValue("metadata");
+    if (m == null) {
+      return;
+    }
+    if (!(m instanceof JsonObject meta)) {
+      throw typeError(req, "metadata", typeName(m), "v1.ObjectMeta", "");
+    }
+    for (String f : new String[] {"name", "generateName", "namespace", "uid", "resourceVersion", "selfLink",
+        "creationTimestamp", "deletionTimestamp"}) {
+      Object v = meta.getValue(f);
+      if (v != null && !(v instanceof String)) {
+        throw typeError(req, "metadata." + f, typeName(v), "string", " ObjectMeta");
+      }
+    }
+    Object gen = meta.getValue("generation");
+    if (gen != null && !(gen instanceof Long || gen instanceof Integer)) {
+      throw typeError(req, "metadata.generation", typeName(gen), "int64", " ObjectMeta");
+    }
+    for (String f : new String[] {"labels", "annotations"}) {
+      Object v = meta.getValue(f);
+      if (v != null && !(v instanceof JsonObject)) {
+        throw typeError(req, "metadata." + f, typeName(v), "map[string]string", " ObjectMeta");
+      }
+      if (v instanceof JsonObject map) {
+        for (java.util.Map.Entry<String, Object> e : map) {
+          if (e.getValue() != null && !(e.getValue() instanceof String)) {
+            throw typeError(req, "metadata." + f, typeName(e.getValue()), "string", " ObjectMeta");
+          }
+        }
+      }
+    }
+    Object fin = meta.getValue("finalizers");
+    if (fin != null && !(fin instanceof JsonArray)) {
+      throw typeError(req, "metadata.finalizers", typeName(fin), "[]string", " ObjectMeta");
+    }
+    if (fin instanceof JsonArray a) {
+      for (Object v : a) {
+        if (!(v instanceof String)) {
+          throw typeError(req, "metadata.finalizers", typeName(v), "string", " ObjectMeta");
+        }
+      }
+    }
+  }
+
+  private static String typeName(Object v) {
+    return v instanceof Number ? "number" : v instanceof Boolean ? "bool" : v instanceof JsonArray ? "array"
+        : v instanceof JsonObject ? "object" : "string";
+  }
+
+  private static StatusException typeError(CrdRequest req, String field, String got, String want, String struct) {
+    String where = struct.isEmpty() ? "" : " into Go struct field" + struct + "." + field;
+    return decodeError(req, "json: cannot unmarshal " + got + (where.isEmpty() ? " into Go value" : where)
+        + " of type " + want);
+  }
+
+  /**
+   * @param req    the request
+   * @param detail the decoder's error, e.g. {@code illegal base64 data at input byte 0}
+   * @return 400 BadRequest {@code <Kind> in version "<v>" cannot be handled as a <Kind>: <detail>} (apiserver
+   *     {@code handlers/create.go transformDecodeError})
+   */
+  public static StatusException decodeError(CrdRequest req, String detail) {
+    String kind = req.crd().kind();
+    return StatusException.badRequest(kind + " in version \"" + req.version().name() + "\" cannot be handled as a "
+        + kind + ": " + detail);
+  }
+
+  /**
+   * Prepares a new object: generated name, uid, creationTimestamp, generation 1 (when the kind sets it), storage
+   * apiVersion; drops {@code status} when the status subresource is enabled.
+   *
+   * @throws StatusException 422 when the name or the metadata ({@link ObjectMetaValidator}) is invalid
+   */
+  public JsonObject prepareCreate(CrdRequest req, JsonObject o) {
+    JsonObject meta = metadata(o);
+    if (meta.getString("name", "").isEmpty() && !meta.getString("generateName", "").isEmpty()) {
+      StringBuilder sb = new StringBuilder(meta.getString("generateName"));
+      for (int i = 0; i < 5; i++) {
+        sb.append(GENERATE_CHARS.charAt(random.nextInt(GENERATE_CHARS.length())));
+      }
+      meta.put("name", sb.toString());
+    }
+    validate(req, o, null);
+    meta.put("uid", UUID.randomUUID().toString());
+    meta.put("creationTimestamp", now());
+    if (setsGeneration) {
+      meta.put("generation", 1);
+    }
+    meta.remove("resourceVersion");
+    meta.remove("deletionTimestamp");
+    meta.remove("deletionGracePeriodSeconds");
+    meta.remove("selfLink");
+    if (req.version().statusEnabled()) {
+      o.remove("status");
+    }
+    o.put("apiVersion", req.crd().storageApiVersion());
+    return o;
+  }
+
+  /**
+   * Prepares an update of the main resource: system metadata kept from {@code old}, {@code status} kept from
+   * {@code old} when the status subresource is enabled, generation + 1 when anything but metadata (and status)
+   * changed (when the kind sets it).
+   *
+   * @throws StatusException 422 when the metadata is invalid ({@link ObjectMetaValidator#validateUpdate})
+   */
+  public JsonObject prepareUpdate(CrdRequest req, JsonObject old, JsonObject o) {
+    JsonObject meta = metadata(o);
+    JsonObject oldMeta = old.getJsonObject("metadata");
+    for (String k : new String[] {"uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
+        "name", "namespace"}) {
+      if (oldMeta.containsKey(k)) {
+        meta.put(k, oldMeta.getValue(k));
+      } else {
+        meta.remove(k);
+      }
+    }
+    meta.remove("selfLink");
+    boolean statusSub = req.version().statusEnabled();
+    if (statusSub) {
+      if (old.containsKey("status")) {
+        o.put("status", old.getValue("status"));
+      } else {
+        o.remove("status");
+      }
+    }
+    o.put("apiVersion", req.crd().storageApiVersion());
+    if (setsGeneration) {
+      long gen = oldMeta.getLong("generation", 1L);
+      meta.put("generation", specOf(o, statusSub).equals(specOf(old, statusSub)) ? gen : gen + 1);
+    }
+    validate(req, o, oldMeta);
+    return o;
+  }
+
+  /**
+   * What kube-apiserver's {@code rest.BeforeCreate} / {@code rest.BeforeUpdate} do after the mutating admission
+   * ({@code registry/rest/create.go}, {@code update.go}), applied again to an object a mutating webhook changed: the
+   * namespace must still be the request's, the system fields (uid, creationTimestamp, deletionTimestamp,
+   * resourceVersion, generation, and the status under a status subresource) are the server's, the name of an
+   * update is immutable, and the metadata is validated again.
+   *
+   * @param req      the request
+   * @param mutated  the mutated object in storage form (changed in place)
+   * @param prepared the object the webhooks were sent, prepared by {@link #prepareCreate} / {@link #prepareUpdate}
+   * @param old      the stored object as {@link #prepareUpdate} saw it, or null for a create
+   * @return the object to validate and store
+   * @throws StatusException 400 {@code the namespace of the provided object does not match the namespace sent on
+   *     the request}; 422 Invalid for invalid metadata or a changed name ({@code field is immutable})
+   */
+  public JsonObject afterMutation(CrdRequest req, JsonObject mutated, JsonObject prepared, JsonObject old) {
+    JsonObject meta = metadata(mutated);
+    JsonObject pm = metadata(prepared);
+    Object nsValue = meta.getValue("namespace");
+    String ns = nsValue instanceof String s ? s : "";
+    if (req.crd().namespaced()) {
+      if (ns.isEmpty()) {
+        meta.put("namespace", req.namespace());
+      } else if (!ns.equals(req.namespace())) {
+        throw StatusException.badRequest("the namespace of the provided object does not match the namespace sent on "
+            + "the request");
+      }
+    } else {
+      meta.remove("namespace");
+    }
+    boolean statusSub = req.version().statusEnabled();
+    if (old == null) {
+      for (String k : new String[] {"uid", "creationTimestamp"}) {
+        copy(pm, meta, k);
+      }
+      if (setsGeneration) {
+        copy(pm, meta, "generation");
+      }
+      for (String k : new String[] {"resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds",
+          "selfLink"}) {
+        meta.remove(k);
+      }
+      if (statusSub) {
+        mutated.remove("status");
+      }
+      validate(req, mutated, null);
+      return mutated;
+    }
+    JsonObject oldMeta = metadata(old);
+    Object name = meta.getValue("name");
+    if (!java.util.Objects.equals(name, oldMeta.getValue("name"))) {
+      throw StatusException.invalid(req.gvr(), req.crd().kind(), oldMeta.getString("name", ""), new JsonArray()
+          .add(cause("FieldValueInvalid", "metadata.name", "Invalid value: " + io.mvproxy.registry.impl.schema.GoValues
+              .quote(name instanceof String s ? s : String.valueOf(name)) + ": field is immutable")));
+    }
+    if ("status".equals(req.info().subresource())) {
+      JsonObject out = prepared.copy();
+      if (mutated.containsKey("status")) {
+        out.put("status", mutated.getValue("status"));
+      } else {
+        out.remove("status");
+      }
+      return out;
+    }
+    for (String k : new String[] {"uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds"}) {
+      copy(pm, meta, k);
+    }
+    meta.remove("selfLink");
+    if (statusSub) {
+      copy(prepared, mutated, "status");
+    }
+    if (setsGeneration) {
+      long gen = oldMeta.getLong("generation", 1L);
+      meta.put("generation", specOf(mutated, statusSub).equals(specOf(old, statusSub)) ? gen : gen + 1);
+    }
+    validate(req, mutated, oldMeta);
+    return mutated;
+  }
+
+  /** Sets {@code to[key]} to {@code from[key]}, or removes it when {@code from} has none. */
+  private static void copy(JsonObject from, JsonObject to, String key) {
+    if (from.containsKey(key)) {
+      to.put(key, from.getValue(key));
+    } else {
+      to.remove(key);
+    }
+  }
+
+  /** Prepares a status update: everything from {@code old} but {@code status} from {@code o}. */
+  public JsonObject prepareStatusUpdate(JsonObject old, JsonObject o) {
+    JsonObject out = old.copy();
+    if (o.containsKey("status")) {
+      out.put("status", o.getValue("status"));
+    } else {
+      out.remove("status");
+    }
+    return out;
+  }
+
+  /** @return true when {@code a} and {@code b} differ only in {@code metadata.resourceVersion} */
+  public static boolean sameContent(JsonObject a, JsonObject b) {
+    JsonObject x = a.copy();
+    JsonObject y = b.copy();
+    metadata(x).remove("resourceVersion");
+    metadata(y).remove("resourceVersion");
+    return x.equals(y);
+  }
+
+  /** @return the RFC 3339 current time in seconds, as Kubernetes stamps it */
+  public static String now() {
+    return Instant.now().truncatedTo(ChronoUnit.SECONDS).toString();
+  }
+
+  /** @return {@code o.metadata}, created when absent (400 when not an object) */
+  public static JsonObject metadata(JsonObject o) {
+    Object m = o.getValue("metadata");
+    if (m == null) {
+      JsonObject created = new JsonObject();
+      o.put("metadata", created);
+      return created;
+    }
+    if (!(m instanceof JsonObject mo)) {
+      throw StatusException.badRequest("metadata must be an object");
+    }
+    return mo;
+  }
+
+  private static JsonObject specOf(JsonObject o, boolean dropStatus) {
+    JsonObject c = o.copy();
+    c.remove("metadata");
+    c.remove("apiVersion");
+    if (dropStatus) {
+      c.remove("status");
+    }
+    return c;
+  }
+
+  private void validate(CrdRequest req, JsonObject o, JsonObject oldMeta) {
+    JsonObject meta = metadata(o);
+    JsonArray causes = new JsonArray();
+    String name = meta.getString("name", "");
+    String ns = meta.getString("namespace", "");
+    if (req.crd().namespaced() && !DNS_LABEL.matcher(ns).matches()) {
+      causes.add(cause("FieldValueInvalid", "metadata.namespace", "Invalid value: \"" + ns + "\": a lowercase "
+          + "RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an "
+          + "alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
+          + "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')"));
+    }
+    if (name.isEmpty()) {
+      causes.add(cause("FieldValueRequired", "metadata.name", "Required value: name or generateName is required"));
+    } else {
+      java.util.List<String> problems = req.strategy().nameProblems(name);
+      for (String p : problems != null ? problems : ObjectMetaValidator.dns1123Subdomain(name)) {
+        causes.add(cause("FieldValueInvalid", "metadata.name", "Invalid value: " + io.mvproxy.registry.impl.schema.GoValues
+            .quote(name) + ": " + p));
+      }
+    }
+    for (String f : new String[] {"labels", "annotations"}) {
+      Object v = meta.getValue(f);
+      if (v != null && !(v instanceof JsonObject)) {
+        causes.add(cause("FieldValueInvalid", "metadata." + f, "Invalid value: must be a map of strings"));
+      } else if (v instanceof JsonObject m) {
+        m.forEach(e -> {
+          if (!(e.getValue() instanceof String)) {
+            causes.add(cause("FieldValueInvalid", "metadata." + f + "." + e.getKey(),
+                "Invalid value: must be a string"));
+          }
+        });
+      }
+    }
+    Object fin = meta.getValue("finalizers");
+    if (fin != null && !(fin instanceof JsonArray)) {
+      causes.add(cause("FieldValueInvalid", "metadata.finalizers", "Invalid value: must be a list of strings"));
+    }
+    if (causes.isEmpty()) {
+      (oldMeta == null ? ObjectMetaValidator.validate(meta) : ObjectMetaValidator.validateUpdate(meta, oldMeta))
+          .forEach(e -> causes.add(e.toCause()));
+    }
+    if (!causes.isEmpty()) {
+      throw StatusException.invalid(req.gvr(), req.crd().kind(), name, causes);
+    }
+  }
+
+  private static JsonObject cause(String reason, String field, String message) {
+    return new JsonObject().put("reason", reason).put("message", message).put("field", field);
+  }
+}

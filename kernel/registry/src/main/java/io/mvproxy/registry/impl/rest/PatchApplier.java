@@ -1,0 +1,180 @@
+package io.mvproxy.registry.impl.rest;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.flipkart.zjsonpatch.JsonPatch;
+import com.flipkart.zjsonpatch.JsonPatchApplicationException;
+import com.flipkart.zjsonpatch.InvalidJsonPatchException;
+import io.mvproxy.api.StatusException;
+import io.mvproxy.api.StatusReason;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.Json;
+import io.vertx.core.json.JsonObject;
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Applies patch documents to an object (apiserver {@code pkg/endpoints/handlers/patch.go}): RFC 7386 JSON merge
+ * patch, RFC 6902 JSON patch (zjsonpatch; a failed {@code test} or a bad path gives 422), strategic merge patch for
+ * kinds with struct tags ({@link StrategicMergePatch}; built-in kinds only, as upstream), and the apply
+ * configuration of server-side apply (YAML or JSON, merged like a merge patch).
+ */
+public final class PatchApplier {
+  /** The patch types custom resources accept. */
+  public enum Type {
+    /** {@code application/json-patch+json}. */
+    JSON,
+    /** {@code application/merge-patch+json}. */
+    MERGE,
+    /** {@code application/apply-patch+yaml}. */
+    APPLY,
+    /** {@code application/strategic-merge-patch+json} (kinds with {@link PatchMeta} only). */
+    STRATEGIC
+  }
+
+  /** Most operations in one JSON patch (apiserver {@code patch.go maxJSONPatchOperations}); 413 beyond. */
+  public static final int MAX_JSON_PATCH_OPERATIONS = 10000;
+  private final ObjectMapper json = new ObjectMapper()
+      .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
+
+  /**
+   * @param contentType the request Content-Type (parameters ignored)
+   * @return the patch type
+   * @throws StatusException 415 for strategic merge patch and anything else
+   */
+  public static Type type(String contentType) {
+    return type(contentType, null);
+  }
+
+  /**
+   * @param contentType the request Content-Type (parameters ignored)
+   * @param strategic   the kind's strategic-merge-patch metadata, or null when the kind has none (custom resources)
+   * @return the patch type
+   * @throws StatusException 415 for strategic merge patch without metadata and for anything else, listing the
+   *     accepted types as kube-apiserver's patch handler does
+   */
+  public static Type type(String contentType, PatchMeta strategic) {
+    String ct = contentType == null ? "" : contentType.split(";")[0].trim().toLowerCase();
+    if (strategic != null && "application/strategic-merge-patch+json".equals(ct)) {
+      return Type.STRATEGIC;
+    }
+    switch (ct) {
+      case "application/json-patch+json":
+        return Type.JSON;
+      case "application/merge-patch+json":
+        return Type.MERGE;
+      case "application/apply-patch+yaml":
+      case "application/apply-patch+cbor":
+        return Type.APPLY;
+      default:
+        throw new StatusException(StatusReason.UnsupportedMediaType, "the body of the request was in an unknown "
+            + "format - accepted media types include: application/json-patch+json, application/merge-patch+json, "
+            + (strategic != null ? "application/strategic-merge-patch+json, " : "") + "application/apply-patch+yaml",
+            null);
+    }
+  }
+
+  /**
+   * @param body an apply configuration (YAML or JSON)
+   * @return it as a JSON object
+   * @throws StatusException 400 when it is not a YAML mapping
+   */
+  public JsonObject applyConfiguration(Buffer body) {
+    try {
+      List<Object> docs = io.mvproxy.registry.impl.YamlDocuments.read(new java.io.ByteArrayInputStream(body.getBytes()),
+          io.mvproxy.registry.impl.YamlDocuments.Limits.REQUEST);
+      if (docs.size() == 1 && docs.get(0) instanceof JsonObject o) {
+        return o;
+      }
+    } catch (IllegalArgumentException e) {
+      throw StatusException.badRequest("error decoding YAML: " + e.getMessage());
+    }
+    throw StatusException.badRequest("error decoding YAML: the apply configuration is not an object");
+  }
+
+  /**
+   * @param type   JSON or MERGE (APPLY is a merge of {@link #applyConfiguration})
+   * @param target the object to patch (not changed)
+   * @param patch  the patch body
+   * @return the patched object
+   * @throws StatusException 400 for an unparsable patch, 422 when it cannot be applied
+   */
+  public JsonObject apply(Type type, JsonObject target, Buffer patch) {
+    return apply(type, target, patch, PatchMeta.NONE);
+  }
+
+  /**
+   * @param type      any patch type (APPLY is a merge of {@link #applyConfiguration})
+   * @param target    the object to patch (not changed)
+   * @param patch     the patch body
+   * @param strategic the kind's strategic-merge-patch metadata (for STRATEGIC)
+   * @return the patched object
+   * @throws StatusException 400 for an unparsable patch, 422 when it cannot be applied, 500 for the strategic merge
+   *     patch errors kube-apiserver answers so
+   */
+  public JsonObject apply(Type type, JsonObject target, Buffer patch, PatchMeta strategic) {
+    if (type == Type.STRATEGIC) {
+      return StrategicMergePatch.apply(target, patch, strategic);
+    }
+    if (type == Type.APPLY) {
+      return merge(target, applyConfiguration(patch));
+    }
+    if (type == Type.MERGE) {
+      Object p;
+      try {
+        p = StrictJson.decode(patch, null);
+      } catch (RuntimeException e) {
+        throw StatusException.badRequest("error decoding patch: " + e.getMessage());
+      }
+      Object r = mergeValue(target.copy(), p);
+      if (!(r instanceof JsonObject o)) {
+        throw StatusException.badRequest("the merge patch must be a JSON object");
+      }
+      return o;
+    }
+    JsonNode p;
+    try {
+      p = json.readTree(patch.getBytes());
+      StrictJson.requireFinite(p);
+    } catch (IOException | IllegalArgumentException e) {
+      throw StatusException.badRequest("error decoding patch: " + e.getMessage());
+    }
+    if (p != null && p.isArray() && p.size() > MAX_JSON_PATCH_OPERATIONS) {
+      throw new StatusException(
+          StatusReason.RequestEntityTooLarge, "Request entity too large: The allowed maximum operations in a JSON "
+          + "patch is " + MAX_JSON_PATCH_OPERATIONS + ", got " + p.size(), null);
+    }
+    try {
+      JsonNode out = JsonPatch.apply(p, json.readTree(target.encode()));
+      return new JsonObject(json.writeValueAsString(out));
+    } catch (InvalidJsonPatchException e) {
+      throw StatusException.badRequest("invalid JSON patch: " + e.getMessage());
+    } catch (JsonPatchApplicationException e) {
+      throw new StatusException(StatusReason.Invalid, "the server rejected our request due to an error in our "
+          + "request: " + e.getMessage(), new JsonObject());
+    } catch (IOException e) {
+      throw StatusException.badRequest(e.getMessage());
+    }
+  }
+
+  /** @return {@code patch} merged into a copy of {@code target} per RFC 7386 */
+  public static JsonObject merge(JsonObject target, JsonObject patch) {
+    return (JsonObject) mergeValue(target.copy(), patch);
+  }
+
+  private static Object mergeValue(Object target, Object patch) {
+    if (!(patch instanceof JsonObject p)) {
+      return patch;
+    }
+    JsonObject t = target instanceof JsonObject to ? to : new JsonObject();
+    for (Map.Entry<String, Object> e : p) {
+      if (e.getValue() == null) {
+        t.remove(e.getKey());
+      } else {
+        t.put(e.getKey(), mergeValue(t.getValue(e.getKey()), e.getValue()));
+      }
+    }
+    return t;
+  }
+}

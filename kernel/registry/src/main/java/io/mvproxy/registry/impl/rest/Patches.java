@@ -1,0 +1,105 @@
+package io.mvproxy.registry.impl.rest;
+
+import io.mvproxy.api.StatusException;
+import io.mvproxy.api.StatusReason;
+import io.mvproxy.api.storage.StoredObject;
+import io.vertx.core.Future;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * PATCH of the main resource, {@code /status} and {@code /scale} (apiserver {@code pkg/endpoints/handlers/patch.go}):
+ * the patch is applied to the current object as the client sees it (its version, or the Scale), then stored like an
+ * update. A {@code metadata.resourceVersion} set by the patch is a precondition (409 when stale); otherwise lost
+ * races are retried. Server-side apply creates an absent object (201) and otherwise merges the configuration,
+ * removing fields the same manager applied before and dropped since, with conflicts against every other manager
+ * ({@link FieldManager}); other patches are recorded as Updates of their manager.
+ */
+public final class Patches {
+  private final CrdRuntime rt;
+  private final Writes writes;
+  private final PatchApplier applier = new PatchApplier();
+
+  /**
+   * @param rt     the CRD runtime
+   * @param writes the create/update logic patches reuse
+   */
+  public Patches(CrdRuntime rt, Writes writes) {
+    this.rt = rt;
+    this.writes = writes;
+  }
+
+  /**
+   * PATCH: 200 with the patched object (201 when apply created it); 404, 409, 415, 422 (also for invalid
+   * {@link WriteOptions}, checked after the body is read as upstream), 400.
+   */
+  public void patch(CrdRequest req) {
+    PatchApplier.Type type;
+    try {
+      type = PatchApplier.type(req.ctx().request().getHeader("Content-Type"), rt.strategy().strategicMergePatch());
+    } catch (StatusException e) {
+      Responses.fail(req, e);
+      return;
+    }
+    BodyReader.read(req.ctx(), rt.options().maxBodyBytes())
+        .compose(body -> {
+          WriteOptions.validate(req, "PatchOptions", type == PatchApplier.Type.APPLY);
+          if (type == PatchApplier.Type.APPLY && req.info().subresource().isEmpty()) {
+            return applyCreateOrPatch(req, body);
+          }
+          return patchExisting(req, type, body).map(o -> new Result(200, o));
+        })
+        .onSuccess(r -> Responses.send(req.ctx(), r.code(), r.body()))
+        .onFailure(t -> Responses.fail(req, t));
+  }
+
+  private record Result(int code, JsonObject body) {
+  }
+
+  private Future<Result> applyCreateOrPatch(CrdRequest req, Buffer body) {
+    JsonObject config = applier.applyConfiguration(body);
+    return rt.store(req).get(req.key()).map(cur -> (StoredObject) cur).recover(t ->
+        t instanceof io.mvproxy.api.storage.StorageException se
+            && se.storageCode() == io.mvproxy.api.storage.StorageException.Code.NOT_FOUND
+            ? Future.succeededFuture(null) : Future.failedFuture(t)).compose(cur -> {
+      if (cur != null) {
+        return patchExisting(req, PatchApplier.Type.APPLY, body).map(o -> new Result(200, o));
+      }
+      JsonObject created = config.copy();
+      FieldManager.applyCreate(created, config, manager(req), req.apiVersion(), req.info().subresource());
+      return writes.create(req, created, true, true).map(o -> new Result(201, req.view(o)))
+          .recover(t -> t instanceof StatusException se && se.reason() == StatusReason.AlreadyExists
+              ? patchExisting(req, PatchApplier.Type.APPLY, body).map(o -> new Result(200, o))
+              : Future.failedFuture(t));
+    });
+  }
+
+  /** @return the apply manager ({@link WriteOptions} has made sure there is one) */
+  private static String manager(CrdRequest req) {
+    return req.param("fieldManager");
+  }
+
+  private Future<JsonObject> patchExisting(CrdRequest req, PatchApplier.Type type, Buffer body) {
+    boolean scale = "scale".equals(req.info().subresource());
+    return GuaranteedUpdate.run(rt, req, cur -> next(req, type, body, cur, scale))
+        .map(o -> scale ? ScaleCodec.toScale(req.view(o), req.version().scale()) : req.view(o));
+  }
+
+  private JsonObject next(CrdRequest req, PatchApplier.Type type, Buffer body, StoredObject cur, boolean scale) {
+    String curRv = Long.toString(cur.resourceVersion());
+    JsonObject base = scale ? ScaleCodec.toScale(cur.object(), req.version().scale()) : req.view(cur.object());
+    JsonObject patched = type == PatchApplier.Type.APPLY && !scale
+        ? FieldManager.apply(base, applier.applyConfiguration(body), manager(req), req.apiVersion(),
+            req.info().subresource(), io.mvproxy.api.BoolParam.of(req.param("force")))
+        : applier.apply(type, base, body, scale ? PatchMeta.NONE : rt.strategy().strategicMergePatch());
+    JsonObject meta = ObjectRules.metadata(patched);
+    String rv = meta.getValue("resourceVersion") instanceof String s ? s : "";
+    GuaranteedUpdate.checkResourceVersion(req, rv, cur);
+    meta.put("resourceVersion", curRv);
+    if (scale) {
+      return writes.scaleTo(req, cur, patched);
+    }
+    rt.rules().checkIdentity(req, patched, true);
+    return writes.next(req, cur, patched, type == PatchApplier.Type.APPLY);
+  }
+}

@@ -1,0 +1,47 @@
+package io.mvproxy.registry.impl.rest;
+
+import io.mvproxy.api.StatusException;
+import io.mvproxy.registry.impl.schema.FieldError;
+import io.mvproxy.registry.impl.schema.VersionSchema;
+import io.vertx.core.json.JsonObject;
+import io.vertx.core.http.HttpServerResponse;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Validates a custom object against its version's compiled schema ({@link VersionSchema#validate}: kube-openapi
+ * schema validation with ratcheting, embedded resources, list types, CEL rules) and answers kube-apiserver's
+ * {@code 422 Invalid} ({@code errors.NewInvalid}: {@code <Kind>.<group> "<name>" is invalid: ...}, one
+ * {@code details.causes[]} entry per field error). CEL errors ratcheted on unchanged values become
+ * {@code Warning: 299 - "<field>: <message>"} headers, as {@code warning.AddWarning} makes them.
+ */
+public final class SchemaValidator {
+  private SchemaValidator() {
+  }
+
+  /**
+   * @param req    the request (version schema, resource and kind for the error)
+   * @param o      the object about to be stored
+   * @param old    the stored object (defaulted, see {@link SchemaDefaults#stored}) for an update, null for a create
+   * @param status true for the status subresource (only {@code .status} is checked against the schema)
+   * @throws StatusException 422 Invalid with one cause per violation
+   */
+  public static void validate(CrdRequest req, JsonObject o, JsonObject old, boolean status) {
+    VersionSchema vs = req.version().validation();
+    if (vs == null) {
+      return;
+    }
+    List<String> warnings = new ArrayList<>();
+    List<FieldError> errs = vs.validate(o, old, status, warnings);
+    HttpServerResponse resp = req.ctx().response();
+    if (!warnings.isEmpty() && !resp.headWritten()) {
+      for (String w : warnings) {
+        resp.headers().add("Warning", "299 - \"" + w.replace("\\", "\\\\").replace("\"", "\\\"") + "\"");
+      }
+    }
+    if (!errs.isEmpty()) {
+      String name = o.getJsonObject("metadata", new JsonObject()).getString("name", "");
+      throw StatusException.invalid(req.gvr(), req.crd().kind(), name, FieldError.causes(errs));
+    }
+  }
+}

@@ -1,0 +1,160 @@
+package io.mvproxy.registry.impl.rest;
+
+import io.mvproxy.api.StatusException;
+import io.mvproxy.api.storage.StoredObject;
+import io.vertx.core.Future;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+
+/**
+ * Create (POST, 201) and update (PUT, 200) of the main resource and of its {@code status} and {@code scale}
+ * subresources (apiserver {@code pkg/endpoints/handlers/create.go}, {@code update.go}); unknown fields are pruned
+ * ({@link FieldPruner}), defaults applied ({@link SchemaDefaults}) and the result validated
+ * ({@link SchemaValidator}, against the defaulted stored object on updates for ratcheting and transition rules)
+ * per the version schema. Each write records its manager's fields in {@code managedFields} ({@link FieldManager}:
+ * operation Update, or Apply for server-side apply, which {@link Patches} handles).
+ */
+public final class Writes {
+  /**
+   * The error of a create whose object carries a resourceVersion (apiserver {@code storage/errors.go}
+   * {@code ErrResourceVersionSetOnCreate}, from {@code etcd3/store.go Create}); not a Status error upstream, so it
+   * reaches the client as a {@code 500} Status without a reason.
+   */
+  public static final String RESOURCE_VERSION_SET_ON_CREATE = "resourceVersion should not be set on objects to be "
+      + "created";
+  private final CrdRuntime rt;
+
+  /** @param rt the CRD runtime */
+  public Writes(CrdRuntime rt) {
+    this.rt = rt;
+  }
+
+  /**
+   * POST: answers 201 with the stored object; 409 AlreadyExists, 422 Invalid, 400 BadRequest; 500 without a reason
+   * ({@link #RESOURCE_VERSION_SET_ON_CREATE}) when the object carries a resourceVersion (not for dryRun, whose storage
+   * skips that check upstream).
+   */
+  public void create(CrdRequest req) {
+    WriteOptions.validate(req, "CreateOptions", null);
+    BodyReader.read(req.ctx(), rt.options().maxBodyBytes())
+        .compose(body -> create(req, rt.strategy().decodeBody(req, rt.rules().decode(req,
+            BodyTypes.requireObject(req, body))), false, false))
+        .onSuccess(o -> Responses.send(req.ctx(), 201, req.view(o)))
+        .onFailure(t -> Responses.fail(req, t));
+  }
+
+  /**
+   * Creates {@code o} (also used by server-side apply of an absent object).
+   *
+   * @param nameFromPath true when the path names the object (apply)
+   * @param applied      true for server-side apply ({@code o} carries its Apply entry); false: an Update entry is
+   *                     recorded
+   * @return the stored object in storage form
+   */
+  Future<JsonObject> create(CrdRequest req, JsonObject o, boolean nameFromPath, boolean applied) {
+    rt.rules().checkIdentity(req, o, nameFromPath);
+    boolean versionSet = !applied && resourceVersionSet(o);
+    JsonObject pruned = SchemaDefaults.apply(req.version(), FieldPruner.apply(req, o));
+    JsonObject prepared = rt.strategy().prepareCreate(req, rt.rules().prepareCreate(req, pruned));
+    if (!applied) {
+      FieldManager.update(null, prepared, manager(req), req.apiVersion(), "");
+    }
+    io.mvproxy.api.admission.Admission admission = AdmissionStep.active(rt);
+    if (admission == null) {
+      SchemaValidator.validate(req, prepared, null, false);
+      ObjectBounds.check(req, prepared);
+    }
+    return rt.strategy().admitCreate(req, prepared).compose(admitted -> admission == null
+        ? Future.succeededFuture(prepared)
+        : AdmissionStep.admit(admission, rt.rules(), req, "CREATE", prepared, null, null, "CreateOptions"))
+        .compose(obj -> {
+      if (req.dryRun()) {
+        return Future.succeededFuture(obj);
+      }
+      if (versionSet) {
+        return Future.failedFuture(StatusException.withoutReason(500, RESOURCE_VERSION_SET_ON_CREATE));
+      }
+      String name = obj.getJsonObject("metadata").getString("name");
+      return rt.store(req).create(req.key(name), obj).map(StoredObject::object);
+    });
+  }
+
+  /**
+   * @return true when {@code o} carries a {@code metadata.resourceVersion} the storage versioner reads as non-zero
+   *     ({@code strconv.ParseUint}: digits only, within uint64); an unparsable one is ignored on create, as upstream
+   */
+  static boolean resourceVersionSet(JsonObject o) {
+    String rv = ObjectRules.metadata(o).getValue("resourceVersion") instanceof String s ? s : "";
+    if (rv.isEmpty() || !rv.chars().allMatch(c -> c >= '0' && c <= '9')) {
+      return false;
+    }
+    java.math.BigInteger v = new java.math.BigInteger(rv);
+    return v.signum() != 0 && v.bitLength() <= 64;
+  }
+
+  /** PUT on the object, {@code /status} or {@code /scale}: 200, or 404, 409 Conflict, 422, 400. */
+  public void update(CrdRequest req) {
+    WriteOptions.validate(req, "UpdateOptions", null);
+    BodyReader.read(req.ctx(), rt.options().maxBodyBytes())
+        .compose(body -> {
+          JsonObject in = rt.strategy().decodeBody(req, rt.rules().decode(req, BodyTypes.requireObject(req, body)));
+          String sub = req.info().subresource();
+          if ("scale".equals(sub)) {
+            String rv = in.getJsonObject("metadata", new JsonObject()).getString("resourceVersion");
+            return GuaranteedUpdate.run(rt, req, cur -> {
+              GuaranteedUpdate.checkResourceVersion(req, rv, cur);
+              return scaleTo(req, cur, in);
+            }).map(o -> ScaleCodec.toScale(req.view(o), req.version().scale()));
+          }
+          rt.rules().checkIdentity(req, in, true);
+          String rv = ObjectRules.metadata(in).getString("resourceVersion", "");
+          if (rv.isEmpty()) {
+            throw StatusException.invalid(req.gvr(), rt.crd().kind(), req.name(), new JsonArray().add(
+                new JsonObject().put("reason", "FieldValueInvalid").put("field", "metadata.resourceVersion")
+                    .put("message", "Invalid value: 0x0: must be specified for an update")));
+          }
+          return GuaranteedUpdate.run(rt, req, cur -> {
+            GuaranteedUpdate.checkResourceVersion(req, rv, cur);
+            return next(req, cur, in.copy(), false);
+          }).map(req::view);
+        })
+        .onSuccess(o -> Responses.send(req.ctx(), 200, o))
+        .onFailure(t -> Responses.fail(req, t));
+  }
+
+  /**
+   * @param cur      the stored object
+   * @param incoming the object sent (main or status) in any served version
+   * @param applied  true for server-side apply ({@code incoming} carries the managedFields); false: the write is
+   *                 recorded as an Update of its manager
+   * @return the next stored object for the request's subresource ({@code ""} or {@code status}), not yet validated
+   *     ({@link GuaranteedUpdate#run} validates it, after the mutating webhooks)
+   */
+  JsonObject next(CrdRequest req, StoredObject cur, JsonObject incoming, boolean applied) {
+    boolean status = "status".equals(req.info().subresource());
+    JsonObject old = req.stored(cur.object());
+    JsonObject in = SchemaDefaults.apply(req.version(), FieldPruner.apply(req, incoming));
+    JsonObject next = status ? rt.rules().prepareStatusUpdate(old, in) : rt.rules().prepareUpdate(req, old, in);
+    next = rt.strategy().prepareUpdate(req, cur.object(), next);
+    if (!applied) {
+      FieldManager.update(old, next, manager(req), req.apiVersion(), req.info().subresource());
+    } else if (status && ObjectRules.metadata(incoming).getValue("managedFields") != null) {
+      ObjectRules.metadata(next).put("managedFields", ObjectRules.metadata(incoming).getValue("managedFields"));
+    }
+    return next;
+  }
+
+  /** @return the next stored object after setting the replicas of {@code scale}, not yet validated */
+  JsonObject scaleTo(CrdRequest req, StoredObject cur, JsonObject scale) {
+    JsonObject applied = ScaleCodec.applyScale(req, cur.object(), scale, req.version().scale());
+    JsonObject old = req.stored(cur.object());
+    JsonObject next = rt.rules().prepareUpdate(req, old, applied);
+    FieldManager.update(old, next, manager(req), req.apiVersion(), "scale");
+    return next;
+  }
+
+  /** @return the Update manager of {@code req} ({@link FieldManager#updateManager}) */
+  static String manager(CrdRequest req) {
+    return FieldManager.updateManager(req.param("fieldManager"), req.ctx().request().getHeader("User-Agent"));
+  }
+}

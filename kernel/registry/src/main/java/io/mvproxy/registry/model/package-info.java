@@ -1,2 +1,0 @@
-/** The validated, defaulted model of a CustomResourceDefinition and its parser/validator. */
-package io.mvproxy.registry.model;

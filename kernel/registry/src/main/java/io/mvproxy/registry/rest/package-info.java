@@ -1,5 +1,0 @@
-/**
- * The REST surface of a custom resource (api-surface.md): one class per concern (reads, writes, patches, deletes,
- * watches, tables, selectors, pruning), dispatched by {@link io.mvproxy.registry.rest.CrdRouter}.
- */
-package io.mvproxy.registry.rest;

@@ -1,0 +1,190 @@
+package io.mvproxy.registry.impl.admission;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import io.mvproxy.api.StatusException;
+import io.mvproxy.api.UserInfo;
+import io.mvproxy.api.admission.Admission;
+import io.mvproxy.api.storage.StoredObject;
+import io.mvproxy.api.storage.WatchEvent;
+import io.mvproxy.registry.impl.schema.FieldError;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/** ValidatingAdmissionPolicy: validation of policies and bindings, matching, CEL evaluation, kube's denial texts. */
+@Tag("unit")
+class ValidatingPoliciesTest {
+  static JsonObject policy(String name, String failurePolicy, JsonObject... validations) {
+    JsonArray v = new JsonArray();
+    for (JsonObject x : validations) {
+      v.add(x);
+    }
+    JsonObject spec = new JsonObject().put("matchConstraints", new JsonObject().put("resourceRules", new JsonArray()
+        .add(new JsonObject().put("operations", new JsonArray().add("CREATE").add("UPDATE"))
+            .put("apiGroups", new JsonArray().add("demo.io")).put("apiVersions", new JsonArray().add("*"))
+            .put("resources", new JsonArray().add("widgets")))))
+        .put("validations", v)
+        .put("variables", new JsonArray().add(new JsonObject().put("name", "size")
+            .put("expression", "has(object.spec) && has(object.spec.size) ? object.spec.size : 0")));
+    if (failurePolicy != null) {
+      spec.put("failurePolicy", failurePolicy);
+    }
+    return new JsonObject().put("metadata", new JsonObject().put("name", name)).put("spec", spec);
+  }
+
+  static JsonObject binding(String name, String policy, String... actions) {
+    return new JsonObject().put("metadata", new JsonObject().put("name", name)).put("spec", new JsonObject()
+        .put("policyName", policy).put("validationActions", new JsonArray(List.of((Object[]) actions))));
+  }
+
+  static WatchEvent added(JsonObject o) {
+    return new WatchEvent(WatchEvent.Type.ADDED, new StoredObject(o.getJsonObject("metadata").getString("name"), o,
+        1), null);
+  }
+
+  static Admission.Attributes create(JsonObject obj) {
+    return new Admission.Attributes("demo.io", "v1", "widgets", "", "Widget", "default", "w1", "CREATE", obj, null,
+        new JsonObject(), false, new UserInfo("alice", "", List.of(), Map.of()), true, List.of());
+  }
+
+  static JsonObject widget(Object size) {
+    return new JsonObject().put("apiVersion", "demo.io/v1").put("kind", "Widget")
+        .put("metadata", new JsonObject().put("name", "w1")).put("spec", new JsonObject().put("size", size));
+  }
+
+  @Test
+  void denyWithMessageReasonAndVariables() {
+    ValidatingPolicies p = new ValidatingPolicies();
+    p.policyEvent(added(policy("max-size", null, new JsonObject().put("expression", "variables.size <= 10")
+        .put("message", "size must be at most 10"))));
+    assertEquals(false, p.active());
+    p.bindingEvent(added(binding("max-size-binding", "max-size", "Deny")));
+    assertEquals(true, p.active());
+    assertNull(p.evaluate(create(widget(3)), null));
+    StatusException e = p.evaluate(create(widget(11)), null);
+    assertEquals(422, e.code());
+    assertEquals("widgets.demo.io \"w1\" is forbidden: ValidatingAdmissionPolicy 'max-size' with binding "
+        + "'max-size-binding' denied request: size must be at most 10", e.getMessage());
+    assertEquals("Invalid", e.toStatus().getString("reason"));
+    assertEquals("ValidatingAdmissionPolicy 'max-size' with binding 'max-size-binding' denied request: size must be "
+        + "at most 10", e.toStatus().getJsonObject("details").getJsonArray("causes").getJsonObject(0)
+        .getString("message"));
+    // other operations and resources are not covered
+    Admission.Attributes del = new Admission.Attributes("demo.io", "v1", "widgets", "", "Widget", "default", "w1",
+        "DELETE", null, widget(11), new JsonObject(), false, new UserInfo("a", "", List.of(), Map.of()), true,
+        List.of());
+    assertNull(p.evaluate(del, null));
+  }
+
+  @Test
+  void messageExpressionReasonAndDefaultMessage() {
+    ValidatingPolicies p = new ValidatingPolicies();
+    p.policyEvent(added(policy("p", null, new JsonObject().put("expression", "object.metadata.name != 'w1'")
+        .put("messageExpression", "'name ' + object.metadata.name + ' is taken'").put("reason", "Forbidden"))));
+    p.bindingEvent(added(binding("b", "p", "Deny")));
+    StatusException e = p.evaluate(create(widget(1)), null);
+    assertEquals(403, e.code());
+    assertEquals("widgets.demo.io \"w1\" is forbidden: ValidatingAdmissionPolicy 'p' with binding 'b' denied "
+        + "request: name w1 is taken", e.getMessage());
+    ValidatingPolicies q = new ValidatingPolicies();
+    q.policyEvent(added(policy("q", null, new JsonObject().put("expression", " variables.size < 2 "))));
+    q.bindingEvent(added(binding("b", "q", "Deny")));
+    assertEquals("widgets.demo.io \"w1\" is forbidden: ValidatingAdmissionPolicy 'q' with binding 'b' denied "
+        + "request: failed expression: variables.size < 2", q.evaluate(create(widget(5)), null).getMessage());
+  }
+
+  @Test
+  void evaluationErrorsFollowFailurePolicyAndWarnDoesNotDeny() {
+    JsonObject boom = new JsonObject().put("expression", "object.spec.missing > 1");
+    ValidatingPolicies fail = new ValidatingPolicies();
+    fail.policyEvent(added(policy("p", "Fail", boom)));
+    fail.bindingEvent(added(binding("b", "p", "Deny")));
+    assertEquals("widgets.demo.io \"w1\" is forbidden: ValidatingAdmissionPolicy 'p' with binding 'b' denied "
+        + "request: expression 'object.spec.missing > 1' resulted in error: no such key: missing",
+        fail.evaluate(create(widget(1)), null).getMessage());
+    ValidatingPolicies ignore = new ValidatingPolicies();
+    ignore.policyEvent(added(policy("p", "Ignore", boom)));
+    ignore.bindingEvent(added(binding("b", "p", "Deny")));
+    assertNull(ignore.evaluate(create(widget(1)), null));
+    ValidatingPolicies warn = new ValidatingPolicies();
+    warn.policyEvent(added(policy("p", null, new JsonObject().put("expression", "false"))));
+    warn.bindingEvent(added(binding("b", "p", "Warn", "Audit")));
+    List<String> warnings = new java.util.ArrayList<>();
+    Admission.Attributes a = create(widget(1));
+    assertNull(warn.evaluate(new Admission.Attributes(a.group(), a.version(), a.resource(), a.subresource(), a.kind(),
+        a.namespace(), a.name(), a.operation(), a.object(), a.oldObject(), a.options(), a.dryRun(), a.user(),
+        a.namespaced(), a.equivalentVersions(), warnings::add), null));
+    assertEquals(List.of("Validation failed for ValidatingAdmissionPolicy 'p' with binding 'b': failed expression: "
+        + "false"), warnings);
+    // a binding to a policy that does not exist does nothing
+    ValidatingPolicies orphan = new ValidatingPolicies();
+    orphan.bindingEvent(added(binding("b", "nope", "Deny")));
+    assertNull(orphan.evaluate(create(widget(1)), null));
+  }
+
+  @Test
+  void bindingMatchResourcesNarrowsByNamespaceLabels() {
+    ValidatingPolicies p = new ValidatingPolicies();
+    p.policyEvent(added(policy("p", null, new JsonObject().put("expression", "false"))));
+    JsonObject b = binding("b", "p", "Deny");
+    b.getJsonObject("spec").put("matchResources", new JsonObject().put("namespaceSelector", new JsonObject()
+        .put("matchLabels", new JsonObject().put("env", "prod"))));
+    p.bindingEvent(added(AdmissionPolicies.setBindingDefaults(b)));
+    JsonObject prod = new JsonObject().put("metadata", new JsonObject().put("name", "default")
+        .put("labels", new JsonObject().put("env", "prod")));
+    JsonObject dev = new JsonObject().put("metadata", new JsonObject().put("name", "default")
+        .put("labels", new JsonObject().put("env", "dev")));
+    assertEquals(422, p.evaluate(create(widget(1)), prod).code());
+    assertNull(p.evaluate(create(widget(1)), dev));
+  }
+
+  @Test
+  void excludeRulesAndResourceNames() {
+    JsonObject mr = new JsonObject().put("resourceRules", new JsonArray().add(new JsonObject()
+            .put("operations", new JsonArray().add("*")).put("apiGroups", new JsonArray().add("*"))
+            .put("apiVersions", new JsonArray().add("*")).put("resources", new JsonArray().add("*"))))
+        .put("excludeResourceRules", new JsonArray().add(new JsonObject().put("resourceNames",
+            new JsonArray().add("w1")).put("operations", new JsonArray().add("*"))
+            .put("apiGroups", new JsonArray().add("demo.io")).put("apiVersions", new JsonArray().add("*"))
+            .put("resources", new JsonArray().add("widgets"))));
+    assertNull(ValidatingPolicies.matchResources(mr, create(widget(1)), Map.of()));
+    Admission.Attributes other = new Admission.Attributes("demo.io", "v1", "widgets", "", "Widget", "default", "w2",
+        "CREATE", widget(1), null, new JsonObject(), false, new UserInfo("a", "", List.of(), Map.of()), true,
+        List.of());
+    assertEquals("v1", ValidatingPolicies.matchResources(mr, other, Map.of()));
+  }
+
+  @Test
+  void validationTexts() {
+    JsonObject bad = policy("p", "Sometimes", new JsonObject().put("expression", "object.spec.size >")
+        .put("reason", "Teapot"));
+    List<String> errs = AdmissionPolicies.validatePolicy(AdmissionPolicies.setPolicyDefaults(bad)).stream()
+        .map(FieldError::error).toList();
+    assertEquals(3, errs.size(), errs.toString());
+    assertEquals("spec.failurePolicy: Unsupported value: \"Sometimes\": supported values: \"Fail\", \"Ignore\"",
+        errs.get(0));
+    assertEquals(true, errs.get(1).startsWith("spec.validations[0].expression: Invalid value: \"object.spec.size >\": "
+        + "compilation failed: "), errs.get(1));
+    assertEquals("spec.validations[0].reason: Unsupported value: \"Teapot\": supported values: \"Unauthorized\", "
+        + "\"Forbidden\", \"Invalid\", \"RequestEntityTooLarge\"", errs.get(2));
+    JsonObject empty = new JsonObject().put("spec", new JsonObject());
+    assertEquals(List.of("spec.matchConstraints: Required value", "spec.validations: Required value: validations or "
+        + "auditAnnotations must contain at least one item"), AdmissionPolicies.validatePolicy(empty).stream()
+        .map(FieldError::error).toList());
+    assertEquals(List.of("spec.policyName: Required value", "spec.validationActions: Required value"),
+        AdmissionPolicies.validateBinding(new JsonObject().put("spec", new JsonObject())).stream()
+            .map(FieldError::error).toList());
+    assertEquals(List.of("spec.validationActions: Invalid value: []v1.ValidationAction{\"Deny\", \"Warn\"}: must not "
+        + "contain both Deny and Warn (repeating the same validation failure information in the API response and "
+        + "headers serves no purpose)"), AdmissionPolicies.validateBinding(binding("b", "p", "Deny", "Warn"))
+        .stream().map(FieldError::error).toList());
+    assertEquals(List.of("spec.validationActions[0]: Unsupported value: \"Block\": supported values: \"Audit\", "
+        + "\"Deny\", \"Warn\""), AdmissionPolicies.validateBinding(binding("b", "p", "Block")).stream()
+        .map(FieldError::error).toList());
+  }
+}
