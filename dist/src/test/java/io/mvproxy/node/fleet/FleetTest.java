@@ -40,7 +40,7 @@ import org.junit.jupiter.api.TestMethodOrder;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @Tag("fleet")
-class FleetTest {
+public class FleetTest {
   static final String V2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
   static final String WIDGETS_V1 = "/apis/demo.mvproxy.io/v1/namespaces/default/widgets";
   static final String WIDGETS_V2 = "/apis/demo.mvproxy.io/v2/namespaces/default/widgets";
@@ -411,23 +411,39 @@ class FleetTest {
     assertEquals(List.of(), fleet.blockedEventLoops());
   }
 
-  interface Check {
+  /** A condition {@link #await} polls: true when it holds; an exception means "not yet". */
+  public interface Check {
+    /** @return true when the awaited condition holds @throws Exception counted as "not yet" */
     boolean ok() throws Exception;
   }
 
+  /** The pace of {@link #await(String, long, Check)}, ms. */
+  public static final long POLL_MS = 50;
+
   /**
-   * Polls {@code check} every 50 ms (Awaitility, in the calling thread) until it holds; a check that throws an
-   * exception counts as "not yet".
+   * The one polling helper of the tests: polls {@code check} every {@value #POLL_MS} ms (Awaitility, in the calling
+   * thread, the first time at once) until it holds; a check that throws an exception counts as "not yet", an
+   * {@link Error} (a failed assertion inside the check) ends the wait at once.
    *
    * @param what      what is awaited, for the failure message
    * @param timeoutMs the longest wait, ms
    * @param check     the condition
    * @throws AssertionError "timed out after N ms waiting for: what", caused by the check's last exception if any
    */
-  static void await(String what, long timeoutMs, Check check) {
+  public static void await(String what, long timeoutMs, Check check) {
+    await(what, timeoutMs, POLL_MS, check);
+  }
+
+  /**
+   * As {@link #await(String, long, Check)} at another pace.
+   *
+   * @param pollMs time between two evaluations of {@code check}, ms (a finer pace where the wait's end is measured)
+   */
+  public static void await(String what, long timeoutMs, long pollMs, Check check) {
     try {
-      Awaitility.await(what).pollInSameThread().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(50))
-          .atMost(Duration.ofMillis(timeoutMs)).ignoreExceptionsInstanceOf(Exception.class).until(check::ok);
+      Awaitility.await(what).pollInSameThread().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(pollMs))
+          .atMost(Duration.ofMillis(Math.max(1, timeoutMs))).ignoreExceptionsInstanceOf(Exception.class)
+          .until(check::ok);
     } catch (ConditionTimeoutException e) {
       throw new AssertionError("timed out after " + timeoutMs + " ms waiting for: " + what, e.getCause());
     }

@@ -12,6 +12,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -27,17 +33,39 @@ import org.junit.jupiter.api.Test;
  * dependents of the live sprocket (upstream's attemptToDeleteItem); when the namespace controller's discovery or
  * its final list landed on node-a, the namespace is finalized with the sprocket still stored (upstream #49027's
  * orphan; up to 10 namespaces are tried, each with even odds or better).
+ * The two runs are two separate fleets (own folders, ports and cluster names) and run side by side, and the gate-off
+ * run tries its namespaces while it waits for the garbage collector: the time is mostly waiting (start-up, sweeps
+ * every 2 s, the gate-off run's chance), not CPU.
  */
 @Tag("fleet")
 class GateOffComparisonTest {
-  /** One run's outcome. */
-  record Outcome(int wronglyCollected, int leftInDeletedNamespace, long namespaceMs, int namespacesTried) {
+  /**
+   * One run's outcome.
+   *
+   * @param wronglyCollected       dependents of the live sprocket garbage-collected (0..2)
+   * @param leftInDeletedNamespace objects left in the namespace that finished deleting
+   * @param namespaceMs            time to delete the (last) namespace, ms
+   * @param namespacesTried        namespaces deleted until one was left with content (or the limit)
+   * @param phases                 where the run's time went, for a FIGURE line
+   */
+  record Outcome(int wronglyCollected, int leftInDeletedNamespace, long namespaceMs, int namespacesTried,
+                 String phases) {
   }
 
   @Test
   void gateOnPreventsWhatGateOffDoes() throws Exception {
-    Outcome on = run(true);
-    Outcome off = run(false);
+    ExecutorService runs = Executors.newFixedThreadPool(2);
+    Outcome on;
+    Outcome off;
+    try {
+      Future<Outcome> gateOn = runs.submit(() -> run(true));
+      Future<Outcome> gateOff = runs.submit(() -> run(false));
+      on = outcome(gateOn);
+      off = outcome(gateOff);
+    } finally {
+      runs.shutdownNow();
+    }
+    System.out.println("FIGURE gate on run: " + on.phases() + "\nFIGURE gate off run: " + off.phases());
     System.out.println("FIGURE what the proxy prevents (mixed fleet, namespace deleted through the node lacking "
         + "sprockets)\n"
         + String.format("FIGURE %-52s %10s %10s%n", "", "gate on", "gate off")
@@ -57,7 +85,25 @@ class GateOffComparisonTest {
         + off.leftInDeletedNamespace());
   }
 
+  /** @return the run's outcome @throws Exception what the run threw (an assertion failure as itself) */
+  private static Outcome outcome(Future<Outcome> run) throws Exception {
+    try {
+      return run.get();
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof Error err) {
+        throw err;
+      }
+      throw e.getCause() instanceof Exception ex ? ex : e;
+    }
+  }
+
+  /** The namespace part of a run: what was left, how long the last deletion took, how many were tried. */
+  private record Namespaces(int left, long lastMs, int tried, long tookMs) {
+  }
+
   private Outcome run(boolean gate) throws Exception {
+    long runStart = System.nanoTime();
+    java.util.List<String> phases = new java.util.ArrayList<>();
     Path dir = Files.createTempDirectory("mvproxy-gate-" + (gate ? "on" : "off"));
     try (FleetHarness fleet = new FleetHarness(dir.resolve("fleet"), ControllerFleet.layout("node-a", "node-c"));
          HttpsClient admin = new HttpsClient(fleet.pki().caCert(), fleet.pki().adminCert(), fleet.pki().adminKey())) {
@@ -75,45 +121,82 @@ class GateOffComparisonTest {
       int expected = gate ? 200 : 404;
       FleetTest.await("node-a answers " + expected + " for sprockets", 60_000,
           () -> k.status("node-a", sprockets("default")) == expected);
+      phases.add("fleet up " + (System.nanoTime() - runStart) / 1_000_000 + " ms");
+      long gcStart = System.nanoTime();
 
       k.namespace("node-c", "owners");
       JsonObject owner = k.create("node-c", sprockets("owners"), sprocket("owner"));
       k.create("node-c", widgets("owners"), widget("dependent", owner));
       k.create("node-c", configmaps("owners"), configmap("dependent", owner));
+      Namespaces ns;
       if (gate) {
         k.awaitSweeps("node-a", 3);
+        phases.add("3 sweeps keeping the dependents " + (System.nanoTime() - gcStart) / 1_000_000 + " ms");
+        ns = namespaces(k, admin, 1);
       } else {
-        // each dependent is lost in a sweep with odds of 1 in 4 (discovery from node-c, then the owner's GET on
-        // node-a); sweeps run every 2 s, but on a loaded machine one was seen every 5-13 s: 8 sweeps in 90 s left
-        // one dependent by chance, so the wait is long enough for 40 sweeps even then ((3/4)^40 < 1e-5)
-        FleetTest.await("gate off: the dependents of the live sprocket deleted", 400_000,
-            () -> k.status("node-c", widgets("owners") + "/dependent") == 404
-                && k.status("node-c", configmaps("owners") + "/dependent") == 404);
+        // the namespaces are tried meanwhile (other namespaces, nothing owned): both parts are mostly waiting
+        CompletableFuture<Namespaces> trials = new CompletableFuture<>();
+        Thread trying = new Thread(() -> {
+          try {
+            trials.complete(namespaces(k, admin, 10));
+          } catch (Throwable t) {
+            trials.completeExceptionally(t);
+          }
+        }, "gate-off namespaces");
+        trying.start();
+        try {
+          // the configmap is lost in a sweep with odds of 1 in 4 (discovery from node-c, then the owner's GET on
+          // node-a), the widget with 1 in 8 (its list, in the preferred v2 node-a lacks, must reach node-c too);
+          // sweeps run every 2 s, but on a loaded machine one was seen every 5-13 s, so the wait is long enough for
+          // 40 sweeps even then ((7/8)^40 < 0.005)
+          FleetTest.await("gate off: the dependents of the live sprocket deleted", 400_000,
+              () -> k.status("node-c", widgets("owners") + "/dependent") == 404
+                  && k.status("node-c", configmaps("owners") + "/dependent") == 404);
+          phases.add("dependents collected " + (System.nanoTime() - gcStart) / 1_000_000 + " ms");
+          ns = trials.get(120, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+          if (e.getCause() instanceof Error err) {
+            throw err;
+          }
+          throw e.getCause() instanceof Exception ex ? ex : e;
+        } finally {
+          trying.interrupt();
+          trying.join(30_000);
+        }
       }
+      phases.add(ns.tried() + " namespaces " + ns.tookMs() + " ms");
       assertEquals(200, k.status("node-c", sprockets("owners") + "/owner"), "the owner lives");
       int collected = (k.status("node-c", widgets("owners") + "/dependent") == 404 ? 1 : 0)
           + (k.status("node-c", configmaps("owners") + "/dependent") == 404 ? 1 : 0);
-
-      int left = 0;
-      long ms = 0;
-      int tried = 0;
-      while (tried < (gate ? 1 : 10) && left == 0) {
-        String ns = "harm-" + tried++;
-        k.namespace("node-c", ns);
-        k.create("node-c", sprockets(ns), sprocket("content"));
-        k.create("node-c", widgets(ns), widget("content", null));
-        long t0 = System.nanoTime();
-        k.delete("node-a", "/api/v1/namespaces/" + ns, null);
-        FleetTest.await("namespace " + ns + " gone", 30_000,
-            () -> k.status("node-c", "/api/v1/namespaces/" + ns) == 404);
-        ms = (System.nanoTime() - t0) / 1_000_000;
-        for (String coll : new String[] {sprockets(ns), widgets(ns), configmaps(ns)}) {
-          HttpsClient.Resp r = admin.get(k.url("node-c"), coll);
-          assertTrue(r.status() == 200, coll + ": " + r.text());
-          left += r.json().getJsonArray("items").size();
-        }
-      }
-      return new Outcome(collected, left, ms, tried);
+      return new Outcome(collected, ns.left(), ns.lastMs(), ns.tried(), String.join(", ", phases));
     }
+  }
+
+  /**
+   * Deletes namespaces holding a sprocket and a widget through node-a, one after the other, until one finishes with
+   * content left or {@code max} were tried.
+   */
+  private static Namespaces namespaces(ControllerFleet k, HttpsClient admin, int max) throws Exception {
+    long start = System.nanoTime();
+    int left = 0;
+    long ms = 0;
+    int tried = 0;
+    while (tried < max && left == 0) {
+      String ns = "harm-" + tried++;
+      k.namespace("node-c", ns);
+      k.create("node-c", sprockets(ns), sprocket("content"));
+      k.create("node-c", widgets(ns), widget("content", null));
+      long t0 = System.nanoTime();
+      k.delete("node-a", "/api/v1/namespaces/" + ns, null);
+      FleetTest.await("namespace " + ns + " gone", 30_000,
+          () -> k.status("node-c", "/api/v1/namespaces/" + ns) == 404);
+      ms = (System.nanoTime() - t0) / 1_000_000;
+      for (String coll : new String[] {sprockets(ns), widgets(ns), configmaps(ns)}) {
+        HttpsClient.Resp r = admin.get(k.url("node-c"), coll);
+        assertTrue(r.status() == 200, coll + ": " + r.text());
+        left += r.json().getJsonArray("items").size();
+      }
+    }
+    return new Namespaces(left, ms, tried, (System.nanoTime() - start) / 1_000_000);
   }
 }

@@ -200,26 +200,37 @@ class PartitionTest {
   private long deleteAndUpdateOnTheMajority(String url, Map<String, Long> created) throws Exception {
     long last = 0;
     int i = 0;
-    long refusedSince = -1;
     long refusedMs = 0;
     long deadline = System.currentTimeMillis() + 60_000;
     for (String name : created.keySet()) {
       boolean delete = i++ < SPLIT_OBJECTS / 2;
-      HttpsClient.Resp r;
-      while (true) {
-        r = delete ? admin.send(HttpMethod.DELETE, url, CONFIGMAPS + "/" + name, Map.of(), null)
-            : admin.send(HttpMethod.PUT, url, CONFIGMAPS + "/" + name, JSON, configMap(name, "new", created.get(name)));
-        // while Hazelcast re-forms the majority after losing a member (a new master, a short split of the
-        // survivors) the storage answers 503 with Retry-After, as a client retries; it must end within the deadline
-        if (r.status() != 503 || System.currentTimeMillis() > deadline) {
-          break;
+      HttpsClient.Resp[] answer = {null};
+      long[] refusedSince = {-1};
+      // while Hazelcast re-forms the majority after losing a member (a new master, a short split of the
+      // survivors) the storage answers 503 with Retry-After, as a client retries (every 200 ms); it must end within
+      // the deadline
+      try {
+        FleetTest.await((delete ? "DELETE " : "PUT ") + name + " not refused (503) by the majority",
+            deadline - System.currentTimeMillis(), 200, () -> {
+              answer[0] = null;
+              HttpsClient.Resp r = delete ? admin.send(HttpMethod.DELETE, url, CONFIGMAPS + "/" + name, Map.of(), null)
+                  : admin.send(HttpMethod.PUT, url, CONFIGMAPS + "/" + name, JSON,
+                  configMap(name, "new", created.get(name)));
+              answer[0] = r;
+              if (r.status() == 503 && refusedSince[0] < 0) {
+                refusedSince[0] = System.currentTimeMillis();
+              }
+              return r.status() != 503;
+            });
+      } catch (AssertionError stillRefused) {
+        // still 503 at the deadline (or the last attempt failed): judged below as the answer it is
+        if (answer[0] == null) {
+          throw stillRefused;
         }
-        refusedSince = refusedSince < 0 ? System.currentTimeMillis() : refusedSince;
-        Thread.sleep(200);
       }
-      if (refusedSince >= 0) {
-        refusedMs += System.currentTimeMillis() - refusedSince;
-        refusedSince = -1;
+      HttpsClient.Resp r = answer[0];
+      if (refusedSince[0] >= 0) {
+        refusedMs += System.currentTimeMillis() - refusedSince[0];
       }
       if (r.status() != 200 && survivorsSplit()) {
         // the two survivors split too (Hazelcast's IO spin on the frozen member, README "Routing rules"): no side

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.mvproxy.node.plugin.CodePluginJar;
 import io.mvproxy.node.plugin.PluginPacker;
+import io.mvproxy.node.plugin.PluginVerticle;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
@@ -258,6 +259,19 @@ class PluginHotReloadTest {
     assertEquals(3, nodes.getJsonArray("items").size(), nodes.encodePrettily());
   }
 
+  /** @return true when the node's plugins API lists {@code widgets-new.jar} ACTIVE at {@code version} */
+  boolean runs(FleetHarness.NodeProc n, String version) throws Exception {
+    for (Object o : admin.get(n.url(), "/apis/mvproxy.io/v1alpha1/plugins").json().getJsonArray("items")) {
+      JsonObject p = (JsonObject) o;
+      if (p.getJsonObject("metadata").getString("name").equals("widgets-new")
+          && version.equals(p.getJsonObject("spec").getString("version"))
+          && "ACTIVE".equals(p.getJsonObject("status").getString("state"))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   Map<String, String> failed(FleetHarness.NodeProc n) throws Exception {
     Map<String, String> out = new LinkedHashMap<>();
     HttpsClient.Resp r = admin.get(n.url(), "/apis/mvproxy.io/v1alpha1/plugins");
@@ -278,7 +292,8 @@ class PluginHotReloadTest {
     AtomicInteger ok = new AtomicInteger();
     List<String> bad = new java.util.concurrent.CopyOnWriteArrayList<>();
     Thread load = new Thread(() -> {
-      long end = System.currentTimeMillis() + 30_000;
+      // a safety bound: the swaps below pace on conditions, which a loaded machine makes slower
+      long end = System.currentTimeMillis() + 240_000;
       while (run.get() && System.currentTimeMillis() < end) {
         try {
           HttpsClient.Resp r = admin.get(a.url(), FleetTest.WIDGETS_V2);
@@ -294,15 +309,25 @@ class PluginHotReloadTest {
     });
     load.start();
     List<Path> newSet = TestData.newWidgets();
+    Map<String, Integer> closedBefore = new LinkedHashMap<>();
+    for (String node : List.of("node-b", "node-c")) {
+      closedBefore.put(node, PluginRollbackTest.count(fleet.node(node).log(), PluginVerticle.CLOSED_LOG));
+    }
     for (int i = 0; i < 3; i++) {
       for (String node : List.of("node-b", "node-c")) {
         Path jar = tmp.resolve("swap-" + node + i + ".jar");
         new PluginPacker().pack(jar, "widgets-new", "swap-" + i, newSet);
         Files.move(jar, pluginDir(node).resolve("widgets-new.jar"), StandardCopyOption.REPLACE_EXISTING,
             StandardCopyOption.ATOMIC_MOVE);
-        Thread.sleep(700);
+        // the next swap once this one is ACTIVE: its predecessor is still draining, so swaps overlap
+        String version = "swap-" + i;
+        FleetTest.await(node + " runs widgets-new " + version, 30_000, () -> runs(fleet.node(node), version));
       }
     }
+    // every swapped-out version drained and closed under the traffic too (PluginVerticle logs each close)
+    FleetTest.await("node-b and node-c closed the 3 versions each swapped out", 60_000,
+        () -> closedBefore.entrySet().stream().allMatch(e -> PluginRollbackTest.count(fleet.node(e.getKey()).log(),
+            PluginVerticle.CLOSED_LOG) >= e.getValue() + 3));
     int afterSwaps = ok.get();
     // keep the traffic going until it has done some requests after the last swap (a loaded machine is slow)
     FleetTest.await("requests after the last swap", 60_000, () -> ok.get() > Math.max(20, afterSwaps + 5));

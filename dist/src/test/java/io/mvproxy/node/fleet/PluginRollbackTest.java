@@ -36,8 +36,10 @@ import org.junit.jupiter.api.TestMethodOrder;
 /**
  * Issue 21, never a false 404 while plugins change: three nodes, node-a lacks {@code widgets-new} (widgets v2,
  * gadgets), node-b and node-c serve it. Through node-a a reader (one keep-alive connection: a named widget v2 and
- * the gadget list), a writer (gadget creates) and a watcher (gadget list + watch, re-listed whenever the watch ends)
- * run while {@code widgets-new.jar} is removed from node-b, put back and swapped for a newer version, three times.
+ * the gadget list), a writer (gadget creates, each deleted again) and watchers (gadget list + watch, re-listed
+ * whenever the watch ends) run while {@code widgets-new.jar} is removed from node-b, put back and swapped for a newer
+ * version, three times; each step ends when node-b finished it (a withdrawn version closed) and every kind of
+ * traffic ran across it.
  * node-c serves the resources throughout, so every 404 would be false: none is allowed, and every non-2xx must be a
  * 503 with Retry-After. Then the rollback to nothing: the jar removed from node-b and node-c, node-a answers the
  * ordinary 404 and {@code kubectl api-resources} no longer lists gadgets.
@@ -48,8 +50,13 @@ import org.junit.jupiter.api.TestMethodOrder;
 class PluginRollbackTest {
   static final String GADGETS = "/apis/demo.mvproxy.io/v1/gadgets";
   static final String WIDGET_W0 = FleetTest.WIDGETS_V2 + "/w0";
-  /** Requests the reader makes after each step before the next one (the scenario's pace, not a gate). */
+  /** Requests the reader makes after each step before the next one (with a create, a delete, a re-list). */
   static final int READS_PER_STEP = 150;
+  /**
+   * {@code timeoutSeconds} of the watches: short, so that the watchers list and watch again across every step (the
+   * peer of each watch picked anew), besides the watches node-b's withdrawals end.
+   */
+  static final int WATCH_TIMEOUT_SECONDS = 3;
   /** Concurrent list-and-watch loops through node-a. */
   static final int WATCHERS = 4;
   FleetHarness fleet;
@@ -114,6 +121,7 @@ class PluginRollbackTest {
     AtomicBoolean run = new AtomicBoolean(true);
     List<Answer> reads = new CopyOnWriteArrayList<>();
     List<Answer> writes = new CopyOnWriteArrayList<>();
+    List<Answer> deletes = new CopyOnWriteArrayList<>();
     List<Answer> watches = new CopyOnWriteArrayList<>();
     AtomicInteger watchEnds = new AtomicInteger();
     Thread reader = new Thread(() -> {
@@ -123,12 +131,19 @@ class PluginRollbackTest {
         reads.add(call(t0, HttpMethod.GET, a.url(), path, null));
       }
     }, "reader");
+    // the writer deletes each gadget it created: the gadget list the reader and the watchers fetch stays a few
+    // objects long (left to grow, 4,000 gadgets made every list take seconds and the scenario 6 minutes)
     Thread writer = new Thread(() -> {
       int i = 0;
       while (run.get()) {
+        String name = "rollback-" + i++;
         JsonObject g = new JsonObject().put("apiVersion", "demo.mvproxy.io/v1").put("kind", "Gadget")
-            .put("metadata", new JsonObject().put("name", "rollback-" + i++));
-        writes.add(call(t0, HttpMethod.POST, a.url(), GADGETS, g.encode()));
+            .put("metadata", new JsonObject().put("name", name));
+        Answer create = call(t0, HttpMethod.POST, a.url(), GADGETS, g.encode());
+        writes.add(create);
+        if (create.status() == 201) {
+          deletes.add(call(t0, HttpMethod.DELETE, a.url(), GADGETS + "/" + name, null));
+        }
       }
     }, "writer");
     // several watchers, so that some of their watches are proxied to node-b (the peer is picked at random)
@@ -139,23 +154,36 @@ class PluginRollbackTest {
     reader.start();
     writer.start();
     watchers.forEach(Thread::start);
+    // each step: the change, its observable end on node-b (a withdrawal ends when the old version's sources are
+    // closed, DRAIN_MS after every peer confirmed it), and traffic of every kind across it
+    List<String> steps = new ArrayList<>();
+    Traffic traffic = new Traffic(reads, writes, deletes, watches);
     try {
-      awaitReads(reads, READS_PER_STEP);
+      traffic.awaitStep();
+      steps.add(step(t0, "start", reads, writes));
       for (int i = 1; i <= 3; i++) {
         int cycle = i;
         Path installed = pluginDir("node-b").resolve("widgets-new.jar");
+        traffic = new Traffic(reads, writes, deletes, watches);
         Files.move(installed, tmp.resolve("removed-" + cycle + ".jar"), StandardCopyOption.ATOMIC_MOVE);
         FleetTest.await("node-b withdraws gadgets (cycle " + cycle + ")", 30_000, () -> !servesGadgets("node-b"));
-        awaitReads(reads, READS_PER_STEP);
+        awaitWithdrawalsClosed(2 * cycle - 1);
+        traffic.awaitStep();
+        steps.add(step(t0, "removal " + cycle, reads, writes));
+        traffic = new Traffic(reads, writes, deletes, watches);
         Files.move(packNew("2.0." + cycle), installed, StandardCopyOption.ATOMIC_MOVE);
         FleetTest.await("node-b serves gadgets again (cycle " + cycle + ")", 30_000, () -> servesGadgets("node-b"));
-        awaitReads(reads, READS_PER_STEP);
+        traffic.awaitStep();
+        steps.add(step(t0, "restore " + cycle, reads, writes));
+        traffic = new Traffic(reads, writes, deletes, watches);
         Files.move(packNew("2.1." + cycle), installed, StandardCopyOption.ATOMIC_MOVE,
             StandardCopyOption.REPLACE_EXISTING);
         FleetTest.await("node-b runs the swapped jar (cycle " + cycle + ")", 30_000,
             () -> admin.get(fleet.node("node-b").url(), "/apis/mvproxy.io/v1alpha1/plugins").text()
                 .contains("2.1." + cycle));
-        awaitReads(reads, READS_PER_STEP);
+        awaitWithdrawalsClosed(2 * cycle);
+        traffic.awaitStep();
+        steps.add(step(t0, "swap " + cycle, reads, writes));
       }
     } finally {
       run.set(false);
@@ -165,8 +193,11 @@ class PluginRollbackTest {
         w.join(60_000);
       }
     }
+    System.out.println("FIGURE plugin rollback steps (ends, since the traffic started): "
+        + String.join("; ", steps));
     report("reads", reads, 200);
     report("writes", writes, 201);
+    report("deletes", deletes, 200);
     report("watch lists and watch heads", watches, 200);
     String logB = fleet.node("node-b").log();
     String logA = fleet.node("node-a").log();
@@ -176,8 +207,9 @@ class PluginRollbackTest {
         count(logB, "without every peer's confirmation"), count(logA, "no longer serves"));
     assertTrue(reads.size() > 6 * READS_PER_STEP, "too few reads: " + reads.size());
     assertTrue(writes.size() > 10, "too few writes: " + writes.size());
+    assertTrue(deletes.size() > 10, "too few deletes: " + deletes.size());
     assertTrue(watches.size() >= 2 * WATCHERS, "the watchers never listed: " + watches);
-    for (List<Answer> all : List.of(reads, writes, watches)) {
+    for (List<Answer> all : List.of(reads, writes, deletes, watches)) {
       List<Answer> wrong = all.stream().filter(x -> x.status() >= 300 && (x.status() != 503 || !x.retryAfter()))
           .toList();
       assertEquals(List.of(), wrong, "every answer other than success must be 503 with Retry-After");
@@ -237,11 +269,58 @@ class PluginRollbackTest {
     return String.join(", ", out);
   }
 
-  /** Waits until the reader has made {@code n} more requests (the traffic a step runs under). */
-  void awaitReads(List<Answer> reads, int n) throws Exception {
-    int from = reads.size();
-    FleetTest.await(n + " more reads (after " + from + "; the last: " + (from == 0 ? "none"
-        : reads.get(from - 1)) + ")", 120_000, () -> reads.size() >= from + n);
+  /** @return "what at N ms (R reads, W writes)": when a step's traffic ended, for the FIGURE line */
+  static String step(long t0, String what, List<Answer> reads, List<Answer> writes) {
+    return what + " at " + (System.currentTimeMillis() - t0) + " ms (" + reads.size() + " reads, " + writes.size()
+        + " writes)";
+  }
+
+  /**
+   * Waits until node-b logged {@code n} withdrawn versions drained and closed (PluginVerticle: every live peer
+   * confirmed, then the sources closed {@link io.mvproxy.node.plugin.PluginVerticle#DRAIN_MS} later).
+   */
+  void awaitWithdrawalsClosed(int n) {
+    FleetTest.await("node-b drained and closed " + n + " withdrawn versions of widgets-new", 30_000, () -> {
+      String log = fleet.node("node-b").log();
+      return count(log, "widgets-new.jar drained") >= n
+          && count(log, io.mvproxy.node.plugin.PluginVerticle.CLOSED_LOG) >= n;
+    });
+  }
+
+  /** The answers counted when a step began: {@link #awaitStep} waits for traffic of every kind after it. */
+  final class Traffic {
+    final List<Answer> reads;
+    final List<Answer> writes;
+    final List<Answer> deletes;
+    final List<Answer> watches;
+    final int readsFrom;
+    final int writesFrom;
+    final int deletesFrom;
+    final int watchesFrom;
+
+    Traffic(List<Answer> reads, List<Answer> writes, List<Answer> deletes, List<Answer> watches) {
+      this.reads = reads;
+      this.writes = writes;
+      this.deletes = deletes;
+      this.watches = watches;
+      readsFrom = reads.size();
+      writesFrom = writes.size();
+      deletesFrom = deletes.size();
+      watchesFrom = watches.size();
+    }
+
+    /**
+     * Waits until, since this step began, the reader made {@link PluginRollbackTest#READS_PER_STEP} requests, the
+     * writer created and deleted, and a watcher listed and opened a watch again (the traffic a step runs under).
+     *
+     * @throws AssertionError naming the last read when that does not happen within 120 s
+     */
+    void awaitStep() {
+      FleetTest.await(READS_PER_STEP + " more reads (after " + readsFrom + "; the last: " + (readsFrom == 0 ? "none"
+          : reads.get(readsFrom - 1)) + "), a create, a delete and a watch re-listed", 120_000,
+          () -> reads.size() >= readsFrom + READS_PER_STEP && writes.size() > writesFrom
+              && deletes.size() > deletesFrom && watches.size() >= watchesFrom + 2);
+    }
   }
 
   Answer call(long t0, HttpMethod method, String url, String path, String body) {
@@ -275,8 +354,8 @@ class PluginRollbackTest {
         CompletableFuture<Integer> head = new CompletableFuture<>();
         CompletableFuture<Void> ended = new CompletableFuture<>();
         long at = System.currentTimeMillis() - t0;
-        http.request(new RequestOptions().setAbsoluteURI(url + GADGETS + "?watch=true&timeoutSeconds=60"
-            + "&resourceVersion=" + rv)).compose(req -> req.send()).onSuccess(resp -> {
+        http.request(new RequestOptions().setAbsoluteURI(url + GADGETS + "?watch=true&timeoutSeconds="
+            + WATCH_TIMEOUT_SECONDS + "&resourceVersion=" + rv)).compose(req -> req.send()).onSuccess(resp -> {
               head.complete(resp.statusCode());
               answers.add(new Answer(at, "WATCH " + GADGETS, resp.statusCode(),
                   resp.getHeader("Retry-After") != null, ""));

@@ -52,6 +52,8 @@ public final class Prober implements AutoCloseable {
           answers.add(new Answer(System.currentTimeMillis(), NO_CONNECTION, String.valueOf(e)));
         }
         try {
+          // the prober's own request pace (a traffic generator, as a client polling a node), not a wait for a
+          // condition: the tests wait on its answers through FleetTest.await
           Thread.sleep(pauseMs);
         } catch (InterruptedException e) {
           return;

@@ -54,6 +54,8 @@ class RollingRestartTest {
     AtomicInteger ok = new AtomicInteger();
     List<String> failures = new CopyOnWriteArrayList<>();
     AtomicInteger seq = new AtomicInteger();
+    // the entry of the last request answered: the load moved to a new entry once a request to it was answered
+    AtomicReference<String> answeredBy = new AtomicReference<>("");
     Thread load = new Thread(() -> {
       long end = System.currentTimeMillis() + 240_000;
       while (!Thread.currentThread().isInterrupted() && System.currentTimeMillis() < end) {
@@ -72,6 +74,7 @@ class RollingRestartTest {
           } else {
             ok.incrementAndGet();
           }
+          answeredBy.set(url);
         } catch (InterruptedException e) {
           return;
         } catch (Exception e) {
@@ -85,8 +88,11 @@ class RollingRestartTest {
     load.start();
     long t0 = System.nanoTime();
     for (String node : List.of("node-b", "node-c", "node-a")) {
-      entry.set(fleet.node(node.equals("node-a") ? "node-b" : "node-a").url());
-      Thread.sleep(300);
+      String next = fleet.node(node.equals("node-a") ? "node-b" : "node-a").url();
+      entry.set(next);
+      // the request in flight to the previous entry has ended (one thread: the next answer is from the new entry)
+      FleetTest.await("the traffic answered through " + next + " before " + node + " stops", 30_000,
+          () -> next.equals(answeredBy.get()));
       FleetHarness.NodeProc n = fleet.node(node);
       n.process().destroy();
       assertTrue(n.process().waitFor(30, TimeUnit.SECONDS), node + " did not stop on SIGTERM");

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.mvproxy.node.fleet.FleetTest;
 import java.lang.ref.WeakReference;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -51,16 +52,15 @@ class PluginUnloadTest {
     assertTrue(p.sources().get(0).getClass().getClassLoader() == p.classLoader());
     p = null;
     Files.delete(dir.resolve("greetings.jar"));
-    long end = System.currentTimeMillis() + 5000;
-    while (!registry.plugins().isEmpty() && System.currentTimeMillis() < end) {
-      Thread.sleep(20);
-    }
-    assertTrue(registry.plugins().isEmpty());
-    Thread.sleep(PluginVerticle.DRAIN_MS + 500);
-    for (int i = 0; i < 50 && loader.get() != null; i++) {
-      System.gc();
-      Thread.sleep(100);
-    }
+    FleetTest.await("greetings.jar leaves the registry", 5_000,
+        () -> registry.plugins().isEmpty());
+    // the withdrawn plugin keeps serving while it drains (no peers here: at once), then its sources and class
+    // loader are closed DRAIN_MS later; only then can the loader be collected
+    FleetTest.await("the unloaded plugin's class loader is collected (still reachable after the drain of "
+        + PluginVerticle.DRAIN_MS + " ms and 5 s more)", PluginVerticle.DRAIN_MS + 5_000, () -> {
+          System.gc();
+          return loader.get() == null;
+        });
     assertNull(loader.get(), "the unloaded plugin's class loader is still reachable");
   }
 

@@ -1,10 +1,12 @@
 package io.mvproxy.node.plugin;
 
+import io.mvproxy.node.fleet.FleetTest;
 import io.mvproxy.testkit.TestSourceContext;
 import io.vertx.core.Vertx;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A {@link PluginVerticle} watching {@code <tmp>/plugins} on its own Vert.x, with a registry to read the loaded
@@ -29,7 +31,7 @@ final class WatchedPluginDir implements AutoCloseable {
   }
 
   /**
-   * Polls the registry every 20 ms.
+   * Polls the registry ({@link FleetTest#await}).
    *
    * @param file    the jar's file name
    * @param state   the state to wait for
@@ -37,17 +39,18 @@ final class WatchedPluginDir implements AutoCloseable {
    * @return the plugin once {@code file} is in {@code state}
    * @throws AssertionError with the registry's plugins when it never is
    */
-  Plugin await(String file, PluginState state, int seconds) throws InterruptedException {
-    long end = System.currentTimeMillis() + seconds * 1000L;
-    while (System.currentTimeMillis() < end) {
-      for (Plugin p : registry.plugins()) {
-        if (p.fileName().equals(file) && p.state() == state) {
-          return p;
-        }
-      }
-      Thread.sleep(20);
+  Plugin await(String file, PluginState state, int seconds) {
+    AtomicReference<Plugin> found = new AtomicReference<>();
+    try {
+      FleetTest.await(file + " " + state, seconds * 1000L, () -> {
+        registry.plugins().stream().filter(p -> p.fileName().equals(file) && p.state() == state).findFirst()
+            .ifPresent(found::set);
+        return found.get() != null;
+      });
+    } catch (AssertionError timedOut) {
+      throw new AssertionError(file + " never became " + state + ": " + registry.plugins(), timedOut);
     }
-    throw new AssertionError(file + " never became " + state + ": " + registry.plugins());
+    return found.get();
   }
 
   /** Closes the Vert.x instance (waits up to 10 s). */

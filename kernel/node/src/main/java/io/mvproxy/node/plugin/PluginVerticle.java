@@ -50,6 +50,11 @@ public final class PluginVerticle extends VerticleBase {
    * longer than this (its late hops get 503 Not-Served-Here and are retried elsewhere).
    */
   static final long PEER_DRAIN_BOUND_MS = 10_000;
+  /**
+   * Logged as {@code plugin <jar> [<version>] closed: ...} once a withdrawn, refused or late plugin's sources are
+   * closed (for a drained one {@link #DRAIN_MS} after it left routing): the end of its withdrawal.
+   */
+  public static final String CLOSED_LOG = "closed: its sources no longer serve";
   private static final Logger LOG = Logger.getLogger(PluginVerticle.class.getName());
 
   private final Path dir;
@@ -347,8 +352,14 @@ public final class PluginVerticle extends VerticleBase {
         });
   }
 
+  /**
+   * Closes a plugin's sources after {@code delayMs} (0: at once), then its class loader; logs
+   * {@link #CLOSED_LOG} when done.
+   */
   private void closeLater(Plugin p, long delayMs) {
     Runnable close = () -> Future.join(p.sources().stream().map(ApiSource::close).toList()).onComplete(ar -> {
+      LOG.info("plugin " + p.fileName() + (p.version().isEmpty() ? "" : " " + p.version()) + " " + CLOSED_LOG
+          + (ar.succeeded() ? "" : " (a source failed to close: " + ar.cause() + ")"));
       PluginLoader.closeQuietly(p.classLoader());
       if (p.classLoader() != null) {
         // Vert.x's shared Jackson mapper caches serializers per class: flush so the loader can be collected
