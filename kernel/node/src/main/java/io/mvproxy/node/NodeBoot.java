@@ -55,8 +55,6 @@ final class NodeBoot {
    * (an aggregated backend's check times out after 5 s).
    */
   static final long SOURCES_READY_TIMEOUT_MS = 15_000;
-  /** Longest wait for the peer-path warm-up ({@link #warmUp}) before the membership record is published, ms. */
-  static final long WARM_UP_TIMEOUT_MS = 3_000;
   private static final Logger LOG = Logger.getLogger(Node.class.getName());
 
   final NodeConfig config;
@@ -225,42 +223,12 @@ final class NodeBoot {
         host, port, Node.CONTROLLERS, metrics.registry(), config.peerProxyEnabled(), config.controllers(),
         balancerOptions, members::get, config.identityLease(),
         config.peerProxyEnabled() ? advertise + ":" + config.peerPort(port) : null);
-    Future<Void> warm = warmUp(client, advertise, config.peerPort(port));
     return vertx.deployVerticle(discovery).compose(d -> sourcesReady(sources.get()))
-        .compose(v -> warm)
-        .onSuccess(v -> stages.mark("discovery, sources and peer path ready"))
+        .onSuccess(v -> stages.mark("discovery and sources ready"))
         .compose(v -> vertx.deployVerticle(membership))
         .onSuccess(v -> stages.mark("membership record published"))
         .compose(mid -> vertx.deployVerticle(controllers).onSuccess(v -> stages.mark("controllers"))
             .map(cid -> new Node(this, new NodeShutdown.Deployments(pluginDeployment, mid, cid))));
-  }
-
-  /**
-   * Fetches this node's own local discovery through its peer address, as its peers are about to once its record is
-   * published, so that the first TLS handshakes and requests of a just-started JVM (the peer client's TLS context on
-   * this side, the ingress's handshake, authentication and discovery encoding on the other) are paid before the
-   * record goes out and not while the peers hold back 404s for this node's APIs (503) waiting for its discovery.
-   *
-   * @param client the peer discovery client, or null when peers are disabled (nothing to warm)
-   * @param host   the advertised peer IP
-   * @param port   the advertised peer port
-   * @return completes (never fails) when the fetch answered or failed, or after {@link #WARM_UP_TIMEOUT_MS}
-   */
-  private Future<Void> warmUp(PeerDiscoveryClient client, String host, int port) {
-    if (client == null) {
-      return Future.succeededFuture();
-    }
-    Promise<Void> p = Promise.promise();
-    long timer = vertx.setTimer(WARM_UP_TIMEOUT_MS, t -> p.tryComplete());
-    long t0 = System.nanoTime();
-    client.fetch(new io.mvproxy.node.membership.PeerInfo(config.serverId(), host, port, "", "", "", List.of()), null)
-        .onComplete(ar -> {
-          vertx.cancelTimer(timer);
-          LOG.info("peer-path warm-up " + (ar.succeeded() ? "answered" : "failed (" + ar.cause() + ")") + " in "
-              + (System.nanoTime() - t0) / 1_000_000 + " ms");
-          p.tryComplete();
-        });
-    return p.future();
   }
 
   /** @return this member's Hazelcast {@code ip:port}, or "" when unknown */
