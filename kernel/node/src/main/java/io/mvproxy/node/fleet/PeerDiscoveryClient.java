@@ -49,8 +49,7 @@ public final class PeerDiscoveryClient {
   }
 
   /**
-   * Fetches a peer's local discovery (both documents at once), revalidating with {@code If-None-Match} against
-   * {@code last}.
+   * Fetches a peer's local discovery, revalidating with {@code If-None-Match} against {@code last}.
    *
    * @param peer the peer
    * @param last the previous answer, or null
@@ -58,22 +57,17 @@ public final class PeerDiscoveryClient {
    *     errors, non-200/304 answers or a non-aggregated answer
    */
   public Future<Fetched> fetch(PeerInfo peer, Fetched last) {
-    // both documents at once (two connections, or two streams): a peer that just started answers its first requests
-    // slowly, and one after the other they added up
-    Future<Doc> coreDoc = get(peer, "/api", last == null ? null : last.apiEtag());
-    Future<Doc> apisDoc = get(peer, "/apis", last == null ? null : last.apisEtag());
-    return Future.all(coreDoc, apisDoc).map(both -> {
-      Doc core = coreDoc.result();
-      Doc apis = apisDoc.result();
-      if (core.groups() == null && apis.groups() == null) {
-        return last;
-      }
-      List<DiscoveryGroup> all = new ArrayList<>(core.groups() != null ? core.groups()
-          : last.groups().stream().filter(g -> g.name().isEmpty()).toList());
-      all.addAll(apis.groups() != null ? apis.groups()
-          : last.groups().stream().filter(g -> !g.name().isEmpty()).toList());
-      return new Fetched(List.copyOf(all), core.etag(), apis.etag());
-    });
+    return get(peer, "/api", last == null ? null : last.apiEtag()).compose(core ->
+        get(peer, "/apis", last == null ? null : last.apisEtag()).map(apis -> {
+          if (core.groups() == null && apis.groups() == null) {
+            return last;
+          }
+          List<DiscoveryGroup> all = new ArrayList<>(core.groups() != null ? core.groups()
+              : last.groups().stream().filter(g -> g.name().isEmpty()).toList());
+          all.addAll(apis.groups() != null ? apis.groups()
+              : last.groups().stream().filter(g -> !g.name().isEmpty()).toList());
+          return new Fetched(List.copyOf(all), core.etag(), apis.etag());
+        }));
   }
 
   /** One document: null groups when 304 Not Modified. */
