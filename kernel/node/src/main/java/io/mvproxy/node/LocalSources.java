@@ -26,6 +26,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * and routing (serving, including withdrawn ones still draining).
  */
 final class LocalSources {
+  private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(Node.class.getName());
   private final NodeSourceContext ctx;
   private final BuiltinApiSet builtin;
   private final PluginRegistry plugins;
@@ -88,12 +89,21 @@ final class LocalSources {
         publishDefinitions();
       }
     });
+    long[] at = {System.nanoTime(), 0, 0};
     Future<String> crdsFirst = apiCrds == null ? Future.succeededFuture("") : vertx.deployVerticle(apiCrds);
-    return crdsFirst.compose(c -> apiServices == null ? Future.succeededFuture("")
-        : vertx.deployVerticle(apiServices)).compose(c -> vertx.deployVerticle(pluginVerticle)).onSuccess(id -> {
-          scanned.set(true);
-          publishDefinitions();
-        });
+    return crdsFirst.compose(c -> {
+      at[1] = System.nanoTime();
+      return apiServices == null ? Future.succeededFuture("") : vertx.deployVerticle(apiServices);
+    }).compose(c -> {
+      at[2] = System.nanoTime();
+      return vertx.deployVerticle(pluginVerticle);
+    }).onSuccess(id -> {
+      // the three parts of the start-up stage "stored CRDs, APIServices and plugins loaded"
+      LOG.info("local sources: stored CRDs listed in " + (at[1] - at[0]) / 1_000_000 + " ms, APIServices in "
+          + (at[2] - at[1]) / 1_000_000 + " ms, plugins loaded in " + (System.nanoTime() - at[2]) / 1_000_000 + " ms");
+      scanned.set(true);
+      publishDefinitions();
+    });
   }
 
   /** Stores the CRDs and APIServices of this node's ACTIVE plugins as API objects (merged fleet-wide). */

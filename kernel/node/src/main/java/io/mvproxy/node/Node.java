@@ -73,6 +73,9 @@ public final class Node {
         .setWarningExceptionTimeUnit(VertxOptions.DEFAULT_MAX_EVENT_LOOP_EXECUTE_TIME_UNIT);
     long t0 = System.nanoTime();
     StartupStages stages = new StartupStages();
+    // the TLS stack's first use costs a second or more of a cold JVM's CPU: paid meanwhile, while the member joins
+    TlsWarmUp.start(config.tlsCertFile(), config.tlsPrivateKeyFile(),
+        config.peerCaFile() != null ? config.peerCaFile() : config.clientCaFile());
     return ClusterJoin.join(config, vo, CLUSTER_JOIN_BUDGET, e -> { })
         .compose(j -> new NodeBoot(config, j.vertx(), j.manager(), security, stages).run()
             .onFailure(e -> j.vertx().close()))

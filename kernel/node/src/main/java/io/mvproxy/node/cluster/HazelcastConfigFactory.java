@@ -4,7 +4,8 @@ import com.hazelcast.config.Config;
 import com.hazelcast.config.DiscoveryStrategyConfig;
 import com.hazelcast.config.JoinConfig;
 import io.mvproxy.node.config.NodeConfig;
-import io.vertx.spi.cluster.hazelcast.ConfigUtil;
+import com.hazelcast.config.MapConfig;
+import com.hazelcast.config.MultiMapConfig;
 import java.util.List;
 
 /**
@@ -21,9 +22,21 @@ public final class HazelcastConfigFactory {
   static final String HEARTBEAT_SECONDS = "1";
   /** A member silent this long (seconds) is removed: 5 s (Hazelcast default 60 s). A killed one goes in ~0.35 s. */
   static final String MAX_NO_HEARTBEAT_SECONDS = "5";
-  /** Join waits (seconds): a lone node must not wait 5-20 s for members that are not there. */
+  /**
+   * {@code hazelcast.wait.seconds.before.join}: on a joining member, how long (seconds) its discovery is asked again
+   * while no other member answers (Hazelcast's {@code DiscoveryJoiner}; 0 would skip discovery altogether, so 1 is
+   * the least), so a lone node waits 1 s, not Hazelcast's 5 s, for members that are not there. On the master the same
+   * property would hold every join request back for this long to batch joiners ({@code ClusterJoinManager}): see
+   * {@link #MAX_WAIT_BEFORE_JOIN_SECONDS}.
+   */
   static final String WAIT_BEFORE_JOIN_SECONDS = "1";
-  static final String MAX_WAIT_BEFORE_JOIN_SECONDS = "2";
+  /**
+   * {@code hazelcast.max.wait.seconds.before.join}: the longest the master batches join requests, seconds, counted
+   * from the first request of a batch. 0: a join request starts the join at once (a restarted node's member joined
+   * 1-2 s later with 2, one or two of the joiner's 1 s join-request rounds), except within
+   * {@link #WAIT_BEFORE_JOIN_SECONDS} of a member's removal, when the master still batches until then.
+   */
+  static final String MAX_WAIT_BEFORE_JOIN_SECONDS = "0";
 
   private HazelcastConfigFactory() {
   }
@@ -49,7 +62,7 @@ public final class HazelcastConfigFactory {
    * @return a Hazelcast config
    */
   static Config create(NodeConfig config, FleetHandshake handshake) {
-    Config hz = ConfigUtil.loadConfig();
+    Config hz = vertxBase();
     hz.setClusterName(config.clusterName());
     hz.setProperty("hazelcast.phone.home.enabled", "false");
     hz.setProperty("hazelcast.socket.bind.any", "false");
@@ -82,6 +95,23 @@ public final class HazelcastConfigFactory {
     if (io.mvproxy.storage.StorageConfig.MEMORY.equals(config.storage().backend())) {
       io.mvproxy.storage.MemoryClusterConfig.apply(hz, config.clusterMembers().size(), config.storage());
     }
+    return hz;
+  }
+
+  /**
+   * The structures vertx-hazelcast's {@code default-cluster.xml} configures (what {@code ConfigUtil.loadConfig()}
+   * returns without a {@code cluster.xml}), built directly: parsing and validating that XML took about half a second
+   * of a restarted node's start-up. Its network section (multicast join) is replaced by {@link #create} anyway.
+   *
+   * @return a new config with the {@code __vertx.subs} multimap (1 backup, set values) and the
+   *     {@code __vertx.haInfo} and {@code __vertx.nodeInfo} maps (1 backup)
+   */
+  static Config vertxBase() {
+    Config hz = new Config();
+    hz.addMultiMapConfig(new MultiMapConfig("__vertx.subs").setBackupCount(1)
+        .setValueCollectionType(MultiMapConfig.ValueCollectionType.SET));
+    hz.addMapConfig(new MapConfig("__vertx.haInfo").setBackupCount(1));
+    hz.addMapConfig(new MapConfig("__vertx.nodeInfo").setBackupCount(1));
     return hz;
   }
 
