@@ -116,29 +116,46 @@ public final class WebhookClient {
       }
     });
     Buffer payload = body.toBuffer();
-    client.request(new RequestOptions().setMethod(HttpMethod.POST).setAbsoluteURI(url)
+    attempt(client, url, payload, sent, done.future(), true).onComplete(ar -> {
+      vertx.cancelTimer(timer);
+      if (ar.succeeded()) {
+        done.tryComplete(ar.result());
+      } else {
+        done.tryFail(ar.cause() instanceof CallException || ar.cause() instanceof InvalidResponse ? ar.cause()
+            : new CallException("Post \"" + url + "\": " + goError(ar.cause(), url)));
+      }
+    });
+    return done.future();
+  }
+
+  /**
+   * One POST; when the connection closes before any answer came (a pooled keep-alive connection the webhook server
+   * closed meanwhile, e.g. as it stopped), it is sent once more on a new connection, as Go's transport retries a
+   * request whose reused connection the server closed ({@code net/http/transport.go shouldRetryRequest}), so that a
+   * webhook that went away reads "connection refused" as with kube-apiserver.
+   */
+  private Future<Buffer> attempt(HttpClient client, String url, Buffer payload, HttpClientRequest[] sent,
+                                 Future<Buffer> call, boolean mayRetry) {
+    boolean[] answered = new boolean[1];
+    return client.request(new RequestOptions().setMethod(HttpMethod.POST).setAbsoluteURI(url)
             .putHeader("Content-Type", "application/json").putHeader("Accept", "application/json, */*"))
         .compose(req -> {
           sent[0] = req;
           return req.send(payload);
         })
-        .compose(resp -> readBounded(resp, MAX_RESPONSE_BYTES).map(b -> {
-          if (resp.statusCode() < 200 || resp.statusCode() > 299) {
-            throw new CallException("the server responded with the status code " + resp.statusCode()
-                + " but did not return more information");
-          }
-          return b;
-        }))
-        .onComplete(ar -> {
-          vertx.cancelTimer(timer);
-          if (ar.succeeded()) {
-            done.tryComplete(ar.result());
-          } else {
-            done.tryFail(ar.cause() instanceof CallException || ar.cause() instanceof InvalidResponse ? ar.cause()
-                : new CallException("Post \"" + url + "\": " + goError(ar.cause(), url)));
-          }
-        });
-    return done.future();
+        .compose(resp -> {
+          answered[0] = true;
+          return readBounded(resp, MAX_RESPONSE_BYTES).map(b -> {
+            if (resp.statusCode() < 200 || resp.statusCode() > 299) {
+              throw new CallException("the server responded with the status code " + resp.statusCode()
+                  + " but did not return more information");
+            }
+            return b;
+          });
+        })
+        .recover(e -> mayRetry && !answered[0] && !call.isComplete()
+            && e instanceof io.vertx.core.http.HttpClosedException
+            ? attempt(client, url, payload, sent, call, false) : Future.failedFuture(e));
   }
 
   /** A Java I/O failure in Go's words where they are well known (connection refused, unknown authority). */
