@@ -193,7 +193,8 @@ class WebhookConverterTest {
   void upstreamChecksAndTexts() throws Exception {
     String p = "Internal error occurred: conversion webhook for x.io/v1, Kind=Gizmo ";
     List<JsonObject> one = List.of(gizmo("a", "x.io/v1", "size", 1));
-    assertTrue(failure(converter("uid", caBundle), one, false).startsWith(p + "failed: expected response.uid=\""));
+    String uid = failure(converter("uid", caBundle), one, false);
+    assertTrue(uid.startsWith(p + "failed: expected response.uid=\""), uid);
     assertEquals(p + "returned 2 objects, expected 1", failure(converter("count", caBundle), one, false));
     assertEquals(p + "returned invalid object at index 0: invalid groupVersion (expected x.io/v2, received x.io/v9)",
         failure(converter("version", caBundle), one, false));
