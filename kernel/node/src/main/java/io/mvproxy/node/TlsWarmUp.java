@@ -19,7 +19,8 @@ import javax.net.ssl.TrustManagerFactory;
  * parsing and PKIX validation, AES-GCM) on a background thread while the node joins its cluster, by running TLS 1.3
  * and TLS 1.2 handshakes between two in-memory {@link SSLEngine}s with the node's own serving key pair. A restarted
  * JVM otherwise pays that class loading and first-use cost on its critical path, several times over: the event bus
- * server, the HTTPS ingress, the first peer discovery fetches in both directions (README "Routing rules": the
+ * (always JSSE), the HTTPS ingress and the peer hop when {@code --tls-engine} resolves to {@code jdk} (with OpenSSL
+ * they do not use JSSE), the controllers' loopback clients (README "Routing rules": the
  * start-up stages). Nothing waits for it and nothing depends on it; a failure is logged at FINE and ignored; its duration is logged at INFO.
  */
 final class TlsWarmUp {
