@@ -101,7 +101,7 @@ public final class RehearseCommand implements Callable<Integer> {
     Rehearsal r = new Rehearsal(s, System.err);
     RunReport on = "off".equals(gate) ? null : r.run(true);
     RunReport off = "on".equals(gate) ? null : r.run(false);
-    System.out.println(Rehearsal.format(on != null ? on : off, off != null ? off : on));
+    System.out.println(Rehearsal.format(on, off));
     if (report != null) {
       HtmlReport.write(report, "mvproxy upgrade rehearsal", Rehearsal.describe(s), on, off);
       System.err.println("rehearsal: report written to " + report.toAbsolutePath());

@@ -85,8 +85,7 @@ public final class HtmlReport {
               + "collected, no namespace finished with content (exit code 0)"
               : "FAILED (exit code 1): " + esc(String.join("; ", f))).append("</p>\n");
     }
-    h.append("<h2>Summary</h2>\n").append(markdownTable(Rehearsal.format(on != null ? on : off,
-        off != null ? off : on)));
+    h.append("<h2>Summary</h2>\n").append(markdownTable(Rehearsal.format(on, off)));
     for (RunReport r : new RunReport[] {on, off}) {
       if (r != null) {
         run(h, r);

@@ -221,53 +221,62 @@ public final class Rehearsal {
   }
 
   /**
-   * The report of both runs side by side.
+   * The report of the runs that ran, side by side: one column per run, gate on first.
    *
-   * @param on  the gate-on run
-   * @param off the gate-off run
+   * @param on  the gate-on run, or null when only the gate-off run ran
+   * @param off the gate-off run, or null when only the gate-on run ran
    * @return the table (Markdown), one row per figure
+   * @throws IllegalArgumentException when both are null
    */
   public static String format(RunReport on, RunReport off) {
-    StringBuilder b = new StringBuilder();
-    b.append("| | gate on | gate off |\n|---|---|---|\n");
-    row(b, "client requests", on.total(), off.total());
+    List<RunReport> runs = new ArrayList<>();
+    StringBuilder b = new StringBuilder("|");
+    StringBuilder rule = new StringBuilder("|---|");
+    if (on != null) {
+      runs.add(on);
+      b.append(" | gate on");
+      rule.append("---|");
+    }
+    if (off != null) {
+      runs.add(off);
+      b.append(" | gate off");
+      rule.append("---|");
+    }
+    if (runs.isEmpty()) {
+      throw new IllegalArgumentException("no run to report");
+    }
+    b.append(" |\n").append(rule).append('\n');
+    row(b, "client requests", runs, RunReport::total);
     for (Outcome o : Outcome.values()) {
-      if (on.requests().get(o) > 0 || off.requests().get(o) > 0) {
-        row(b, "- " + o.label(), on.requests().get(o), off.requests().get(o));
+      if (runs.stream().anyMatch(r -> r.requests().get(o) > 0)) {
+        row(b, "- " + o.label(), runs, r -> r.requests().get(o));
       }
     }
-    java.util.TreeSet<String> res = new java.util.TreeSet<>(on.falseByResource().keySet());
-    res.addAll(off.falseByResource().keySet());
-    for (String r : res) {
-      row(b, "  - false 404s for " + r, on.falseByResource().getOrDefault(r, 0L),
-          off.falseByResource().getOrDefault(r, 0L));
+    java.util.TreeSet<String> res = new java.util.TreeSet<>();
+    runs.forEach(r -> res.addAll(r.falseByResource().keySet()));
+    for (String name : res) {
+      row(b, "  - false 404s for " + name, runs, r -> r.falseByResource().getOrDefault(name, 0L));
     }
-    long kOn = kubectl(on, false);
-    long kOff = kubectl(off, false);
-    if (kOn > 0 || kOff > 0) {
-      row(b, "client requests made with kubectl (apply, get -w, delete ns --wait)", kOn, kOff);
-      row(b, "- non-2xx (from exit code and stderr)", kubectl(on, true), kubectl(off, true));
+    if (runs.stream().anyMatch(r -> kubectl(r, false) > 0)) {
+      row(b, "client requests made with kubectl (apply, get -w, delete ns --wait)", runs, r -> kubectl(r, false));
+      row(b, "- non-2xx (from exit code and stderr)", runs, r -> kubectl(r, true));
     }
-    row(b, "watch events received", on.watchEvents(), off.watchEvents());
-    row(b, "owner/dependent pairs created", on.pairs(), off.pairs());
-    row(b, "**dependents wrongly garbage-collected** (owner alive)", on.wronglyCollected(), off.wronglyCollected());
-    row(b, "dependents the nodes disagree about at the end", on.inconsistentReads(), off.inconsistentReads());
-    b.append(String.format("| owners deleted: dependents collected | %d of %d | %d of %d |%n",
-        on.dependentsCollected(), on.ownersDeleted(), off.dependentsCollected(), off.ownersDeleted()));
-    b.append(String.format("| GC latency (owner deleted -> dependent gone), median | %s | %s |%n",
-        ms(on.gcMedianMs()), ms(off.gcMedianMs())));
-    row(b, "namespaces created and deleted", on.namespaces(), off.namespaces());
-    row(b, "- finished", on.namespacesFinished(), off.namespacesFinished());
-    row(b, "- **finished with content left**", on.namespacesWithContent(), off.namespacesWithContent());
-    row(b, "  - objects left in them", on.objectsLeft(), off.objectsLeft());
-    row(b, "- **stuck** (not finished by the end)", on.namespacesStuck(), off.namespacesStuck());
-    b.append(String.format("| time to delete a namespace, median | %s | %s |%n", ms(on.namespaceMedianMs()),
-        ms(off.namespaceMedianMs())));
-    b.append(String.format("| nodes upgraded (of %d) | %d | %d |%n", NODES.size(), on.upgradeMs().size(),
-        off.upgradeMs().size()));
-    b.append(String.format("| node upgrades (stop, new jars, start, ready), ms | %s | %s |%n", on.upgradeMs(),
-        off.upgradeMs()));
-    b.append(String.format("| run length | %d s | %d s |%n", on.seconds(), off.seconds()));
+    row(b, "watch events received", runs, RunReport::watchEvents);
+    row(b, "owner/dependent pairs created", runs, RunReport::pairs);
+    row(b, "**dependents wrongly garbage-collected** (owner alive)", runs, RunReport::wronglyCollected);
+    row(b, "dependents the nodes disagree about at the end", runs, RunReport::inconsistentReads);
+    cells(b, "owners deleted: dependents collected", runs,
+        r -> r.dependentsCollected() + " of " + r.ownersDeleted());
+    cells(b, "GC latency (owner deleted -> dependent gone), median", runs, r -> ms(r.gcMedianMs()));
+    row(b, "namespaces created and deleted", runs, RunReport::namespaces);
+    row(b, "- finished", runs, RunReport::namespacesFinished);
+    row(b, "- **finished with content left**", runs, RunReport::namespacesWithContent);
+    row(b, "  - objects left in them", runs, RunReport::objectsLeft);
+    row(b, "- **stuck** (not finished by the end)", runs, RunReport::namespacesStuck);
+    cells(b, "time to delete a namespace, median", runs, r -> ms(r.namespaceMedianMs()));
+    cells(b, "nodes upgraded (of " + NODES.size() + ")", runs, r -> String.valueOf(r.upgradeMs().size()));
+    cells(b, "node upgrades (stop, new jars, start, ready), ms", runs, r -> String.valueOf(r.upgradeMs()));
+    cells(b, "run length", runs, r -> r.seconds() + " s");
     return b.toString();
   }
 
@@ -288,8 +297,18 @@ public final class Rehearsal {
         && (!failed || q.outcome() != Outcome.OK)).count();
   }
 
-  private static void row(StringBuilder b, String label, long on, long off) {
-    b.append("| ").append(label).append(" | ").append(on).append(" | ").append(off).append(" |\n");
+  private static void row(StringBuilder b, String label, List<RunReport> runs,
+      java.util.function.ToLongFunction<RunReport> figure) {
+    cells(b, label, runs, r -> String.valueOf(figure.applyAsLong(r)));
+  }
+
+  private static void cells(StringBuilder b, String label, List<RunReport> runs,
+      java.util.function.Function<RunReport, String> cell) {
+    b.append("| ").append(label);
+    for (RunReport r : runs) {
+      b.append(" | ").append(cell.apply(r));
+    }
+    b.append(" |\n");
   }
 
   private static String ms(long v) {

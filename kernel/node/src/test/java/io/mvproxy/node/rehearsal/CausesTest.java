@@ -115,6 +115,11 @@ class CausesTest {
     assertEquals(1, count(page, "<tr class=\"explained\">"), "the 503 in W1");
     assertEquals(1, count(page, "<tr class=\"unexplained\">"), "the false 404");
     assertTrue(page.contains("x &lt; y"), "messages are escaped");
+    assertTrue(page.contains("<th>gate on</th>") && !page.contains("gate off</th>"),
+        "a gate-on-only run has one column, not the gate-on figures twice");
+    String md = Rehearsal.format(r, null);
+    assertTrue(md.startsWith("| | gate on |\n|---|---|\n| client requests | 3 |\n"), md);
+    assertTrue(Rehearsal.format(r, r).startsWith("| | gate on | gate off |\n|---|---|---|\n"), "both runs");
     Matcher m = Pattern.compile("data:image/svg\\+xml;base64,([A-Za-z0-9+/=]+)").matcher(page);
     assertTrue(m.find(), "the chart is inlined");
     byte[] svg = Base64.getDecoder().decode(m.group(1));
