@@ -83,7 +83,11 @@ class FleetFormationTest {
     Path things = TestData.crd(tmp, "things.mvproxy.io", "thingamajigs", "Thingamajig");
     Map<String, Map<String, List<Path>>> plugins = FleetHarness.oldNewNew();
     plugins.get("node-c").put("things", List.of(things));
-    int boundSeconds = 8;
+    // --member-wait-seconds: the lone node's 503 phase, and also how long node-a waits for the late node-c to publish
+    // its record after it joined Hazelcast (plugins loaded, ingress listening); past it node-a says 404 again until
+    // it sees the record. 8 s was too short on a loaded 2-core machine (node-c took 8.3 s from join to record, so
+    // node-a answered 404 for 0.8 s after node-c was up); 20 s leaves room for a slow start.
+    int boundSeconds = 20;
     try (FleetHarness fleet = new FleetHarness(tmp.resolve("fleet"), plugins);
          HttpsClient admin = new HttpsClient(fleet.pki().caCert(), fleet.pki().adminCert(), fleet.pki().adminKey())) {
       for (FleetHarness.NodeProc n : fleet.nodes()) {
