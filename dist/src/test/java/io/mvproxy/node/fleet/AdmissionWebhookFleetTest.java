@@ -427,6 +427,9 @@ class AdmissionWebhookFleetTest {
     assertEquals(504, r.status(), r.text());
     assertEquals("Timeout", r.json().getString("reason"));
     FleetTest.await("the webhook answered the late create", 20_000, () -> slowAnswered.get() > answered);
+    // a deliberate absence check, not a wait gating a next step: nothing signals "the node did not store"; a node
+    // that stored after the webhook's late answer would write right after it (the create's own chain), so five
+    // reads over about a second after that answer would see the object
     for (int i = 0; i < 5; i++) {
       assertEquals(404, send(HttpMethod.GET, "node-b", WIDGETS_V2 + "/late", null).status());
       Thread.sleep(200);

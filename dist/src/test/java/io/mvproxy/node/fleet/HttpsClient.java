@@ -1,21 +1,21 @@
 package io.mvproxy.node.fleet;
 
+import io.mvproxy.controllers.ApiClient;
 import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.json.JsonObject;
-import io.vertx.core.net.PemKeyCertOptions;
-import io.vertx.core.net.PemTrustOptions;
-import io.vertx.ext.web.client.HttpRequest;
 import io.vertx.ext.web.client.HttpResponse;
-import io.vertx.ext.web.client.WebClient;
-import io.vertx.ext.web.client.WebClientOptions;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-/** A blocking HTTPS test client with a client certificate (real TLS, verifies the server against the CA). */
+/**
+ * A blocking HTTPS test client with a client certificate: a facade over the product's client,
+ * {@link ApiClient#withCertificate} (real TLS, the server verified against the CA and its host name), each call
+ * waiting for {@link ApiClient#exchange}. A transport error (connection refused, handshake, deadline) is thrown.
+ */
 public final class HttpsClient implements AutoCloseable {
   /** A response. @param status code @param headers headers @param body body */
   public record Resp(int status, MultiMap headers, Buffer body) {
@@ -31,7 +31,7 @@ public final class HttpsClient implements AutoCloseable {
   }
 
   private final Vertx vertx = Vertx.vertx();
-  private final WebClient client;
+  private final ApiClient client;
 
   /**
    * @param ca   CA that signed the servers
@@ -39,12 +39,7 @@ public final class HttpsClient implements AutoCloseable {
    * @param key  client key
    */
   public HttpsClient(Path ca, Path cert, Path key) {
-    WebClientOptions o = new WebClientOptions().setSsl(true).setVerifyHost(true)
-        .setTrustOptions(new PemTrustOptions().addCertPath(ca.toString())).setConnectTimeout(3000);
-    if (cert != null) {
-      o.setKeyCertOptions(new PemKeyCertOptions().setCertPath(cert.toString()).setKeyPath(key.toString()));
-    }
-    client = WebClient.create(vertx, o);
+    client = ApiClient.withCertificate(vertx, ca, cert, key, 15_000);
   }
 
   /**
@@ -68,10 +63,8 @@ public final class HttpsClient implements AutoCloseable {
    */
   public Resp send(HttpMethod method, String url, String path, Map<String, String> headers, String body,
                    long timeoutMs) throws Exception {
-    HttpRequest<Buffer> r = client.requestAbs(method, url + path).timeout(timeoutMs);
-    headers.forEach(r::putHeader);
-    HttpResponse<Buffer> resp = (body == null ? r.send() : r.sendBuffer(Buffer.buffer(body)))
-        .toCompletionStage().toCompletableFuture().get(timeoutMs + 5_000, TimeUnit.MILLISECONDS);
+    HttpResponse<Buffer> resp = client.exchange(url, method, path, headers, body == null ? null : Buffer.buffer(body),
+            timeoutMs).toCompletionStage().toCompletableFuture().get(timeoutMs + 5_000, TimeUnit.MILLISECONDS);
     return new Resp(resp.statusCode(), resp.headers(), resp.body());
   }
 
@@ -87,6 +80,7 @@ public final class HttpsClient implements AutoCloseable {
 
   @Override
   public void close() {
+    client.close();
     vertx.close();
   }
 }

@@ -23,7 +23,7 @@ import java.util.concurrent.TimeUnit;
  * every request takes the node's full request path (authentication, authorization, routing, peer proxy) as a
  * kube-controller-manager's request takes kube-apiserver's. The node's serving certificate is pinned (trusted as
  * is; no host name check, as kube-apiserver's loopback client pins its own certificate). Answers are never
- * exceptions: a status (or 0 with the transport error) and the JSON body.
+ * exceptions: a status (or 0 with the transport error) and the JSON body (but {@link #exchange}, the raw form).
  *
  * <p>{@link #spread} makes a client that behaves as kube-controller-manager behind an HA control plane's load
  * balancer: each request goes to a server a {@link ServerPicker} chooses, this node (token) or another server of the
@@ -141,14 +141,16 @@ public final class ApiClient implements AutoCloseable {
    *
    * @param vertx     the Vert.x to run on
    * @param ca        PEM file of the CA that signed the servers
-   * @param cert      PEM file of the client certificate
-   * @param key       PEM file of its key
+   * @param cert      PEM file of the client certificate, or null to present none (an anonymous client, or one
+   *                  that authenticates with headers of its own through {@link #exchange})
+   * @param key       PEM file of its key (ignored without {@code cert})
    * @param timeoutMs per-request deadline of {@link #sendTo}, ms
    * @return the client; {@link #close()} closes its connections
    */
   public static ApiClient withCertificate(Vertx vertx, Path ca, Path cert, Path key, long timeoutMs) {
     PemTrustOptions trust = new PemTrustOptions().addCertPath(ca.toString());
-    PemKeyCertOptions keyCert = new PemKeyCertOptions().setCertPath(cert.toString()).setKeyPath(key.toString());
+    PemKeyCertOptions keyCert = cert == null ? null
+        : new PemKeyCertOptions().setCertPath(cert.toString()).setKeyPath(key.toString());
     WebClient web = WebClient.create(vertx, new WebClientOptions().setSsl(true).setVerifyHost(true)
         .setTrustOptions(trust).setKeyCertOptions(keyCert).setConnectTimeout(3000));
     HttpClient streams = vertx.createHttpClient(new HttpClientOptions().setSsl(true).setVerifyHost(true)
@@ -213,6 +215,33 @@ public final class ApiClient implements AutoCloseable {
   public Future<ApiResponse> sendTo(String server, HttpMethod method, String path, JsonObject body,
                                     String contentType, String accept) {
     return send(request(method, server, path), body, contentType, accept);
+  }
+
+  /**
+   * Sends one request exactly as given to a given server (a client of {@link #withCertificate} or {@link #spread})
+   * and answers the raw response, for callers that need more than the JSON view of {@link #sendTo}: other media
+   * types, response headers, headers of their own (tokens, impersonation). Nothing is added to the request: no
+   * {@code Accept}, {@code Content-Type}, identity or {@code User-Agent} header of this client.
+   *
+   * @param server    {@code https://host:port}
+   * @param method    the method
+   * @param path      path and query (already escaped)
+   * @param headers   the request's headers
+   * @param body      the body, or null for none
+   * @param timeoutMs the deadline of this request, ms
+   * @return the response (status, headers, body bytes); unlike every other method of this client FAILED on a
+   *     transport error (connection refused, TLS handshake, deadline), so a caller tells no answer from an answer
+   * @throws IllegalStateException for a client made by neither
+   */
+  public Future<io.vertx.ext.web.client.HttpResponse<Buffer>> exchange(String server, HttpMethod method, String path,
+                                                                       java.util.Map<String, String> headers,
+                                                                       Buffer body, long timeoutMs) {
+    if (peers == null) {
+      throw new IllegalStateException("exchange needs a client made by withCertificate or spread");
+    }
+    HttpRequest<Buffer> r = peers.requestAbs(method, server + path).timeout(timeoutMs);
+    headers.forEach(r::putHeader);
+    return body == null ? r.send() : r.sendBuffer(body);
   }
 
   private static Future<ApiResponse> send(HttpRequest<Buffer> request, JsonObject body, String contentType,

@@ -1,15 +1,10 @@
 package io.mvproxy.builtin;
 
 import io.mvproxy.api.ApiSource;
+import io.mvproxy.api.ForwardingApiSource;
 import io.mvproxy.api.GroupVersion;
-import io.mvproxy.api.RequestInfo;
-import io.mvproxy.api.UserInfo;
-import io.mvproxy.api.discovery.ServedGroupVersion;
-import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import io.vertx.ext.web.RoutingContext;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -17,12 +12,12 @@ import java.util.Map;
  * lists {@code application/strategic-merge-patch+json} (after the merge patch, as kube orders them), and the kind's
  * tagged lists carry {@code x-kubernetes-patch-strategy} / {@code x-kubernetes-patch-merge-key} as the
  * {@code patchStrategy}/{@code patchMergeKey} struct tags of its Go type ({@link KindSemantics#PATCH_TAGS};
- * ObjectMeta's come with the shared meta definitions). Everything else is delegated unchanged.
+ * ObjectMeta's come with the shared meta definitions). Everything else is forwarded unchanged
+ * ({@link ForwardingApiSource}) but the CRD capability, which a built-in kind does not have.
  */
-final class PatchStrategyOpenApi implements ApiSource {
+final class PatchStrategyOpenApi extends ForwardingApiSource {
   /** The patch type built-in kinds accept beyond custom resources'. */
   static final String STRATEGIC = "application/strategic-merge-patch+json";
-  private final ApiSource delegate;
   private final String plural;
 
   /**
@@ -30,18 +25,18 @@ final class PatchStrategyOpenApi implements ApiSource {
    * @param plural   its resource (key of {@link KindSemantics#PATCH_TAGS})
    */
   PatchStrategyOpenApi(ApiSource delegate, String plural) {
-    this.delegate = delegate;
+    super(delegate);
     this.plural = plural;
   }
 
   @Override
   public JsonObject openApiV3(GroupVersion gv) {
-    return advertise(delegate.openApiV3(gv), plural, false);
+    return advertise(super.openApiV3(gv), plural, false);
   }
 
   @Override
   public JsonObject openApiV2(GroupVersion gv) {
-    return advertise(delegate.openApiV2(gv), plural, true);
+    return advertise(super.openApiV2(gv), plural, true);
   }
 
   /**
@@ -119,23 +114,15 @@ final class PatchStrategyOpenApi implements ApiSource {
     return at;
   }
 
+  /**
+   * Hidden on purpose: the wrapped built-in kind is a CRD-shaped source that offers its manifest, but a built-in
+   * kind (served by the node, as kube-apiserver's) is no CustomResourceDefinition and must never be published as
+   * one.
+   *
+   * @return empty
+   */
   @Override
-  public void handle(RoutingContext ctx, RequestInfo info, UserInfo user) {
-    delegate.handle(ctx, info, user);
-  }
-
-  @Override
-  public String name() {
-    return delegate.name();
-  }
-
-  @Override
-  public List<ServedGroupVersion> groupVersions() {
-    return delegate.groupVersions();
-  }
-
-  @Override
-  public Future<Void> close() {
-    return delegate.close();
+  public java.util.Optional<JsonObject> customResourceDefinition() {
+    return java.util.Optional.empty();
   }
 }

@@ -1,31 +1,29 @@
 package io.mvproxy.builtin;
 
 import io.mvproxy.api.ApiSource;
-import io.mvproxy.api.GroupVersion;
+import io.mvproxy.api.ForwardingApiSource;
 import io.mvproxy.api.RequestInfo;
 import io.mvproxy.api.StatusException;
 import io.mvproxy.api.UserInfo;
-import io.mvproxy.api.discovery.ServedGroupVersion;
 import io.mvproxy.builtin.proto.ProtoBodies;
-import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.impl.RoutingContextInternal;
-import java.util.List;
+import java.util.Optional;
 
 /**
  * A built-in source that also takes Kubernetes protobuf request bodies (kubectl's typed clients send them for
  * built-in kinds: {@code kubectl create namespace}, {@code create configmap}, {@code create rolebinding}): such a
  * body is decoded to JSON ({@link ProtoBodies}) and the request continues as {@code application/json} into the
- * shared REST surface. Everything else is delegated unchanged.
+ * shared REST surface. Everything else is forwarded unchanged ({@link ForwardingApiSource}) but the CRD
+ * capability, which a built-in kind does not have.
  */
-final class ProtobufBodies implements ApiSource {
-  private final ApiSource delegate;
+final class ProtobufBodies extends ForwardingApiSource {
 
   /** @param delegate the source serving JSON */
   ProtobufBodies(ApiSource delegate) {
-    this.delegate = delegate;
+    super(delegate);
   }
 
   @Override
@@ -43,31 +41,18 @@ final class ProtobufBodies implements ApiSource {
       ((RoutingContextInternal) ctx).setBody(Buffer.buffer(json.encode()));
       ctx.request().headers().set("Content-Type", "application/json");
     }
-    delegate.handle(ctx, info, user);
+    super.handle(ctx, info, user);
   }
 
+  /**
+   * Hidden on purpose: the wrapped built-in kind is a CRD-shaped source that offers its manifest, but a built-in
+   * kind (served by the node, as kube-apiserver's) is no CustomResourceDefinition and must never be published as
+   * one.
+   *
+   * @return empty
+   */
   @Override
-  public String name() {
-    return delegate.name();
-  }
-
-  @Override
-  public List<ServedGroupVersion> groupVersions() {
-    return delegate.groupVersions();
-  }
-
-  @Override
-  public JsonObject openApiV3(GroupVersion gv) {
-    return delegate.openApiV3(gv);
-  }
-
-  @Override
-  public JsonObject openApiV2(GroupVersion gv) {
-    return delegate.openApiV2(gv);
-  }
-
-  @Override
-  public Future<Void> close() {
-    return delegate.close();
+  public Optional<JsonObject> customResourceDefinition() {
+    return Optional.empty();
   }
 }

@@ -1,7 +1,7 @@
 package io.mvproxy.builtin;
 
 import io.mvproxy.api.ApiSource;
-import io.mvproxy.api.GroupVersion;
+import io.mvproxy.api.ForwardingApiSource;
 import io.mvproxy.api.Gvr;
 import io.mvproxy.api.RequestInfo;
 import io.mvproxy.api.StatusException;
@@ -22,7 +22,9 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
+import java.util.function.BiFunction;
 
 /**
  * The {@code serviceaccounts/token} subresource ({@code pkg/registry/core/serviceaccount/storage/token.go}): a
@@ -31,10 +33,11 @@ import java.util.UUID;
  * {@code spec.audiences} defaults to {@code --api-audiences}, {@code spec.expirationSeconds} to 3600 (at least 600,
  * at most 2^32: 422 with kube's texts; above {@code --service-account-max-token-expiration} it is shortened with a
  * {@code Warning}); a missing account is 404; {@code spec.boundObjectRef} is refused (400: mvproxy serves no pods,
- * and secret-bound tokens are not done). Every other request goes to the serviceaccounts source unchanged; its
- * discovery lists the subresource.
+ * and secret-bound tokens are not done). Every other request, and every other method
+ * ({@link ForwardingApiSource}) but the CRD capability, goes to the serviceaccounts source unchanged; its discovery
+ * lists the subresource.
  */
-final class TokenRequests implements ApiSource {
+final class TokenRequests extends ForwardingApiSource {
   /** kube's {@code MinTokenAgeSec}. */
   static final long MIN_SECONDS = 600;
   /** kube's {@code MaxTokenAgeSec}. */
@@ -42,7 +45,7 @@ final class TokenRequests implements ApiSource {
   /** {@code SetDefaults_TokenRequestSpec}. */
   static final long DEFAULT_SECONDS = 3600;
   private static final Gvr TOKEN_REQUESTS = new Gvr("authentication.k8s.io", "v1", "tokenrequests");
-  private final CrdApiSource accounts;
+  private final BiFunction<String, String, Future<JsonObject>> lookup;
   private final ServiceAccountTokens tokens;
 
   /**
@@ -50,14 +53,25 @@ final class TokenRequests implements ApiSource {
    * @param tokens   the node's service account tokens (with an issuer)
    */
   TokenRequests(CrdApiSource accounts, ServiceAccountTokens tokens) {
-    this.accounts = accounts;
+    this(accounts, accounts::get, tokens);
+  }
+
+  /**
+   * @param accounts the serviceaccounts source
+   * @param lookup   reads one stored account: (namespace, name) to the object, or null when there is none
+   * @param tokens   the node's service account tokens (with an issuer)
+   */
+  TokenRequests(ApiSource accounts, BiFunction<String, String, Future<JsonObject>> lookup,
+                ServiceAccountTokens tokens) {
+    super(accounts);
+    this.lookup = lookup;
     this.tokens = tokens;
   }
 
   @Override
   public void handle(RoutingContext ctx, RequestInfo info, UserInfo user) {
     if (!"token".equals(info.subresource())) {
-      accounts.handle(ctx, info, user);
+      super.handle(ctx, info, user);
       return;
     }
     if (!"create".equals(info.verb())) {
@@ -102,7 +116,7 @@ final class TokenRequests implements ApiSource {
       audiences.addAll(tokens.apiAudiences());
     }
     long validity = seconds;
-    Future<JsonObject> sa = accounts.get(ns, name);
+    Future<JsonObject> sa = lookup.apply(ns, name);
     sa.onComplete(ar -> {
       if (ar.failed()) {
         StatusException.internal(ar.cause()).respond(ctx);
@@ -134,16 +148,11 @@ final class TokenRequests implements ApiSource {
         .put("field", field)));
   }
 
-  @Override
-  public String name() {
-    return accounts.name();
-  }
-
   /** @return the serviceaccounts source's group-versions with the {@code token} subresource (create) listed */
   @Override
   public List<ServedGroupVersion> groupVersions() {
     List<ServedGroupVersion> out = new ArrayList<>();
-    for (ServedGroupVersion gv : accounts.groupVersions()) {
+    for (ServedGroupVersion gv : super.groupVersions()) {
       List<DiscoveryResource> rs = new ArrayList<>();
       for (DiscoveryResource r : gv.resources()) {
         List<DiscoverySubresource> subs = new ArrayList<>(r.subresources());
@@ -160,18 +169,15 @@ final class TokenRequests implements ApiSource {
     return out;
   }
 
+  /**
+   * Hidden on purpose: the wrapped built-in kind is a CRD-shaped source that offers its manifest, but a built-in
+   * kind (served by the node, as kube-apiserver's) is no CustomResourceDefinition and must never be published as
+   * one.
+   *
+   * @return empty
+   */
   @Override
-  public JsonObject openApiV3(GroupVersion gv) {
-    return accounts.openApiV3(gv);
-  }
-
-  @Override
-  public JsonObject openApiV2(GroupVersion gv) {
-    return accounts.openApiV2(gv);
-  }
-
-  @Override
-  public Future<Void> close() {
-    return accounts.close();
+  public Optional<JsonObject> customResourceDefinition() {
+    return Optional.empty();
   }
 }

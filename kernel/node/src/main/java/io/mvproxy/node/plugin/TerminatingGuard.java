@@ -1,26 +1,24 @@
 package io.mvproxy.node.plugin;
 
 import io.mvproxy.api.ApiSource;
+import io.mvproxy.api.ForwardingApiSource;
 import io.mvproxy.api.RequestInfo;
 import io.mvproxy.api.StatusException;
 import io.mvproxy.api.StatusReason;
 import io.mvproxy.api.StatusWriter;
 import io.mvproxy.api.UserInfo;
-import io.mvproxy.api.discovery.ServedGroupVersion;
-import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
 import io.vertx.ext.web.RoutingContext;
-import java.util.List;
 import java.util.Set;
 import java.util.function.Supplier;
 
 /**
  * The source of an API-created CRD: creates of its objects answer {@code 405 MethodNotAllowed} ({@code create
  * not allowed while custom resource definition is terminating}) once the CRD is being deleted, as
- * {@code customresource_handler.go}; everything else is the factory's source.
+ * {@code customresource_handler.go}; everything else is forwarded to the factory's source
+ * ({@link ForwardingApiSource}) but the CRD capability.
  */
-final class TerminatingGuard implements ApiSource {
-  private final ApiSource delegate;
+final class TerminatingGuard extends ForwardingApiSource {
   private final String crdName;
   private final Supplier<Set<String>> terminating;
 
@@ -30,19 +28,9 @@ final class TerminatingGuard implements ApiSource {
    * @param terminating the names of the stored CRDs being deleted now (read on request threads)
    */
   TerminatingGuard(ApiSource delegate, String crdName, Supplier<Set<String>> terminating) {
-    this.delegate = delegate;
+    super(delegate);
     this.crdName = crdName;
     this.terminating = terminating;
-  }
-
-  @Override
-  public String name() {
-    return delegate.name();
-  }
-
-  @Override
-  public List<ServedGroupVersion> groupVersions() {
-    return delegate.groupVersions();
   }
 
   @Override
@@ -52,26 +40,17 @@ final class TerminatingGuard implements ApiSource {
           "create not allowed while custom resource definition is terminating", null));
       return;
     }
-    delegate.handle(rc, info, user);
+    super.handle(rc, info, user);
   }
 
+  /**
+   * Hidden on purpose: the CRD served here is the user's stored object, not a plugin's definition the node
+   * publishes ({@code LocalSources} publishes the CRDs its plugins' sources offer, marking them as plugin CRDs).
+   *
+   * @return empty
+   */
   @Override
-  public JsonObject openApiV3(io.mvproxy.api.GroupVersion gv) {
-    return delegate.openApiV3(gv);
-  }
-
-  @Override
-  public JsonObject openApiV2(io.mvproxy.api.GroupVersion gv) {
-    return delegate.openApiV2(gv);
-  }
-
-  @Override
-  public Future<Void> ready() {
-    return delegate.ready();
-  }
-
-  @Override
-  public Future<Void> close() {
-    return delegate.close();
+  public java.util.Optional<JsonObject> customResourceDefinition() {
+    return java.util.Optional.empty();
   }
 }

@@ -2,11 +2,8 @@ package io.mvproxy.registry.impl;
 
 import io.mvproxy.api.ApiSource;
 import io.mvproxy.api.ApiSourceContext;
-import io.mvproxy.api.GroupVersion;
-import io.mvproxy.api.RequestInfo;
+import io.mvproxy.api.ForwardingApiSource;
 import io.mvproxy.api.StatusException;
-import io.mvproxy.api.UserInfo;
-import io.mvproxy.api.discovery.ServedGroupVersion;
 import io.mvproxy.registry.FieldViolation;
 import io.mvproxy.registry.KindStrategy;
 import io.mvproxy.registry.WriteRequest;
@@ -17,9 +14,7 @@ import io.mvproxy.registry.impl.rest.NamespaceAdmission;
 import io.mvproxy.registry.impl.rest.ObjectStrategy;
 import io.mvproxy.registry.impl.schema.FieldError;
 import io.mvproxy.registry.impl.schema.VersionSchema;
-import io.vertx.core.Future;
 import io.vertx.core.json.JsonObject;
-import io.vertx.ext.web.RoutingContext;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -48,7 +43,7 @@ public final class CodeKinds {
     CrdApiSource source = Kinds.build(crd, manifest, context, crd.storageKey(),
         CrdDiscovery.groupVersions(crd, CrdDiscovery.GROUP_PRIORITY, CrdDiscovery.VERSION_PRIORITY,
             adapted::allowsVerb), adapted, CrdSourceOptions.DEFAULTS).start();
-    return new CodeKindSource(source);
+    return new CodeKindSource(source, "kind/" + crd.name());
   }
 
   /** A plugin's {@link KindStrategy} as the registry's {@link ObjectStrategy}. */
@@ -115,48 +110,38 @@ public final class CodeKinds {
     }
   }
 
-  /** The registry's source of a code kind, minus the CRD publication capability. */
-  static final class CodeKindSource implements ApiSource {
-    private final CrdApiSource source;
+  /**
+   * The registry's source of a code kind under its own name, forwarding everything else (readiness, change
+   * notifications, status, ...) but the CRD publication capability.
+   */
+  static final class CodeKindSource extends ForwardingApiSource {
+    private final String name;
 
-    CodeKindSource(CrdApiSource source) {
-      this.source = source;
+    /**
+     * @param source the registry's source of the kind
+     * @param name   {@code kind/<plural>.<group>}
+     */
+    CodeKindSource(ApiSource source, String name) {
+      super(source);
+      this.name = name;
     }
 
     /** @return {@code kind/<plural>.<group>} */
     @Override
     public String name() {
-      return "kind/" + source.definition().name();
+      return name;
     }
 
+    /**
+     * Hidden on purpose: the wrapped source is built from a CRD-shaped manifest and would offer it, but a kind
+     * served by code (as kube-apiserver's built-in kinds) is no CustomResourceDefinition, and the node publishes
+     * the offered manifests of its plugins' sources as stored CRD objects.
+     *
+     * @return empty
+     */
     @Override
-    public List<ServedGroupVersion> groupVersions() {
-      return source.groupVersions();
-    }
-
-    @Override
-    public void handle(RoutingContext ctx, RequestInfo info, UserInfo user) {
-      source.handle(ctx, info, user);
-    }
-
-    @Override
-    public JsonObject openApiV3(GroupVersion gv) {
-      return source.openApiV3(gv);
-    }
-
-    @Override
-    public JsonObject openApiV2(GroupVersion gv) {
-      return source.openApiV2(gv);
-    }
-
-    @Override
-    public Future<Void> ready() {
-      return source.ready();
-    }
-
-    @Override
-    public Future<Void> close() {
-      return source.close();
+    public java.util.Optional<JsonObject> customResourceDefinition() {
+      return java.util.Optional.empty();
     }
   }
 }
