@@ -15,6 +15,7 @@ import io.vertx.ext.web.RoutingContext;
  * left alone.
  */
 public final class StatusWriter {
+  private static final java.util.logging.Logger LOG = java.util.logging.Logger.getLogger(StatusWriter.class.getName());
   private StatusWriter() {
   }
 
@@ -47,7 +48,31 @@ public final class StatusWriter {
    * @param t   the failure
    */
   public static void fail(RoutingContext ctx, Throwable t) {
-    send(ctx, toStatus(t));
+    StatusException e = toStatus(t);
+    logUnexpected(ctx, t, e);
+    send(ctx, e);
+  }
+
+  /**
+   * Logs an unexpected failure once per request (SEVERE, with the method, path, {@code Audit-Id} and stack): one
+   * that is not a {@link StatusException} and is answered {@code 5xx} (a plugin hook that throws, a class a plugin
+   * may not use), so a {@code 500 InternalError} always has its cause in the node's log, as the ingress's own
+   * failure step does for failures it catches. Status failures are answers, not logged.
+   *
+   * @param ctx      the request
+   * @param t        the failure
+   * @param answered the Status it is answered with ({@link #toStatus})
+   */
+  public static void logUnexpected(RoutingContext ctx, Throwable t, StatusException answered) {
+    if (t instanceof StatusException || answered.code() < 500) {
+      return;
+    }
+    RequestScope scope = RequestScope.of(ctx);
+    if (!scope.failureLogged()) {
+      scope.failureLogged(true);
+      LOG.log(java.util.logging.Level.SEVERE, "request " + ctx.request().method() + " " + ctx.request().path()
+          + " (Audit-Id " + scope.auditId() + ") failed", t);
+    }
   }
 
   /**

@@ -285,6 +285,16 @@ public final class OpenApiDocuments {
     return fleet.containsKey(gv);
   }
 
+  /**
+   * @param gv a group-version
+   * @return true when it is known to have no v3 document: served here without one (an aggregated API, whose
+   *     backend's documents are not fetched) or only by peers that answered none; such a group-version is left out
+   *     of the root and answered 404
+   */
+  public boolean undocumented(GroupVersion gv) {
+    return !v3.containsKey(gv) && undocumented.contains(gv);
+  }
+
   /** @return the group-versions that have a v3 document (local, or documented by peers) */
   public Collection<GroupVersion> localGroupVersions() {
     return v3.keySet();

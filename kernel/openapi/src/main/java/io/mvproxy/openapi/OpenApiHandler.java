@@ -92,6 +92,11 @@ public final class OpenApiHandler implements Handler<RoutingContext> {
     ServedDocument doc = docs.v3(gv);
     if (doc != null) {
       send(ctx, doc);
+    } else if (docs.undocumented(gv)) {
+      // served here (or by peers) without a document, as an APIService whose backend has none: kube-aggregator
+      // leaves it out of /openapi/v3 and answers 404; a peer asking must not get 503 Not-Served-Here (it retried
+      // that every few seconds and listed the group-version in its own root, answering 503 for it)
+      fail(ctx, StatusException.resourceNotFound());
     } else if (docs.inFleet(gv)) {
       fallback.accept(ctx, gv);
     } else {

@@ -112,6 +112,57 @@ class OpenApiHandlerTest {
     })));
   }
 
+  /**
+   * An APIService's group-version served here without a document (its backend's are not fetched) is 404, also to a
+   * peer (breakit: the peer got 503 Not-Served-Here, retried it every few seconds with a warning, and listed the
+   * group-version in its own root, answering 503 for it; kube-aggregator leaves such a group-version out).
+   */
+  @Test
+  void aggregatedGroupVersionWithoutDocumentIs404EvenToAPeer(Vertx vertx, VertxTestContext ctx) {
+    GroupVersion wardle = new GroupVersion("wardle.example.com", "v1alpha1");
+    io.mvproxy.api.ApiSource aggregated = new io.mvproxy.api.ApiSource() {
+      @Override
+      public String name() {
+        return "apiservice/v1alpha1.wardle.example.com";
+      }
+
+      @Override
+      public List<io.mvproxy.api.discovery.ServedGroupVersion> groupVersions() {
+        return List.of(new io.mvproxy.api.discovery.ServedGroupVersion(wardle, 1000, 15, List.of(),
+            io.mvproxy.api.discovery.Freshness.Current));
+      }
+
+      @Override
+      public void handle(io.vertx.ext.web.RoutingContext rc, io.mvproxy.api.RequestInfo info,
+                         io.mvproxy.api.UserInfo user) {
+        rc.response().end();
+      }
+
+      @Override
+      public boolean servesWholeGroupVersion() {
+        return true;
+      }
+    };
+    OpenApiDocuments withApiService = OpenApiDocuments.build(List.of(aggregated), List.of(wardle));
+    assertTrue(withApiService.undocumented(wardle));
+    assertFalse(withApiService.v3Root().body().toJsonObject().getJsonObject("paths")
+        .containsKey("apis/wardle.example.com/v1alpha1"));
+    OpenApiHandler peerHop = new OpenApiHandler(() -> withApiService, rc -> true, (rc, gv) -> {
+      proxied.set(gv);
+      rc.response().setStatusCode(503).end("not served here");
+    });
+    Router router = Router.router(vertx);
+    router.route("/openapi/*").handler(peerHop);
+    vertx.createHttpServer().requestHandler(router).listen(0, "127.0.0.1").compose(server ->
+        WebClient.create(vertx).get(server.actualPort(), "127.0.0.1", "/openapi/v3/apis/wardle.example.com/v1alpha1")
+            .send()).onComplete(ctx.succeeding(r -> ctx.verify(() -> {
+              assertEquals(404, r.statusCode(), r.bodyAsString());
+              assertEquals("NotFound", r.bodyAsJsonObject().getString("reason"));
+              assertNull(proxied.get());
+              ctx.completeNow();
+            })));
+  }
+
   @Test
   void swaggerProtobufOrJsonByAccept(VertxTestContext ctx) {
     get("/openapi/v2?timeout=32s", "Accept", OpenApiDocuments.V2_PROTOBUF).compose(pb -> {

@@ -65,7 +65,7 @@ final class ConfigData implements ObjectStrategy {
       }
     }
     if (size > MAX_BYTES) {
-      causes.add(cause("FieldValueTooLong", secret ? "data" : "[]", "Too long: must have at most " + MAX_BYTES
+      causes.add(cause("FieldValueTooLong", secret ? "data" : "[]", "Too long: may not be more than " + MAX_BYTES
           + " bytes"));
     }
     if (old != null && old.getBoolean("immutable", false)) {

@@ -40,8 +40,11 @@ class StrategiesTest {
     assertEquals("ConfigMap \"c\" is invalid: data[a/b]: Invalid value: \"a/b\": a valid config key must consist of "
         + "alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for "
         + "validation is '[-._a-zA-Z0-9]+')", bad.getMessage());
-    assertEquals(422, assertThrows(StatusException.class, () -> s.prepareCreate(create,
-        cm("{\"k\":\"" + "x".repeat(ConfigData.MAX_BYTES + 1) + "\"}"))).code());
+    StatusException big = assertThrows(StatusException.class, () -> s.prepareCreate(create,
+        cm("{\"k\":\"" + "x".repeat(ConfigData.MAX_BYTES + 1) + "\"}")));
+    assertEquals(422, big.code());
+    // field.TooLong's text, as kube-apiserver's own metadata.annotations check (breakit: "must have at most")
+    assertEquals("ConfigMap \"c\" is invalid: []: Too long: may not be more than 1048576 bytes", big.getMessage());
     JsonObject old = cm("{\"k\":\"v\"}").put("immutable", true);
     CrdRequest update = request("configmaps", "PUT", "/api/v1/namespaces/a/configmaps/c", s);
     s.prepareUpdate(update, old, old.copy());

@@ -32,9 +32,10 @@ public final class IngressGroup {
    */
   public static Future<IngressGroup> deploy(Vertx vertx, int count, HttpServerOptions options,
                                             Function<HttpServerOptions, IngressVerticle> factory) {
-    IngressVerticle first = factory.apply(options);
+    HttpServerOptions bind = firstBind(options, count);
+    IngressVerticle first = factory.apply(bind);
     return vertx.deployVerticle(first).compose(id -> {
-      HttpServerOptions shared = new HttpServerOptions(options).setPort(first.actualPort());
+      HttpServerOptions shared = bind.getPort() < 0 ? bind : new HttpServerOptions(options).setPort(first.actualPort());
       List<IngressVerticle> all = new ArrayList<>(List.of(first));
       List<Future<String>> rest = new ArrayList<>();
       for (int i = 1; i < count; i++) {
@@ -45,6 +46,27 @@ public final class IngressGroup {
       return Future.all(rest).map(x -> new IngressGroup(all));
     });
   }
+
+  /**
+   * The options the first instance binds with. Vert.x shares a listening socket between servers by the port they
+   * ask for, and never one asked for with port 0 (breakit: {@code --secure-port=0} with two or more instances failed
+   * {@code Address already in use}, the second instance binding the first one's port again); a negative port is
+   * Vert.x's "any free port, shared by the servers asking for this same negative port", so that is what every
+   * instance asks for then.
+   *
+   * @param options the configured server options
+   * @param count   how many instances will listen
+   * @return {@code options} itself, or a copy with a sharing key of its own instead of port 0
+   */
+  static HttpServerOptions firstBind(HttpServerOptions options, int count) {
+    if (options.getPort() != 0 || count < 2) {
+      return options;
+    }
+    return new HttpServerOptions(options).setPort(-SHARING_KEYS.incrementAndGet());
+  }
+
+  /** Negative ports handed out for port-0 groups (one per group in this JVM, never reused). */
+  private static final java.util.concurrent.atomic.AtomicInteger SHARING_KEYS = new java.util.concurrent.atomic.AtomicInteger();
 
   /** @return the port every instance listens on */
   public int actualPort() {

@@ -280,7 +280,13 @@ public final class ApiCrdVerticle extends VerticleBase {
       if (crd == null || isPluginCrd(crd) || pluginCrds.contains(name)
           || !crd.getJsonObject("metadata").getString("uid", "").equals(
               active.get(name).key().substring(0, active.get(name).key().indexOf('/')))) {
-        withdrawn.add(active.remove(name).source());
+        ApiSource gone = active.remove(name).source();
+        if (crd == null || !isPluginCrd(crd) && !pluginCrds.contains(name)) {
+          if (gone instanceof TerminatingGuard g) {
+            g.markGone(); // deleted: its drain serves reads only
+          }
+        }
+        withdrawn.add(gone);
         change = true;
         LOG.info("CustomResourceDefinition " + name + " withdrawn: no longer stored");
       }

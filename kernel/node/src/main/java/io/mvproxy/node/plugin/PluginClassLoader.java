@@ -7,8 +7,9 @@ import java.net.URLClassLoader;
  * One class loader per code-plugin jar: parent-first only for {@code java.*}, {@code javax.*}, Vert.x, Netty and the
  * plugin API ({@code io.mvproxy.api}, and the registry's public API {@code io.mvproxy.registry}), so plugins share
  * those types with the node; everything else is looked up in the jar first (a plugin may bundle its own libraries).
- * The registry's internals ({@code io.mvproxy.registry.impl}) are refused: a plugin referring to them fails to load
- * ({@code NoClassDefFoundError}, the plugin is FAILED with the class named). Closed when the plugin is unloaded.
+ * The registry's internals ({@code io.mvproxy.registry.impl}) are refused: a jar whose classes name them is FAILED
+ * before any of its code runs ({@link InternalReferences}), and a name built at run time ({@code Class.forName}) gets
+ * a {@code ClassNotFoundException} saying so. Closed when the plugin is unloaded.
  */
 public final class PluginClassLoader extends URLClassLoader {
   private static final String[] PARENT_FIRST = {"java.", "javax.", "jdk.", "sun.", "io.vertx.", "io.netty.",

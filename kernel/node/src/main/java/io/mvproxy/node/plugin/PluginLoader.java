@@ -131,6 +131,12 @@ public final class PluginLoader {
           }
         }
         code = zip.getEntry(PROVIDERS) != null;
+        // a reference inside a method body resolves only when the method first runs (a hook at request time):
+        // refuse the plugin now, not with a NoClassDefFoundError on every request later
+        String internal = code ? InternalReferences.find(zip, deadline) : null;
+        if (internal != null) {
+          throw new IllegalArgumentException(internal);
+        }
       }
       if (code) {
         cl = new PluginClassLoader(copy.toUri().toURL(), PluginLoader.class.getClassLoader());

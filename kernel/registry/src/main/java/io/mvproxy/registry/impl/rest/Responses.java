@@ -55,10 +55,13 @@ public final class Responses {
   }
 
   /**
-   * Answers a failure as a {@code Status} through the node's one {@link StatusWriter} ({@link #toStatus}).
+   * Answers a failure as a {@code Status} through the node's one {@link StatusWriter} ({@link #toStatus}); an
+   * unexpected one (not a Status, answered 500) is logged once first ({@link StatusWriter#logUnexpected}).
    */
   public static void fail(RoutingContext ctx, Throwable t) {
-    StatusWriter.send(ctx, toStatus(t));
+    StatusException e = toStatus(t);
+    StatusWriter.logUnexpected(ctx, t, e);
+    StatusWriter.send(ctx, e);
   }
 
   /**

@@ -1,0 +1,108 @@
+package io.mvproxy.node.plugin;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+import java.util.stream.Stream;
+import javax.tools.ToolProvider;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A code plugin naming {@code io.mvproxy.registry.impl} only inside a hook that runs at request time (breakit: such a
+ * jar was ACTIVE, then every create answered {@code 500 Internal error occurred:
+ * io/mvproxy/registry/impl/YamlDocuments$Limits}) is FAILED at load, naming the internal class and the plugin class.
+ */
+@Tag("unit")
+class InternalReferencesTest {
+  private static final String LAZY = """
+      package demo.lazy;
+      import io.mvproxy.api.ApiSource;
+      import io.mvproxy.api.ApiSourceContext;
+      import io.mvproxy.api.ApiSourceProvider;
+      import java.util.List;
+      public final class P implements ApiSourceProvider {
+        public List<ApiSource> create(ApiSourceContext context) {
+          Runnable later = () -> io.mvproxy.registry.impl.YamlDocuments.read("a: 1",
+              io.mvproxy.registry.impl.YamlDocuments.Limits.REQUEST);
+          throw new IllegalStateException("created: the check did not run first");
+        }
+      }
+      """;
+  private static final String REFLECTIVE = """
+      package demo.lazy;
+      public final class R {
+        public static Object load() throws Exception {
+          return Class.forName("io.mvproxy.registry.impl.CodeKinds");
+        }
+      }
+      """;
+  private static final String CLEAN = """
+      package demo.lazy;
+      public final class C {
+        public static String name() {
+          return io.mvproxy.registry.Registry.class.getName();
+        }
+      }
+      """;
+
+  @Test
+  void aReferenceInAHookFailsThePluginAtLoad(@TempDir Path dir) throws Exception {
+    Path jar = jar(dir, Map.of("demo/lazy/P.java", LAZY));
+    Plugin p = new PluginLoader(dir.resolve("private"), List.of()).load(jar, PluginLoader.fingerprint(jar), null);
+    assertEquals(PluginState.FAILED, p.state(), String.valueOf(p.error()));
+    assertTrue(p.error().startsWith("io.mvproxy.registry.impl.YamlDocuments"), p.error());
+    assertTrue(p.error().contains(" is internal to the node's registry: plugins use io.mvproxy.registry (referred to"
+        + " by demo.lazy.P"), p.error());
+  }
+
+  @Test
+  void findsClassNameStringsAndPassesThePublicApi(@TempDir Path dir) throws Exception {
+    Path classes = compile(dir, Map.of("demo/lazy/R.java", REFLECTIVE, "demo/lazy/C.java", CLEAN));
+    assertEquals("io.mvproxy.registry.impl.CodeKinds",
+        InternalReferences.referenced(Files.readAllBytes(classes.resolve("demo/lazy/R.class"))));
+    assertNull(InternalReferences.referenced(Files.readAllBytes(classes.resolve("demo/lazy/C.class"))));
+  }
+
+  private static Path compile(Path dir, Map<String, String> sources) throws Exception {
+    Path src = Files.createDirectories(dir.resolve("src"));
+    Path classes = Files.createDirectories(dir.resolve("classes"));
+    List<String> args = new java.util.ArrayList<>(List.of("-d", classes.toString(), "-cp",
+        System.getProperty("java.class.path"), "--release", "17"));
+    for (var e : sources.entrySet()) {
+      Path f = src.resolve(e.getKey());
+      Files.createDirectories(f.getParent());
+      Files.writeString(f, e.getValue());
+      args.add(f.toString());
+    }
+    assertEquals(0, ToolProvider.getSystemJavaCompiler().run(null, null, System.err, args.toArray(String[]::new)));
+    return classes;
+  }
+
+  private static Path jar(Path dir, Map<String, String> sources) throws Exception {
+    Path classes = compile(dir, sources);
+    Path jar = dir.resolve("lazy.jar");
+    try (OutputStream os = Files.newOutputStream(jar); JarOutputStream j = new JarOutputStream(os);
+         Stream<Path> files = Files.walk(classes)) {
+      j.putNextEntry(new JarEntry("META-INF/services/io.mvproxy.api.ApiSourceProvider"));
+      j.write("demo.lazy.P\n".getBytes(StandardCharsets.UTF_8));
+      j.closeEntry();
+      for (Path p : files.filter(Files::isRegularFile).toList()) {
+        j.putNextEntry(new JarEntry(classes.relativize(p).toString().replace('\\', '/')));
+        j.write(Files.readAllBytes(p));
+        j.closeEntry();
+      }
+    }
+    return jar;
+  }
+}
