@@ -3,7 +3,7 @@ package io.mvproxy.node.fleet;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.mvproxy.node.plugin.CodePluginJar;
+import io.mvproxy.testkit.CodePluginJar;
 import io.mvproxy.node.plugin.PluginPacker;
 import io.mvproxy.node.plugin.PluginVerticle;
 import io.vertx.core.http.HttpMethod;

@@ -2,6 +2,7 @@ package io.mvproxy.node.plugin;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.mvproxy.testkit.CodePluginJar;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

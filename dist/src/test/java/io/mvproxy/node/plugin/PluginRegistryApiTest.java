@@ -3,6 +3,7 @@ package io.mvproxy.node.plugin;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.mvproxy.testkit.CodePluginJar;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;

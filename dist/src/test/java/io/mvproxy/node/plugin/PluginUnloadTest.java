@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.mvproxy.testkit.CodePluginJar;
 import io.mvproxy.node.fleet.FleetTest;
 import java.lang.ref.WeakReference;
 import java.nio.file.Files;

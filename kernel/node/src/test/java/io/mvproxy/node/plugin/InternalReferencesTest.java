@@ -4,16 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
+import io.mvproxy.testkit.CodePluginJar;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.jar.JarEntry;
-import java.util.jar.JarOutputStream;
-import java.util.stream.Stream;
-import javax.tools.ToolProvider;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -75,34 +70,10 @@ class InternalReferencesTest {
   }
 
   private static Path compile(Path dir, Map<String, String> sources) throws Exception {
-    Path src = Files.createDirectories(dir.resolve("src"));
-    Path classes = Files.createDirectories(dir.resolve("classes"));
-    List<String> args = new java.util.ArrayList<>(List.of("-d", classes.toString(), "-cp",
-        System.getProperty("java.class.path"), "--release", "17"));
-    for (var e : sources.entrySet()) {
-      Path f = src.resolve(e.getKey());
-      Files.createDirectories(f.getParent());
-      Files.writeString(f, e.getValue());
-      args.add(f.toString());
-    }
-    assertEquals(0, ToolProvider.getSystemJavaCompiler().run(null, null, System.err, args.toArray(String[]::new)));
-    return classes;
+    return CodePluginJar.compile(dir, sources);
   }
 
   private static Path jar(Path dir, Map<String, String> sources) throws Exception {
-    Path classes = compile(dir, sources);
-    Path jar = dir.resolve("lazy.jar");
-    try (OutputStream os = Files.newOutputStream(jar); JarOutputStream j = new JarOutputStream(os);
-         Stream<Path> files = Files.walk(classes)) {
-      j.putNextEntry(new JarEntry("META-INF/services/io.mvproxy.api.ApiSourceProvider"));
-      j.write("demo.lazy.P\n".getBytes(StandardCharsets.UTF_8));
-      j.closeEntry();
-      for (Path p : files.filter(Files::isRegularFile).toList()) {
-        j.putNextEntry(new JarEntry(classes.relativize(p).toString().replace('\\', '/')));
-        j.write(Files.readAllBytes(p));
-        j.closeEntry();
-      }
-    }
-    return jar;
+    return CodePluginJar.build(dir.resolve("lazy.jar"), dir, "demo.lazy.P", sources);
   }
 }

@@ -1,4 +1,4 @@
-package io.mvproxy.node.plugin;
+package io.mvproxy.testkit;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -26,20 +26,7 @@ public final class CodePluginJar {
    */
   public static Path build(Path out, Path work, String provider, java.util.Map<String, String> sources)
       throws IOException {
-    Path src = Files.createDirectories(work.resolve("src"));
-    Path classes = Files.createDirectories(work.resolve("classes"));
-    List<String> args = new java.util.ArrayList<>(List.of("-d", classes.toString(), "-cp",
-        System.getProperty("java.class.path"), "--release", "17"));
-    for (var e : sources.entrySet()) {
-      Path f = src.resolve(e.getKey());
-      Files.createDirectories(f.getParent());
-      Files.writeString(f, e.getValue());
-      args.add(f.toString());
-    }
-    JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
-    if (javac.run(null, null, System.err, args.toArray(String[]::new)) != 0) {
-      throw new IllegalStateException("plugin sources do not compile");
-    }
+    Path classes = compile(work, sources);
     Path tmp = out.resolveSibling(out.getFileName() + ".tmp");
     try (OutputStream os = Files.newOutputStream(tmp); JarOutputStream jar = new JarOutputStream(os);
          Stream<Path> files = Files.walk(classes)) {
@@ -54,6 +41,32 @@ public final class CodePluginJar {
     }
     Files.move(tmp, out, java.nio.file.StandardCopyOption.ATOMIC_MOVE, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
     return out;
+  }
+
+  /**
+   * Compiles Java sources against this JVM's class path (Java 17) with the JDK compiler.
+   *
+   * @param work    scratch folder: sources go to {@code work/src}, classes to {@code work/classes}
+   * @param sources file path (e.g. {@code demo/P.java}) to Java source
+   * @return the classes folder
+   * @throws IllegalStateException when the sources do not compile (javac's messages on stderr)
+   */
+  public static Path compile(Path work, java.util.Map<String, String> sources) throws IOException {
+    Path src = Files.createDirectories(work.resolve("src"));
+    Path classes = Files.createDirectories(work.resolve("classes"));
+    List<String> args = new java.util.ArrayList<>(List.of("-d", classes.toString(), "-cp",
+        System.getProperty("java.class.path"), "--release", "17"));
+    for (var e : sources.entrySet()) {
+      Path f = src.resolve(e.getKey());
+      Files.createDirectories(f.getParent());
+      Files.writeString(f, e.getValue());
+      args.add(f.toString());
+    }
+    JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+    if (javac.run(null, null, System.err, args.toArray(String[]::new)) != 0) {
+      throw new IllegalStateException("plugin sources do not compile");
+    }
+    return classes;
   }
 
   /**
