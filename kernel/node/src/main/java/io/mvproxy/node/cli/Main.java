@@ -11,7 +11,7 @@ import picocli.CommandLine.Command;
 @Command(name = "mvproxy", mixinStandardHelpOptions = true, version = "mvproxy " + MvproxyVersion.VERSION,
     description = "Kubernetes Mixed Version Proxy (KEP-4020) fleet node.",
     subcommands = {ServeCommand.class, PkiCommand.class, PluginCommand.class, DemoCommand.class,
-        RehearseCommand.class})
+        RehearseCommand.class, CdsArchiveCommand.class})
 public final class Main implements Runnable {
   /** Hazelcast's own chatter is kept at WARNING (held here: JUL loggers are weakly referenced). */
   private static final java.util.logging.Logger HAZELCAST_LOG = quiet("com.hazelcast");
