@@ -32,8 +32,10 @@ import picocli.CommandLine.Option;
  * its own, node-b the {@code widgets-new} example plugin when {@code mvproxy.home} holds it. node-b is the one
  * archived ({@code -XX:ArchiveClassesAtExit}): it joins a running cluster as a restarted node does, serves
  * discovery, built-in and plugin resources, answers node-a's proxied requests, and stops on SIGTERM; its JVM writes
- * the archive as it exits. The archive is written beside {@code FILE} and moved over it only when complete. Exit
- * code 0 when written, 1 when the training failed (no file is left).
+ * the archive as it exits. The archive is written beside {@code FILE} and moved over it only once complete and
+ * mapped by a strict JVM ({@link #usable}): a JVM given a file cut short can crash (SIGBUS) instead of skipping it,
+ * and the rename leaves the file running nodes map intact. Exit code 0 when written, 1 when the training failed
+ * (no file is left).
  */
 @Command(name = "cds-archive", hidden = true,
     description = "Make the class-data archive node JVMs with this class path start from (a training start).")
@@ -77,6 +79,10 @@ public final class CdsArchiveCommand implements Callable<Integer> {
         if (!b.process().waitFor(TIMEOUT_MS, TimeUnit.MILLISECONDS) || b.process().exitValue() != 0
             || !Files.isRegularFile(partial) || Files.size(partial) == 0) {
           System.err.println("mvproxy cds-archive: the training node did not write the archive; see " + b.log());
+          return 1;
+        }
+        if (!usable(partial, System.getProperty("java.class.path"))) {
+          System.err.println("mvproxy cds-archive: the archive written is not usable (-Xshare:on refused it)");
           return 1;
         }
       } finally {
@@ -131,6 +137,31 @@ public final class CdsArchiveCommand implements Callable<Integer> {
       }
     }
     await(c.sendTo(b, HttpMethod.DELETE, "/api/v1/namespaces/default/configmaps/cds-training", null, null));
+  }
+
+  /**
+   * Maps the archive strictly ({@code -Xshare:on}: a file that is cut short, damaged or made for other jars fails the
+   * JVM instead of being skipped), so that only an archive a node can map replaces the old one.
+   *
+   * @param archive   the archive
+   * @param classPath the class path it was made for
+   * @return true when {@code java -Xshare:on -version} with it exits 0
+   */
+  public static boolean usable(Path archive, String classPath) throws IOException, InterruptedException {
+    List<String> cmd = new java.util.ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.addAll(JvmFlags.HAZELCAST);
+    // a file cut short crashes the JVM: its crash report goes to the temporary folder, not the working folder
+    cmd.addAll(List.of("-XX:SharedArchiveFile=" + archive, "-Xshare:on", "-XX:-CreateCoredumpOnCrash",
+        "-XX:ErrorFile=" + Path.of(System.getProperty("java.io.tmpdir"), "mvproxy-cds-check-hs_err_%p.log"),
+        "-cp", classPath, "-version"));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+        .start();
+    if (!p.waitFor(60, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      return false;
+    }
+    return p.exitValue() == 0;
   }
 
   private static FleetClient.Answer await(Future<FleetClient.Answer> f) throws Exception {
