@@ -6,7 +6,8 @@ import picocli.CommandLine.Command;
 
 /**
  * {@code bin/mvproxy}: the command-line entry point. Subcommands: {@code serve}, {@code pki}, {@code plugin pack},
- * {@code demo}, {@code rehearse}. Exit codes: 0 success, 1 runtime failure, 2 bad arguments or configuration.
+ * {@code demo}, {@code rehearse}, and the hidden {@code cds-archive} ({@code bin/mvproxy} and the Dockerfile make the
+ * class-data archive with it). Exit codes: 0 success, 1 runtime failure, 2 bad arguments or configuration.
  */
 @Command(name = "mvproxy", mixinStandardHelpOptions = true, version = "mvproxy " + MvproxyVersion.VERSION,
     description = "Kubernetes Mixed Version Proxy (KEP-4020) fleet node.",
