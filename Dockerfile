@@ -52,7 +52,7 @@ RUN set -eu; \
 
 # The class-data archive (AppCDS) of the node's classes for this class path (/opt/mvproxy/lib/*): a training start of
 # two nodes on loopback, as bin/mvproxy makes it (README "Where a restart's time goes"). Should the training fail, the
-# JDK's own default archive takes its place, so the entrypoint's -XX:SharedArchiveFile always names a usable file.
+# JDK's own default archive takes its place (a JDK without one: no file, and the JVM starts without sharing).
 RUN set -eu; \
     java --add-modules java.se --add-exports java.base/jdk.internal.ref=ALL-UNNAMED \
       --add-opens java.base/java.lang=ALL-UNNAMED --add-opens java.base/sun.nio.ch=ALL-UNNAMED \
@@ -61,8 +61,9 @@ RUN set -eu; \
       -Dhazelcast.phone.home.enabled=false -Dhazelcast.logging.type=jdk -Dmvproxy.home=/opt/mvproxy \
       -cp '/opt/mvproxy/lib/*' io.mvproxy.node.cli.Main cds-archive --out /opt/mvproxy/mvproxy.jsa \
     || cp "$(java -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.home = //p')/lib/server/classes.jsa" \
-      /opt/mvproxy/mvproxy.jsa; \
-    chmod a+r /opt/mvproxy/mvproxy.jsa
+      /opt/mvproxy/mvproxy.jsa \
+    || echo "no class-data archive: the node starts without one"; \
+    if [ -f /opt/mvproxy/mvproxy.jsa ]; then chmod a+r /opt/mvproxy/mvproxy.jsa; fi
 
 USER ${MVPROXY_UID}:${MVPROXY_GID}
 WORKDIR /var/lib/mvproxy
