@@ -31,6 +31,14 @@ class ClassDataSharingFleetTest {
   void aNodeStartedFromTheArchiveServesWithTheSameStages() throws Exception {
     Path tmp = Files.createTempDirectory("mvproxy-cds-test");
     Path archive = tmp.resolve("node.jsa");
+    try {
+      trainAndStart(tmp, archive);
+    } finally {
+      Files.deleteIfExists(archive); // about 62 MiB; the logs stay
+    }
+  }
+
+  private static void trainAndStart(Path tmp, Path archive) throws Exception {
     String classPath = FleetHarness.nodeClassPath();
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
