@@ -190,6 +190,16 @@ public final class FleetHarness implements AutoCloseable {
   }
 
   /**
+   * Sets JVM options for a node's next starts (see {@link RehearsalFleet.NodeProcess#jvmOptions}).
+   *
+   * @param name    the node
+   * @param options e.g. {@code -XX:SharedArchiveFile=FILE}; empty: none
+   */
+  public void jvmOptions(String name, List<String> options) {
+    nodes.get(name).node.jvmOptions(options);
+  }
+
+  /**
    * @return the class path node processes run with: {@code mvproxy.nodeClassPath} (dist's build sets it to
    *         {@code target/lib/*}, the node as shipped, so a dependency missing there fails here), else this JVM's
    */

@@ -13,8 +13,9 @@ import java.util.logging.Logger;
 /**
  * A node's graceful departure, step by step, each step bounded in time so that one hanging step does not keep the
  * node from stopping (like kube-apiserver's {@code --shutdown-delay-duration} and
- * {@code --shutdown-send-retry-after} sequence): the controller manager's lease, the membership record, the
- * delay for peers, the drain, the audit queue, the API sources, storage, the cluster.
+ * {@code --shutdown-send-retry-after} sequence): the controller manager's lease and, at the same time, the
+ * membership record then the delay for peers; then the drain, the audit queue, the API sources, storage, the
+ * cluster.
  */
 final class NodeShutdown {
   /**
@@ -63,7 +64,9 @@ final class NodeShutdown {
   }
 
   /**
-   * Runs the steps once (a later call completes at once); see {@link Node#stop()}.
+   * Runs the steps once (a later call completes at once); see {@link Node#stop()}. The last line on stderr says how
+   * long the stop took and each step ({@code stopped in 1274 ms (lease 3 ms, record 41 ms, delay 1001 ms, drain 2 ms,
+   * sources 12 ms, storage 1 ms, cluster 190 ms)}).
    *
    * @return completes when stopped (never fails: a failed or timed-out step is logged and the next one runs)
    */
@@ -75,12 +78,17 @@ final class NodeShutdown {
     long t0 = System.nanoTime();
     LOG.info("shutting down: leaving the fleet, draining " + lifecycle.inFlight() + " request(s) for up to "
         + grace.toSeconds() + " s");
-    return step("release the controller manager's lease", vertx.undeploy(deployments.controllers()), 3000)
-        .compose(v -> step("leave the fleet", vertx.undeploy(deployments.membership()), 3000))
-        .compose(v -> delay(Math.min(SHUTDOWN_DELAY_MS, grace.toMillis())))
+    StringBuilder steps = new StringBuilder();
+    // the lease is released while the record is withdrawn and peers get their delay: both only need the ingress,
+    // which stops accepting once both are done (a leader's release took 0.1-0.8 s, which the delay used to follow)
+    Future<Void> lease = step("release the controller manager's lease", "lease",
+        vertx.undeploy(deployments.controllers()), 3000, steps);
+    Future<Void> leave = step("leave the fleet", "record", vertx.undeploy(deployments.membership()), 3000, steps)
+        .compose(v -> timed("delay", delay(Math.min(SHUTDOWN_DELAY_MS, grace.toMillis())), steps));
+    return Future.join(lease, leave).<Void>transform(ar -> Future.succeededFuture()) // neither fails: steps log
         .compose(v -> {
           ingress.shutdown(grace).onFailure(e -> LOG.fine("server shutdown: " + e));
-          return drained(System.currentTimeMillis() + grace.toMillis());
+          return timed("drain", drained(System.currentTimeMillis() + grace.toMillis()), steps);
         })
         .compose(v -> {
           if (audit != null) {
@@ -88,11 +96,27 @@ final class NodeShutdown {
           }
           return Future.<Void>succeededFuture();
         })
-        .compose(v -> step("close API sources", vertx.undeploy(deployments.plugins()), 5000))
-        .compose(v -> step("close storage", storage.close(), 5000))
-        .compose(v -> step("leave the cluster", vertx.close(), 10_000))
+        .compose(v -> step("close API sources", "sources", vertx.undeploy(deployments.plugins()), 5000, steps))
+        .compose(v -> step("close storage", "storage", storage.close(), 5000, steps))
+        .compose(v -> step("leave the cluster", "cluster", vertx.close(), 10_000, steps))
         .onComplete(ar -> System.err.println("mvproxy: node " + config.serverId() + " stopped in "
-            + (System.nanoTime() - t0) / 1_000_000 + " ms"));
+            + (System.nanoTime() - t0) / 1_000_000 + " ms (" + steps + ")"));
+  }
+
+  /** Appends {@code label N ms} (the time from this call to {@code f}'s completion) to {@code steps}. */
+  private static Future<Void> timed(String label, Future<Void> f, StringBuilder steps) {
+    long t0 = System.nanoTime();
+    return f.onComplete(ar -> {
+      synchronized (steps) {
+        steps.append(steps.length() == 0 ? "" : ", ").append(label).append(' ')
+            .append((System.nanoTime() - t0) / 1_000_000).append(" ms");
+      }
+    });
+  }
+
+  /** As {@link #step(String, Future, long)}, its duration appended to {@code steps} as {@code label N ms}. */
+  private Future<Void> step(String what, String label, Future<?> f, long timeoutMs, StringBuilder steps) {
+    return timed(label, step(what, f, timeoutMs), steps);
   }
 
   /** Runs one shutdown step with a time limit; a failure or time-out is logged and shutdown goes on. */

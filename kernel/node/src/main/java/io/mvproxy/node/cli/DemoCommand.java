@@ -137,6 +137,7 @@ public final class DemoCommand implements Callable<Integer> {
     }
     for (String n : jars.keySet()) {
       List<String> args = new ArrayList<>(JvmFlags.HAZELCAST);
+      args.addAll(JvmFlags.classDataSharing(System.getProperty("java.class.path")));
       args.addAll(List.of("-Xmx512m", "-cp", System.getProperty("java.class.path"), Main.class.getName(), "serve",
           "--config", conf.resolve(n + ".json").toString()));
       args.addAll(storageFlags);

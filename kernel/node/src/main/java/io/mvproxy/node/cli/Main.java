@@ -6,12 +6,13 @@ import picocli.CommandLine.Command;
 
 /**
  * {@code bin/mvproxy}: the command-line entry point. Subcommands: {@code serve}, {@code pki}, {@code plugin pack},
- * {@code demo}, {@code rehearse}. Exit codes: 0 success, 1 runtime failure, 2 bad arguments or configuration.
+ * {@code demo}, {@code rehearse}, and the hidden {@code cds-archive} ({@code bin/mvproxy} and the Dockerfile make the
+ * class-data archive with it). Exit codes: 0 success, 1 runtime failure, 2 bad arguments or configuration.
  */
 @Command(name = "mvproxy", mixinStandardHelpOptions = true, version = "mvproxy " + MvproxyVersion.VERSION,
     description = "Kubernetes Mixed Version Proxy (KEP-4020) fleet node.",
     subcommands = {ServeCommand.class, PkiCommand.class, PluginCommand.class, DemoCommand.class,
-        RehearseCommand.class})
+        RehearseCommand.class, CdsArchiveCommand.class})
 public final class Main implements Runnable {
   /** Hazelcast's own chatter is kept at WARNING (held here: JUL loggers are weakly referenced). */
   private static final java.util.logging.Logger HAZELCAST_LOG = quiet("com.hazelcast");

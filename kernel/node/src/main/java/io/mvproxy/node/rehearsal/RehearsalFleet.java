@@ -47,6 +47,7 @@ public final class RehearsalFleet implements Fleet {
     private final Path log;
     private Process process;
     private String set;
+    private List<String> jvmOptions = List.of();
 
     NodeProcess(String name, int port, Path config, Path pluginDir, Path log) {
       this.name = name;
@@ -89,6 +90,17 @@ public final class RehearsalFleet implements Fleet {
     /** @return its current log */
     public Path log() {
       return log;
+    }
+
+    /**
+     * Sets JVM options for its next starts (after the fleet's own flags, before the class path), e.g.
+     * {@code -XX:ArchiveClassesAtExit=FILE} for {@code mvproxy cds-archive}'s training start; they replace the
+     * class-data archive flags the node would otherwise get ({@link JvmFlags#classDataSharing}).
+     *
+     * @param options the options; empty: none (the default)
+     */
+    public void jvmOptions(List<String> options) {
+      this.jvmOptions = List.copyOf(options);
     }
   }
 
@@ -280,6 +292,7 @@ public final class RehearsalFleet implements Fleet {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.addAll(JvmFlags.HAZELCAST);
+    cmd.addAll(n.jvmOptions.isEmpty() ? JvmFlags.classDataSharing(classPath) : n.jvmOptions);
     cmd.addAll(List.of("-Xmx" + heap, "-XX:TieredStopAtLevel=1", "-cp", classPath,
         Main.class.getName(), "serve", "--config", n.config.toString()));
     n.process = new ProcessBuilder(cmd).redirectErrorStream(true)
