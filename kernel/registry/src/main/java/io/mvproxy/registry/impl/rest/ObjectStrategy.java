@@ -76,6 +76,31 @@ public interface ObjectStrategy {
   }
 
   /**
+   * Whether the kind has validation too costly for an event loop ({@link #validateBlocking}), e.g. parsing a
+   * CustomResourceDefinition, which compiles its CEL rules (seconds for big CRDs).
+   *
+   * @return true to have {@link #validateBlocking} run on a worker thread for every create and update; false (the
+   *     default) to skip it
+   */
+  default boolean validatesBlocking() {
+    return false;
+  }
+
+  /**
+   * Validation run on a worker thread (never an event loop) after {@link #prepareCreate} / {@link #prepareUpdate},
+   * before admission and storage (upstream's {@code strategy.Validate} / {@code ValidateUpdate}), only when
+   * {@link #validatesBlocking()}; on an update it runs once per attempt of the guaranteed update. It must only read
+   * its arguments.
+   *
+   * @param req the request
+   * @param old the stored object (do not change), or null for a create
+   * @param obj the prepared object (do not change)
+   * @throws io.mvproxy.api.StatusException e.g. 422 Invalid with causes; answered as is, nothing stored
+   */
+  default void validateBlocking(CrdRequest req, JsonObject old, JsonObject obj) {
+  }
+
+  /**
    * Decides a DELETE of one object before the generic path (finalizers, removal).
    *
    * @param req     the request
@@ -234,6 +259,17 @@ public interface ObjectStrategy {
       @Override
       public JsonObject prepareUpdate(CrdRequest req, JsonObject old, JsonObject n) {
         return next.prepareUpdate(req, old, first.prepareUpdate(req, old, n));
+      }
+
+      @Override
+      public boolean validatesBlocking() {
+        return first.validatesBlocking() || next.validatesBlocking();
+      }
+
+      @Override
+      public void validateBlocking(CrdRequest req, JsonObject old, JsonObject obj) {
+        first.validateBlocking(req, old, obj);
+        next.validateBlocking(req, old, obj);
       }
 
       @Override
