@@ -41,6 +41,28 @@ public interface ObjectStrategy {
   }
 
   /**
+   * Whether the kind is decoded into a typed (Go) object, as kube-apiserver's built-in kinds are: a JSON value of the
+   * wrong type in one of the kind's own top-level fields is then a {@code 400 BadRequest} decoding error ({@code
+   * json: cannot unmarshal number into Go struct field ConfigMap.data of type string}, {@link TypedFields}) rather
+   * than the schema's {@code 422} a custom resource gets (apiextensions validates its unstructured objects).
+   *
+   * @param field a top-level field of the kind (not {@code apiVersion}, {@code kind}, {@code metadata})
+   * @return the Go type name of the field's value as the typed decoder reports it (e.g. {@code v1.SecretType}), or
+   *     null to derive it from the schema; the default: null
+   */
+  default String goTypeName(String field) {
+    return null;
+  }
+
+  /**
+   * @return true when the kind is decoded into a typed object (built-in kinds, {@link #goTypeName}); false (the
+   *     default) for custom resources
+   */
+  default boolean typedDecoding() {
+    return false;
+  }
+
+  /**
    * The kind's name rule (the {@code nameFn} its upstream validation passes to {@code ValidateObjectMeta}).
    *
    * @param name a non-empty object name
@@ -259,6 +281,17 @@ public interface ObjectStrategy {
       @Override
       public JsonObject prepareUpdate(CrdRequest req, JsonObject old, JsonObject n) {
         return next.prepareUpdate(req, old, first.prepareUpdate(req, old, n));
+      }
+
+      @Override
+      public boolean typedDecoding() {
+        return first.typedDecoding() || next.typedDecoding();
+      }
+
+      @Override
+      public String goTypeName(String field) {
+        String a = first.goTypeName(field);
+        return a != null ? a : next.goTypeName(field);
       }
 
       @Override
