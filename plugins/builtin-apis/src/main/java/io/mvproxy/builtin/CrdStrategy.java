@@ -21,7 +21,8 @@ import java.util.Objects;
  * {@code apiextensions-apiserver/pkg/registry/customresourcedefinition/strategy.go} and {@code etcd.go}:
  * <ul>
  *   <li>create: validated by the one CRD validator ({@link CrdParser#parse}, what plugin manifests go through;
- *   422 Invalid with causes), {@code status} reset to {@code storedVersions: [<storage version>]};</li>
+ *   422 Invalid with causes) on a worker thread ({@link #validateBlocking}: it compiles the CEL rules), {@code status}
+ *   reset to {@code storedVersions: [<storage version>]};</li>
  *   <li>update and patch (apply included): validated again, {@code spec.group} and {@code spec.names.plural}
  *   immutable, {@code spec.scope} and {@code spec.names.kind} immutable once Established (422 {@code field is
  *   immutable}); the new storage version is added to {@code status.storedVersions};</li>
@@ -65,27 +66,35 @@ final class CrdStrategy implements ObjectStrategy {
       io.mvproxy.registry.impl.conversion.CrdConversion.setDefaults(spec);
     }
     CrdConditions.addStorageVersion(obj);
-    CrdParser.parse(obj);
     return obj;
   }
 
+  /** @return true: a CRD is validated by parsing it, which compiles its CEL rules (on a worker thread) */
   @Override
-  public JsonObject prepareUpdate(CrdRequest req, JsonObject old, JsonObject next) {
-    String name = old.getJsonObject("metadata").getString("name");
-    refusePluginCrd(old, name, "update");
-    refuseServedBy(next);
-    if ("status".equals(req.info().subresource())) {
-      List<JsonObject> causes = CrdConditions.storedVersionProblems(next);
-      if (!causes.isEmpty()) {
-        throw StatusException.invalid(CrdParser.CRD_GVR, "CustomResourceDefinition", name,
-            new JsonArray(new ArrayList<>(causes)));
-      }
-      return next;
+  public boolean validatesBlocking() {
+    return true;
+  }
+
+  /**
+   * Validates a created or updated CRD ({@code ValidateCustomResourceDefinition} / {@code ...Update}) on a worker
+   * thread: the one CRD validator ({@link CrdParser#parse}, which compiles the CEL rules), and on an update the
+   * immutable fields and {@code status.storedVersions}, all causes in one 422. A {@code status} update is checked in
+   * {@link #prepareUpdate}.
+   *
+   * @throws StatusException 422 Invalid with causes
+   */
+  @Override
+  public void validateBlocking(CrdRequest req, JsonObject old, JsonObject next) {
+    if (old == null) {
+      CrdParser.parse(next);
+      return;
     }
-    CrdConditions.addStorageVersion(next);
+    if ("status".equals(req.info().subresource())) {
+      return;
+    }
+    String name = old.getJsonObject("metadata").getString("name");
     List<JsonObject> causes = new ArrayList<>();
     JsonObject spec = obj(next, "spec");
-    io.mvproxy.registry.impl.conversion.CrdConversion.setDefaults(spec);
     JsonObject oldSpec = obj(old, "spec");
     immutable(causes, "spec.group", spec.getValue("group"), oldSpec.getValue("group"));
     immutable(causes, "spec.names.plural", obj(spec, "names").getValue("plural"),
@@ -110,6 +119,23 @@ final class CrdStrategy implements ObjectStrategy {
       throw StatusException.invalid(CrdParser.CRD_GVR, "CustomResourceDefinition", name,
           new JsonArray(new ArrayList<>(causes)));
     }
+  }
+
+  @Override
+  public JsonObject prepareUpdate(CrdRequest req, JsonObject old, JsonObject next) {
+    String name = old.getJsonObject("metadata").getString("name");
+    refusePluginCrd(old, name, "update");
+    refuseServedBy(next);
+    if ("status".equals(req.info().subresource())) {
+      List<JsonObject> causes = CrdConditions.storedVersionProblems(next);
+      if (!causes.isEmpty()) {
+        throw StatusException.invalid(CrdParser.CRD_GVR, "CustomResourceDefinition", name,
+            new JsonArray(new ArrayList<>(causes)));
+      }
+      return next;
+    }
+    CrdConditions.addStorageVersion(next);
+    io.mvproxy.registry.impl.conversion.CrdConversion.setDefaults(obj(next, "spec"));
     return next;
   }
 

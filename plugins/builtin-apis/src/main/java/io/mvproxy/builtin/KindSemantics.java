@@ -41,6 +41,12 @@ final class KindSemantics implements ObjectStrategy {
     this.patchMeta = PatchMeta.of(tags);
   }
 
+  /** @return true: built-in kinds are decoded into typed objects (400 for a wrong JSON type in their fields) */
+  @Override
+  public boolean typedDecoding() {
+    return true;
+  }
+
   /** @return the kind's struct tags (ObjectMeta's plus {@link #PATCH_TAGS}) */
   @Override
   public PatchMeta strategicMergePatch() {

@@ -19,6 +19,12 @@ public final class Secrets implements ObjectStrategy {
   private static final Gvr SECRETS = new Gvr("", "v1", "secrets");
 
   /** Secrets are selectable by {@code type} ({@code SelectableFields} in the secret strategy). */
+  /** @return {@code v1.SecretType} for {@code type} (a named Go string type), else null (from the schema) */
+  @Override
+  public String goTypeName(String field) {
+    return "type".equals(field) ? "v1.SecretType" : null;
+  }
+
   @Override
   public java.util.Map<String, String> selectableFields() {
     return java.util.Map.of("type", "type");

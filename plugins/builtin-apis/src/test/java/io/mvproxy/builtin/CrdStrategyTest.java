@@ -32,6 +32,21 @@ class CrdStrategyTest {
             "schema":{"openAPIV3Schema":{"type":"object","x-kubernetes-preserve-unknown-fields":true}}}]}}""");
   }
 
+  /** The create path: prepare, then the validation the REST layer runs on a worker thread. */
+  JsonObject create(CrdRequest req, JsonObject obj) {
+    assertTrue(s.validatesBlocking());
+    JsonObject out = s.prepareCreate(req, obj);
+    s.validateBlocking(req, null, out);
+    return out;
+  }
+
+  /** The update path: prepare, then the validation the REST layer runs on a worker thread. */
+  JsonObject update(CrdRequest req, JsonObject old, JsonObject next) {
+    JsonObject out = s.prepareUpdate(req, old, next);
+    s.validateBlocking(req, old, out);
+    return out;
+  }
+
   CrdRequest req(String method, String path) {
     return StrategiesTest.request(CRDS, method, path, s);
   }
@@ -39,35 +54,35 @@ class CrdStrategyTest {
   @Test
   void createValidatesWithTheManifestValidatorAndSetsStoredVersions() {
     JsonObject in = crd().put("status", new JsonObject().put("storedVersions", new JsonArray().add("x")));
-    JsonObject out = s.prepareCreate(req("POST", PATH), in);
+    JsonObject out = create(req("POST", PATH), in);
     assertEquals(new JsonObject().put("storedVersions", new JsonArray().add("v1")), out.getJsonObject("status"));
     JsonObject bad = crd();
     bad.getJsonObject("metadata").put("name", "bars.example.com");
     bad.getJsonObject("spec").put("scope", "Everywhere");
-    StatusException e = assertThrows(StatusException.class, () -> s.prepareCreate(req("POST", PATH), bad));
+    StatusException e = assertThrows(StatusException.class, () -> create(req("POST", PATH), bad));
     assertEquals(422, e.code());
     assertTrue(e.getMessage().contains("metadata.name: Invalid value: \"bars.example.com\": must be "
         + "spec.names.plural+\".\"+spec.group"), e.getMessage());
     assertTrue(e.getMessage().contains("spec.scope: Unsupported value: \"Everywhere\""), e.getMessage());
     JsonObject served = crd();
     served.getJsonObject("metadata").put("annotations", new JsonObject().put(CrdObjects.SERVED_BY, "{}"));
-    assertEquals(422, assertThrows(StatusException.class, () -> s.prepareCreate(req("POST", PATH), served)).code());
+    assertEquals(422, assertThrows(StatusException.class, () -> create(req("POST", PATH), served)).code());
   }
 
   @Test
   void conversionDefaultedAsV1AndValidated() {
-    JsonObject out = s.prepareCreate(req("POST", PATH), crd());
+    JsonObject out = create(req("POST", PATH), crd());
     assertEquals(new JsonObject().put("strategy", "None"), out.getJsonObject("spec").getJsonObject("conversion"));
     JsonObject hook = crd();
     hook.getJsonObject("spec").put("conversion", new JsonObject().put("strategy", "Webhook").put("webhook",
         new JsonObject().put("conversionReviewVersions", new JsonArray().add("v1")).put("clientConfig",
             new JsonObject().put("service", new JsonObject().put("namespace", "d").put("name", "conv")))));
-    JsonObject created = s.prepareCreate(req("POST", PATH), hook);
+    JsonObject created = create(req("POST", PATH), hook);
     assertEquals(443, created.getJsonObject("spec").getJsonObject("conversion").getJsonObject("webhook")
         .getJsonObject("clientConfig").getJsonObject("service").getInteger("port"));
     JsonObject bad = crd();
     bad.getJsonObject("spec").put("conversion", new JsonObject().put("strategy", "Webhook"));
-    StatusException e = assertThrows(StatusException.class, () -> s.prepareCreate(req("POST", PATH), bad));
+    StatusException e = assertThrows(StatusException.class, () -> create(req("POST", PATH), bad));
     assertEquals(422, e.code());
     assertEquals("CustomResourceDefinition.apiextensions.k8s.io \"foos.example.com\" is invalid: ["
         + "spec.conversion.webhookClientConfig: Required value: required when strategy is set to Webhook, "
@@ -76,46 +91,46 @@ class CrdStrategyTest {
 
   @Test
   void updateKeepsGroupAndPluralAndOnceEstablishedScopeAndKind() {
-    JsonObject old = s.prepareCreate(req("POST", PATH), crd());
+    JsonObject old = create(req("POST", PATH), crd());
     CrdRequest put = req("PUT", PATH + "/foos.example.com");
     JsonObject scope = old.copy();
     scope.getJsonObject("spec").put("scope", "Cluster");
-    s.prepareUpdate(put, old, scope.copy());
+    update(put, old, scope.copy());
     CrdConditions.set(old, CrdConditions.ESTABLISHED, "True", "InitialNamesAccepted", "x", "2026-01-01T00:00:00Z");
-    StatusException e = assertThrows(StatusException.class, () -> s.prepareUpdate(put, old, scope.copy()));
+    StatusException e = assertThrows(StatusException.class, () -> update(put, old, scope.copy()));
     assertEquals("CustomResourceDefinition.apiextensions.k8s.io \"foos.example.com\" is invalid: spec.scope: "
         + "Invalid value: \"Cluster\": field is immutable", e.getMessage());
     JsonObject group = old.copy();
     group.getJsonObject("spec").put("group", "other.com");
-    StatusException g = assertThrows(StatusException.class, () -> s.prepareUpdate(put, old, group));
+    StatusException g = assertThrows(StatusException.class, () -> update(put, old, group));
     assertTrue(g.getMessage().contains("spec.group: Invalid value: \"other.com\": field is immutable"),
         g.getMessage());
   }
 
   @Test
   void aNewStorageVersionIsAddedToStoredVersionsAndStatusChecksThem() {
-    JsonObject old = s.prepareCreate(req("POST", PATH), crd());
+    JsonObject old = create(req("POST", PATH), crd());
     JsonObject next = old.copy();
     JsonArray vs = next.getJsonObject("spec").getJsonArray("versions");
     vs.getJsonObject(0).put("storage", false);
     vs.add(new JsonObject().put("name", "v2").put("served", true).put("storage", true));
-    JsonObject out = s.prepareUpdate(req("PUT", PATH + "/foos.example.com"), old, next);
+    JsonObject out = update(req("PUT", PATH + "/foos.example.com"), old, next);
     assertEquals(new JsonArray().add("v1").add("v2"), out.getJsonObject("status").getJsonArray("storedVersions"));
     CrdRequest status = req("PUT", PATH + "/foos.example.com/status");
     JsonObject dropped = out.copy();
     dropped.getJsonObject("status").put("storedVersions", new JsonArray().add("v1"));
-    StatusException e = assertThrows(StatusException.class, () -> s.prepareUpdate(status, out, dropped));
+    StatusException e = assertThrows(StatusException.class, () -> update(status, out, dropped));
     assertEquals("CustomResourceDefinition.apiextensions.k8s.io \"foos.example.com\" is invalid: "
         + "status.storedVersions: Invalid value: [\"v1\"]: must have the storage version v2", e.getMessage());
     JsonObject unknown = out.copy();
     unknown.getJsonObject("status").put("storedVersions", new JsonArray().add("v2").add("v9"));
-    assertTrue(assertThrows(StatusException.class, () -> s.prepareUpdate(status, out, unknown)).getMessage()
+    assertTrue(assertThrows(StatusException.class, () -> update(status, out, unknown)).getMessage()
         .contains("status.storedVersions[1]: Invalid value: \"v9\": must appear in spec.versions"));
   }
 
   @Test
   void firstDeleteAddsTheCleanupFinalizerAndTerminating() {
-    JsonObject cur = s.prepareCreate(req("POST", PATH), crd());
+    JsonObject cur = create(req("POST", PATH), crd());
     CrdRequest del = req("DELETE", PATH + "/foos.example.com");
     JsonObject marked = s.onDelete(del, cur);
     assertEquals(new JsonArray().add(CrdConditions.CLEANUP_FINALIZER),
@@ -131,8 +146,8 @@ class CrdStrategyTest {
   void aPluginsCrdIsRefusedWith409NamingItsNodes() {
     JsonObject plugin = CrdObjects.merge(null, "node-a", crd(), "2026-01-01T00:00:00Z");
     for (Runnable r : new Runnable[] {
-        () -> s.prepareUpdate(req("PUT", PATH + "/foos.example.com"), plugin, plugin.copy()),
-        () -> s.prepareUpdate(req("PUT", PATH + "/foos.example.com/status"), plugin, plugin.copy()),
+        () -> update(req("PUT", PATH + "/foos.example.com"), plugin, plugin.copy()),
+        () -> update(req("PUT", PATH + "/foos.example.com/status"), plugin, plugin.copy()),
         () -> s.onDelete(req("DELETE", PATH + "/foos.example.com"), plugin)}) {
       StatusException e = assertThrows(StatusException.class, r::run);
       assertEquals(409, e.code());

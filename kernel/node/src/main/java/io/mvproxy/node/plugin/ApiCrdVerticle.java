@@ -32,7 +32,9 @@ import java.util.logging.Logger;
  * {@code <prefix>/apiextensions.k8s.io/customresourcedefinitions/<name>}), served by this node like a plugin's CRD:
  * the verticle watches the stored CRDs (relisting them every {@link #RESYNC_MS} as an informer does) and turns every API-created one (a CRD without the plugins' annotation
  * {@code mvproxy.io/served-by}) whose names are accepted into an {@link ApiSource} built by the same factory as
- * plugin manifests ({@code crd-source}), published in this node's discovery (so peers route to it). A changed spec
+ * plugin manifests ({@code crd-source}), published in this node's discovery (so peers route to it). The factory
+ * runs on a worker thread (parsing compiles the CRD's CEL rules, seconds for big CRDs), its result is applied on this
+ * verticle's event loop; a CRD whose build fails is logged and not built again until its generation changes. A changed spec
  * (new {@code metadata.generation}) swaps the source; a CRD gone from storage is withdrawn make-before-break as a
  * plugin is (out of the published discovery first, out of routing once every live peer applied that, closed
  * {@link PluginVerticle#DRAIN_MS} later). A CRD whose name an ACTIVE plugin of this node serves is not served from
@@ -96,6 +98,11 @@ public final class ApiCrdVerticle extends VerticleBase {
   private final Set<String> finalizing = new HashSet<>();
   private final Set<String> writing = new HashSet<>();
   private final Set<String> warned = new HashSet<>();
+
+  /** Names to the {@code <uid>/<generation>} whose source is being built on a worker. */
+  private final Map<String, String> building = new HashMap<>();
+  /** Names to sources built on a worker, not yet applied (source null: the build failed for that key). */
+  private final Map<String, Served> built = new HashMap<>();
 
   /** A served API CRD: {@code <uid>/<generation>} of the definition it was built from, and its source. */
   record Served(String key, ApiSource source) {
@@ -186,6 +193,12 @@ public final class ApiCrdVerticle extends VerticleBase {
     List<Future<Void>> closing = new ArrayList<>();
     active.values().forEach(s -> closing.add(s.source().close()));
     draining.forEach(s -> closing.add(s.close()));
+    built.values().forEach(s -> {
+      if (s.source() != null) {
+        closing.add(s.source().close());
+      }
+    });
+    built.clear();
     return Future.join(closing);
   }
 
@@ -260,13 +273,16 @@ public final class ApiCrdVerticle extends VerticleBase {
       if (cur != null && cur.key().equals(key)) {
         continue;
       }
-      ApiSource source;
-      try {
-        source = new TerminatingGuard(factory.create(manifest(crd), ctx), name, () -> terminating);
-      } catch (RuntimeException ex) {
-        LOG.warning("CustomResourceDefinition " + name + " cannot be served: " + ex.getMessage());
+      Served done = built.get(name);
+      if (done == null || !done.key().equals(key)) {
+        build(name, key, crd);
         continue;
       }
+      if (done.source() == null) {
+        continue; // this generation cannot be served (logged once); a new generation is built again
+      }
+      built.remove(name);
+      ApiSource source = new TerminatingGuard(done.source(), name, () -> terminating);
       active.put(name, new Served(key, source));
       if (cur != null) {
         withdrawn.add(cur.source());
@@ -275,6 +291,15 @@ public final class ApiCrdVerticle extends VerticleBase {
       LOG.info("CustomResourceDefinition " + name + " (generation " + md.getValue("generation") + ") served from the"
           + " API");
     }
+    built.entrySet().removeIf(e -> {
+      if (stored.containsKey(e.getKey())) {
+        return false;
+      }
+      if (e.getValue().source() != null) {
+        e.getValue().source().close();
+      }
+      return true;
+    });
     for (String name : new ArrayList<>(active.keySet())) {
       JsonObject crd = stored.get(name);
       if (crd == null || isPluginCrd(crd) || pluginCrds.contains(name)
@@ -300,6 +325,41 @@ public final class ApiCrdVerticle extends VerticleBase {
     published = active.values().stream().map(Served::source).toList();
     vertx.eventBus().publish(Addresses.LOCAL_APIS_CHANGED, null);
     withdrawn.forEach(this::drain);
+  }
+
+  /**
+   * Builds the source of one stored CRD on a worker thread (parsing a CRD compiles its CEL rules, which takes
+   * seconds for big CRDs: never on the event loop), then reconciles again on this verticle's event loop, which
+   * applies the result. A build already under way for {@code key} is not started again; a finished build of an older
+   * generation is closed.
+   */
+  private void build(String name, String key, JsonObject crd) {
+    if (key.equals(building.get(name))) {
+      return;
+    }
+    Served stale = built.remove(name);
+    if (stale != null && stale.source() != null) {
+      stale.source().close();
+    }
+    building.put(name, key);
+    JsonObject manifest = manifest(crd);
+    vertx.executeBlocking(() -> factory.create(manifest, ctx), false).onComplete(ar -> {
+      building.remove(name, key);
+      if (ar.failed()) {
+        LOG.warning("CustomResourceDefinition " + name + " cannot be served: " + ar.cause().getMessage());
+      }
+      if (stopped) {
+        if (ar.succeeded()) {
+          ar.result().close();
+        }
+        return;
+      }
+      Served old = built.put(name, new Served(key, ar.succeeded() ? ar.result() : null));
+      if (old != null && old.source() != null) {
+        old.source().close();
+      }
+      reconcileSources();
+    });
   }
 
   /** Like {@link PluginVerticle}'s drain: out of routing once every live peer applied the withdrawal, then closed. */

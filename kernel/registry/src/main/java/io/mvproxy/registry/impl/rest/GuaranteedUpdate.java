@@ -46,6 +46,9 @@ public final class GuaranteedUpdate {
    */
   public static Future<JsonObject> run(CrdRuntime rt, CrdRequest req, Function<StoredObject, JsonObject> transform) {
     io.mvproxy.api.admission.Admission admission = AdmissionStep.active(rt);
+    if (admission == null && rt.strategy().validatesBlocking()) {
+      return readValidateWrite(rt, req, transform, ATTEMPTS);
+    }
     if (admission == null) {
       return attempt(rt, req, cur -> {
         JsonObject next = transform.apply(cur);
@@ -67,12 +70,47 @@ public final class GuaranteedUpdate {
     String optionsKind = "PATCH".equals(req.ctx().request().method().name()) ? "PatchOptions" : "UpdateOptions";
     return rt.store(req).get(req.key()).compose(cur -> {
       JsonObject next = transform.apply(cur);
-      return AdmissionStep.admit(admission, rt.rules(), req, "UPDATE", next, cur.object(), req.stored(cur.object()),
-              optionsKind)
+      return validateBlocking(rt, req, cur.object(), next).compose(v -> AdmissionStep.admit(admission, rt.rules(), req, "UPDATE", next, cur.object(), req.stored(cur.object()),
+              optionsKind))
           .compose(fin -> attempt(rt, req, c -> fin, 1,
               new Preconditions(cur.uid(), Long.toString(cur.resourceVersion()))));
     }).recover(t -> t instanceof StorageException se && se.storageCode() == StorageException.Code.CONFLICT
         && left > 1 ? admitted(rt, req, transform, admission, left - 1) : Future.failedFuture(t));
+  }
+
+  /**
+   * The update without webhooks of a kind with {@link ObjectStrategy#validatesBlocking}: read, transform, schema
+   * validation, the strategy's validation on a worker thread, then write only if the object is still the one read;
+   * a lost race runs it all again (as {@link #admitted}).
+   */
+  private static Future<JsonObject> readValidateWrite(CrdRuntime rt, CrdRequest req,
+                                                      Function<StoredObject, JsonObject> transform, int left) {
+    return rt.store(req).get(req.key()).compose(cur -> {
+      JsonObject next = transform.apply(cur);
+      AdmissionStep.validateSchema(req, next, req.stored(cur.object()));
+      return validateBlocking(rt, req, cur.object(), next).compose(v -> attempt(rt, req, c -> next, 1,
+          new Preconditions(cur.uid(), Long.toString(cur.resourceVersion()))));
+    }).recover(t -> t instanceof StorageException se && se.storageCode() == StorageException.Code.CONFLICT
+        && left > 1 ? readValidateWrite(rt, req, transform, left - 1) : Future.failedFuture(t));
+  }
+
+  /**
+   * Runs the strategy's {@link ObjectStrategy#validateBlocking} on a worker thread (unordered: requests do not wait
+   * for each other), when the strategy has one.
+   *
+   * @param old the stored object, or null for a create
+   * @param obj the prepared object
+   * @return completes on the caller's context; fails with the validation's StatusException (e.g. 422)
+   */
+  static Future<Void> validateBlocking(CrdRuntime rt, CrdRequest req, JsonObject old, JsonObject obj) {
+    ObjectStrategy s = rt.strategy();
+    if (!s.validatesBlocking()) {
+      return Future.succeededFuture();
+    }
+    return rt.vertx().executeBlocking(() -> {
+      s.validateBlocking(req, old, obj);
+      return null;
+    }, false);
   }
 
   private static Future<JsonObject> attempt(CrdRuntime rt, CrdRequest req,

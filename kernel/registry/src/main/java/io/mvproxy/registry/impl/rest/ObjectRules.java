@@ -130,12 +130,20 @@ public final class ObjectRules {
   /**
    * Type checks the decoder of a typed object would make ({@code apiVersion}, {@code kind} and the string fields
    * of {@code metadata} are strings, {@code generation} an integer, labels and annotations maps of strings,
-   * finalizers a list of strings), with kube-apiserver's decoding message.
+   * finalizers a list of strings), and for kinds with {@link ObjectStrategy#typedDecoding} their own top-level fields
+   * ({@link TypedFields}), with kube-apiserver's decoding message.
    *
    * @throws StatusException 400 BadRequest {@code <Kind> in version "<v>" cannot be handled as a <Kind>: json: cannot
    *     unmarshal ...}
    */
   static void checkTypes(CrdRequest req, JsonObject o) {
+    checkMetaTypes(req, o);
+    if (req.strategy() != null && req.strategy().typedDecoding()) {
+      TypedFields.check(req, o);
+    }
+  }
+
+  private static void checkMetaTypes(CrdRequest req, JsonObject o) {
     for (String f : new String[] {"apiVersion", "kind"}) {
       if (o.getValue(f) != null && !(o.getValue(f) instanceof String)) {
         throw typeError(req, f, typeName(o.getValue(f)), "string", "");
@@ -185,12 +193,17 @@ public final class ObjectRules {
     }
   }
 
-  private static String typeName(Object v) {
+  /** @return the JSON type as Go's decoder names it in an {@code UnmarshalTypeError} */
+  static String typeName(Object v) {
     return v instanceof Number ? "number" : v instanceof Boolean ? "bool" : v instanceof JsonArray ? "array"
         : v instanceof JsonObject ? "object" : "string";
   }
 
-  private static StatusException typeError(CrdRequest req, String field, String got, String want, String struct) {
+  /**
+   * @param struct {@code " <GoStruct>"}, or {@code ""} for a top-level value
+   * @return the decoding error ({@link #decodeError}) Go's {@code UnmarshalTypeError} gives
+   */
+  static StatusException typeError(CrdRequest req, String field, String got, String want, String struct) {
     String where = struct.isEmpty() ? "" : " into Go struct field" + struct + "." + field;
     return decodeError(req, "json: cannot unmarshal " + got + (where.isEmpty() ? " into Go value" : where)
         + " of type " + want);

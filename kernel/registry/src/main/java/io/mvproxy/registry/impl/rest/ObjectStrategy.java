@@ -41,6 +41,28 @@ public interface ObjectStrategy {
   }
 
   /**
+   * Whether the kind is decoded into a typed (Go) object, as kube-apiserver's built-in kinds are: a JSON value of the
+   * wrong type in one of the kind's own top-level fields is then a {@code 400 BadRequest} decoding error ({@code
+   * json: cannot unmarshal number into Go struct field ConfigMap.data of type string}, {@link TypedFields}) rather
+   * than the schema's {@code 422} a custom resource gets (apiextensions validates its unstructured objects).
+   *
+   * @param field a top-level field of the kind (not {@code apiVersion}, {@code kind}, {@code metadata})
+   * @return the Go type name of the field's value as the typed decoder reports it (e.g. {@code v1.SecretType}), or
+   *     null to derive it from the schema; the default: null
+   */
+  default String goTypeName(String field) {
+    return null;
+  }
+
+  /**
+   * @return true when the kind is decoded into a typed object (built-in kinds, {@link #goTypeName}); false (the
+   *     default) for custom resources
+   */
+  default boolean typedDecoding() {
+    return false;
+  }
+
+  /**
    * The kind's name rule (the {@code nameFn} its upstream validation passes to {@code ValidateObjectMeta}).
    *
    * @param name a non-empty object name
@@ -73,6 +95,31 @@ public interface ObjectStrategy {
    */
   default JsonObject prepareUpdate(CrdRequest req, JsonObject old, JsonObject next) {
     return next;
+  }
+
+  /**
+   * Whether the kind has validation too costly for an event loop ({@link #validateBlocking}), e.g. parsing a
+   * CustomResourceDefinition, which compiles its CEL rules (seconds for big CRDs).
+   *
+   * @return true to have {@link #validateBlocking} run on a worker thread for every create and update; false (the
+   *     default) to skip it
+   */
+  default boolean validatesBlocking() {
+    return false;
+  }
+
+  /**
+   * Validation run on a worker thread (never an event loop) after {@link #prepareCreate} / {@link #prepareUpdate},
+   * before admission and storage (upstream's {@code strategy.Validate} / {@code ValidateUpdate}), only when
+   * {@link #validatesBlocking()}; on an update it runs once per attempt of the guaranteed update. It must only read
+   * its arguments.
+   *
+   * @param req the request
+   * @param old the stored object (do not change), or null for a create
+   * @param obj the prepared object (do not change)
+   * @throws io.mvproxy.api.StatusException e.g. 422 Invalid with causes; answered as is, nothing stored
+   */
+  default void validateBlocking(CrdRequest req, JsonObject old, JsonObject obj) {
   }
 
   /**
@@ -234,6 +281,28 @@ public interface ObjectStrategy {
       @Override
       public JsonObject prepareUpdate(CrdRequest req, JsonObject old, JsonObject n) {
         return next.prepareUpdate(req, old, first.prepareUpdate(req, old, n));
+      }
+
+      @Override
+      public boolean typedDecoding() {
+        return first.typedDecoding() || next.typedDecoding();
+      }
+
+      @Override
+      public String goTypeName(String field) {
+        String a = first.goTypeName(field);
+        return a != null ? a : next.goTypeName(field);
+      }
+
+      @Override
+      public boolean validatesBlocking() {
+        return first.validatesBlocking() || next.validatesBlocking();
+      }
+
+      @Override
+      public void validateBlocking(CrdRequest req, JsonObject old, JsonObject obj) {
+        first.validateBlocking(req, old, obj);
+        next.validateBlocking(req, old, obj);
       }
 
       @Override

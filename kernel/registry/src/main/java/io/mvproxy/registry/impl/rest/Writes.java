@@ -64,7 +64,8 @@ public final class Writes {
       SchemaValidator.validate(req, prepared, null, false);
       ObjectBounds.check(req, prepared);
     }
-    return rt.strategy().admitCreate(req, prepared).compose(admitted -> admission == null
+    return GuaranteedUpdate.validateBlocking(rt, req, null, prepared)
+        .compose(v -> rt.strategy().admitCreate(req, prepared)).compose(admitted -> admission == null
         ? Future.succeededFuture(prepared)
         : AdmissionStep.admit(admission, rt.rules(), req, "CREATE", prepared, null, null, "CreateOptions"))
         .compose(obj -> {
