@@ -56,6 +56,8 @@ public final class FleetHarness implements AutoCloseable {
   /** {@code --service-account-issuer} of every node (kubeadm's default). */
   public static final String SERVICE_ACCOUNT_ISSUER = "https://kubernetes.default.svc.cluster.local";
 
+  /** The harnesses not yet closed, so that a wait that timed out can say what their nodes last warned of. */
+  private static final List<FleetHarness> OPEN = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final Path dir;
   private final RehearsalFleet fleet;
   private final Map<String, NodeProc> nodes = new LinkedHashMap<>();
@@ -84,6 +86,30 @@ public final class FleetHarness implements AutoCloseable {
     for (RehearsalFleet.NodeProcess n : fleet.nodes()) {
       nodes.put(n.name(), new NodeProc(n));
     }
+    OPEN.add(this);
+  }
+
+  /**
+   * For a failure message ({@link FleetTest#await}): the last WARNING and SEVERE lines of the current log of every
+   * node of every open harness, each cut to 240 characters (Hazelcast's CP-subsystem notice left out).
+   *
+   * @param perNode lines per node
+   * @return one block per node with warnings, each headed by the node's name; "" when there are none
+   */
+  public static String recentWarnings(int perNode) {
+    StringBuilder out = new StringBuilder();
+    for (FleetHarness h : OPEN) {
+      for (NodeProc n : h.nodes.values()) {
+        List<String> w = n.log().lines()
+            .filter(l -> (l.contains(" WARNING ") || l.contains(" SEVERE ")) && !l.contains("CP Subsystem"))
+            .map(l -> l.length() > 240 ? l.substring(0, 240) : l).toList();
+        if (!w.isEmpty()) {
+          out.append("\n").append(n.name).append("'s last warnings:\n")
+              .append(String.join("\n", w.subList(Math.max(0, w.size() - perNode), w.size())));
+        }
+      }
+    }
+    return out.toString();
   }
 
   /**
@@ -312,6 +338,7 @@ public final class FleetHarness implements AutoCloseable {
   /** Closes the {@link #admin()} and {@link #anonymous()} clients, then stops every node (SIGTERM, then SIGKILL). */
   @Override
   public void close() {
+    OPEN.remove(this);
     synchronized (this) {
       if (admin != null) {
         admin.close();

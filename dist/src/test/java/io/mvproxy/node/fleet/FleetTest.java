@@ -445,7 +445,8 @@ public class FleetTest {
           .atMost(Duration.ofMillis(Math.max(1, timeoutMs))).ignoreExceptionsInstanceOf(Exception.class)
           .until(check::ok);
     } catch (ConditionTimeoutException e) {
-      throw new AssertionError("timed out after " + timeoutMs + " ms waiting for: " + what, e.getCause());
+      throw new AssertionError("timed out after " + timeoutMs + " ms waiting for: " + what
+          + FleetHarness.recentWarnings(6), e.getCause());
     }
   }
 }

@@ -302,12 +302,8 @@ class PartitionTest {
       fleet.awaitStarted("node-a", 120_000);
       // readiness may wait up to --member-wait-seconds (60 s) for what the cluster's members serve, counted from
       // the node's start: the bound here is above it
-      try {
-        FleetTest.await("restarted node-a answers", 120_000, () -> thingsOnA.firstAnswerAt() > 0
-            && admin.get(a.url(), "/readyz").status() == 200);
-      } catch (AssertionError e) {
-        throw new AssertionError(e.getMessage() + "\nnode-a's last warnings:\n" + warnings(a.log()), e);
-      }
+      FleetTest.await("restarted node-a answers", 120_000, () -> thingsOnA.firstAnswerAt() > 0
+          && admin.get(a.url(), "/readyz").status() == 200);
       long ready = System.currentTimeMillis();
       FleetTest.await("a few answers after readiness", 30_000, () -> thingsOnA.answers().stream()
           .filter(x -> x.atMs() > ready).count() >= 20);
@@ -318,12 +314,5 @@ class PartitionTest {
       System.out.printf("FIGURE restarted node with a crashed peer: %d answers 503 (none 404) until the peer was back%n",
           thingsOnA.with(503, 0).size());
     }
-  }
-
-  /** @param log a node's log @return its last 15 WARNING and SEVERE lines, each cut to 300 characters */
-  static String warnings(String log) {
-    List<String> w = log.lines().filter(l -> l.contains(" WARNING ") || l.contains(" SEVERE "))
-        .map(l -> l.length() > 300 ? l.substring(0, 300) : l).toList();
-    return String.join("\n", w.subList(Math.max(0, w.size() - 15), w.size()));
   }
 }
