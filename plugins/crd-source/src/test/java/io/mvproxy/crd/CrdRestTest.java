@@ -125,6 +125,49 @@ class CrdRestTest {
   }
 
   /**
+   * A generated name that meets an existing object is generated again, up to 8 attempts in all (apiserver
+   * {@code createWithGenerateNameRetry}, RetryGenerateName GA in 1.32); after the 8th the client gets the 409
+   * AlreadyExists. A generateName longer than 58 characters is cut so the name stays within 63.
+   */
+  @Test
+  void generatedNameMeetingAnExistingOneIsGeneratedAgain() throws Exception {
+    assertEquals(201, http.post(W, widget("w-taken-bbbbb")).code());
+    java.util.concurrent.atomic.AtomicInteger made = new java.util.concurrent.atomic.AtomicInteger();
+    java.util.function.Supplier<String> random = io.mvproxy.registry.impl.rest.ObjectRules.nameSuffix;
+    try {
+      // the first three names exist, the fourth is new
+      io.mvproxy.registry.impl.rest.ObjectRules.nameSuffix = () -> made.incrementAndGet() <= 3 ? "bbbbb" : "ccccc";
+      JsonObject gen = widget("");
+      gen.getJsonObject("metadata").remove("name");
+      gen.getJsonObject("metadata").put("generateName", "w-taken-");
+      Http.Res ok = http.post(W, gen);
+      assertEquals(201, ok.code(), ok.body());
+      assertEquals("w-taken-ccccc", ok.json().getJsonObject("metadata").getString("name"));
+      assertEquals(4, made.get());
+
+      made.set(0);
+      io.mvproxy.registry.impl.rest.ObjectRules.nameSuffix = () -> {
+        made.incrementAndGet();
+        return "bbbbb";
+      };
+      Http.Res taken = http.post(W, gen);
+      assertEquals(409, taken.code(), taken.body());
+      assertEquals("AlreadyExists", taken.json().getString("reason"));
+      assertEquals(8, made.get(), "attempts");
+
+      io.mvproxy.registry.impl.rest.ObjectRules.nameSuffix = random;
+      gen.getJsonObject("metadata").put("generateName", "w" + "x".repeat(61) + "-");
+      Http.Res longBase = http.post(W, gen);
+      assertEquals(201, longBase.code(), longBase.body());
+      String name = longBase.json().getJsonObject("metadata").getString("name");
+      assertEquals(63, name.length(), name);
+      assertTrue(name.startsWith("w" + "x".repeat(57)), name);
+    } finally {
+      io.mvproxy.registry.impl.rest.ObjectRules.nameSuffix = random;
+    }
+  }
+
+  /**
    * Query and option errors with kube-apiserver's codes and texts (breaker F15): integer ListOptions
    * ({@code strconv.ParseInt}), label selector parse errors, PatchOptions / CreateOptions validation (one 422 with
    * every cause), and a create carrying a resourceVersion (500 without a reason, not for dryRun); none stores anything.

@@ -20,8 +20,25 @@ import java.util.regex.Pattern;
 public final class ObjectRules {
   private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
   private static final String GENERATE_CHARS = "bcdfghjklmnpqrstvwxz2456789";
-  private final SecureRandom random = new SecureRandom();
+  private static final SecureRandom RANDOM = new SecureRandom();
+  /** The longest generateName kept whole: 63 minus the 5 random characters (apiserver {@code names/generate.go}). */
+  static final int MAX_GENERATED_BASE = 58;
+  /**
+   * Makes the five random characters appended to a {@code generateName} (apiserver {@code names.SimpleNameGenerator}:
+   * {@code utilrand.String(5)} of {@code bcdfghjklmnpqrstvwxz2456789}). Replaced only by tests, to make a
+   * generated name meet an existing one.
+   */
+  public static volatile java.util.function.Supplier<String> nameSuffix = ObjectRules::randomSuffix;
   private final boolean setsGeneration;
+
+  /** @return five characters of {@code bcdfghjklmnpqrstvwxz2456789}, at random */
+  public static String randomSuffix() {
+    StringBuilder sb = new StringBuilder(5);
+    for (int i = 0; i < 5; i++) {
+      sb.append(GENERATE_CHARS.charAt(RANDOM.nextInt(GENERATE_CHARS.length())));
+    }
+    return sb.toString();
+  }
 
   /** Rules of a kind whose server sets {@code metadata.generation} (custom resources). */
   public ObjectRules() {
@@ -230,11 +247,8 @@ public final class ObjectRules {
   public JsonObject prepareCreate(CrdRequest req, JsonObject o) {
     JsonObject meta = metadata(o);
     if (meta.getString("name", "").isEmpty() && !meta.getString("generateName", "").isEmpty()) {
-      StringBuilder sb = new StringBuilder(meta.getString("generateName"));
-      for (int i = 0; i < 5; i++) {
-        sb.append(GENERATE_CHARS.charAt(random.nextInt(GENERATE_CHARS.length())));
-      }
-      meta.put("name", sb.toString());
+      String base = meta.getString("generateName");
+      meta.put("name", base.substring(0, Math.min(base.length(), MAX_GENERATED_BASE)) + nameSuffix.get());
     }
     validate(req, o, null);
     meta.put("uid", UUID.randomUUID().toString());
