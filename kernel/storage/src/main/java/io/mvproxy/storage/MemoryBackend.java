@@ -20,7 +20,6 @@ import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -28,7 +27,6 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -47,9 +45,9 @@ import java.util.logging.Logger;
  *   entry is lost with every copy (a full restart), it is seeded from the wall clock in microseconds, so the
  *   revision never goes backwards, whatever members are lost.</li>
  *   <li>Writes and range reads hold the fleet-wide lock of {@value #META} (lease-bounded, released when its holder
- *   dies; a lock Hazelcast keeps past the lease is released by its waiters, {@link #LOCK_STALE_MS}): writes are
- *   serialized (compare-and-set on the mod revision as etcd's txns) and a list is a consistent snapshot at the
- *   current revision.</li>
+ *   dies; a hold whose release the split-brain protection refused is released again, never re-entered,
+ *   {@link #unlock}): writes are serialized (compare-and-set on the mod revision as etcd's txns) and a list is a
+ *   consistent snapshot at the current revision.</li>
  *   <li>History: one {@link Ringbuffer} per resource ({@value #EVENTS}{@code <resource key prefix>}, backup count 6)
  *   holds its last {@link #HISTORY_FACTOR} x {@code watchCacheSize} changes in revision order; watches read it from any revision it still
  *   covers (410 Expired before). No older object versions are kept: a list at an older revision is served only when
@@ -77,15 +75,6 @@ public final class MemoryBackend implements Backend {
   static final String LOCK = "lock";
   /** Lease of the write lock, ms: a holder that hangs cannot block the fleet longer. */
   static final long LOCK_LEASE_MS = 10_000;
-  /** Key in {@value #META} of the current lock holder's token (a random long written once it has the lock). */
-  static final String HOLDER = "lockHolder";
-  /** A wait for the lock is sliced so that a waiter looks for a stale holder (and retries a lost wake-up), ms. */
-  static final long LOCK_SLICE_MS = 1_000;
-  /**
-   * A lock held with one holder token this long is stale, ms: the lease plus 5 s for a holder's GC pause and the
-   * waiter's slices; no write holds the lock that long (Hazelcast ends it at the lease).
-   */
-  static final long LOCK_STALE_MS = LOCK_LEASE_MS + 5_000;
   /** Pause between tries of an unlock the split-brain protection refused, ms: a fleet regains quorum in seconds. */
   static final long UNLOCK_RETRY_MS = 100;
   /** Logged when this member's side of a split merged into the other side (its storage entries discarded). */
@@ -300,8 +289,6 @@ public final class MemoryBackend implements Backend {
     lock();
     long acquired = System.nanoTime();
     try {
-      // not awaited: the token only has to change for waiters to see a new holder, not to be durable
-      meta.setAsync(HOLDER, ThreadLocalRandom.current().nextLong());
       return c.call();
     } finally {
       unlock(acquired);
@@ -310,7 +297,8 @@ public final class MemoryBackend implements Backend {
 
   /**
    * Releases this thread's hold after a write. An unlock the split-brain protection refuses (the fleet lost its
-   * quorum during the write) is retried every {@link #UNLOCK_RETRY_MS} until it goes through or the lease is over:
+   * quorum during the write) is retried every {@link #UNLOCK_RETRY_MS} until it goes through or the lease is over
+   * (or the member stops, or the thread is interrupted; the hold is then left to its lease and to {@link #lock}):
    * a hold left behind would be re-entered by this thread's next write (Hazelcast's lock is reentrant per member and
    * thread), every write extending its lease, and keep every other writer of the fleet out (PartitionTest on CI:
    * after a split and a restart the new member's writes timed out for minutes while one member's kept going).
@@ -359,14 +347,13 @@ public final class MemoryBackend implements Backend {
         return;
       }
     }
+    LOG.warning("memory storage: this thread still holds the write lock after 1000 unlocks; its lease ends it");
   }
 
   /**
-   * Takes the fleet-wide write lock within the request timeout, in slices of {@link #LOCK_SLICE_MS}: between slices
-   * the waiter reads the holder's token ({@value #HOLDER}, written by each holder once it has the lock) and, when one
-   * token stays while the lock is held for {@link #LOCK_STALE_MS}, longer than any lease, releases the lock itself
-   * ({@link #breakStale}): Hazelcast has kept locks past their lease (hazelcast/hazelcast#14215, #10192). A slice also
-   * retries a wake-up that got lost. A hold this thread may have left ({@link #unlock}) is dropped first.
+   * Takes the fleet-wide write lock within the request timeout, after dropping any hold this thread may have left
+   * ({@link #unlock}). A {@code tryLock} that fails (no quorum, a lost answer, an interrupt) may have been granted
+   * before it failed: the thread then counts as a possible holder too.
    *
    * @throws StorageException 504 Timeout when the lock stays busy for the request timeout
    */
@@ -374,51 +361,17 @@ public final class MemoryBackend implements Backend {
     if (mayHold.get()) {
       releaseOwnHolds();
     }
-    long start = System.nanoTime();
-    long deadline = start + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-    Long seen = null;
-    long seenSince = -1;
-    while (true) {
-      long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
-      if (left <= 0) {
-        throw StorageException.timeout("write (the storage lock is busy)", timeoutMs);
-      }
-      if (meta.tryLock(LOCK, Math.min(LOCK_SLICE_MS, left), TimeUnit.MILLISECONDS, LOCK_LEASE_MS,
-          TimeUnit.MILLISECONDS)) {
-        mayHold.set(true);
-        return;
-      }
-      Long holder = meta.get(HOLDER);
-      long now = System.nanoTime();
-      if (seenSince < 0 || !Objects.equals(holder, seen)) {
-        seen = holder;
-        seenSince = now;
-      } else if (now - seenSince > TimeUnit.MILLISECONDS.toNanos(LOCK_STALE_MS)) {
-        breakStale(holder, TimeUnit.NANOSECONDS.toMillis(now - seenSince));
-        seenSince = -1;
-      }
+    boolean got;
+    try {
+      got = meta.tryLock(LOCK, timeoutMs, TimeUnit.MILLISECONDS, LOCK_LEASE_MS, TimeUnit.MILLISECONDS);
+    } catch (RuntimeException | InterruptedException e) {
+      mayHold.set(true);
+      throw e;
     }
-  }
-
-  /**
-   * Releases a lock one holder kept past its lease. The waiters of every member may find it stale at once: the one
-   * that swaps the stale token for its own ({@code replace}, or {@code putIfAbsent} when no holder wrote one) releases
-   * the lock, the others see a new token and wait on. (A holder that took the lock in the instant between a waiter's
-   * last look and its swap, before writing its own token, would lose the lock: that needs the stale lock to end by
-   * itself within that instant, after {@link #LOCK_STALE_MS} of not ending.)
-   *
-   * @param holder the stale token, null when none was written
-   * @param heldMs how long this waiter saw it, ms
-   */
-  private void breakStale(Long holder, long heldMs) {
-    long mine = ThreadLocalRandom.current().nextLong();
-    boolean claimed = holder == null ? meta.putIfAbsent(HOLDER, mine) == null : meta.replace(HOLDER, holder, mine);
-    if (claimed && meta.isLocked(LOCK)) {
-      meta.forceUnlock(LOCK);
-      LOG.warning("memory storage: the write lock was held by one holder for " + heldMs + " ms, longer than its "
-          + LOCK_LEASE_MS + " ms lease (a lock Hazelcast kept, e.g. its holder left while the fleet had no quorum);"
-          + " released it");
+    if (!got) {
+      throw StorageException.timeout("write (the storage lock is busy)", timeoutMs);
     }
+    mayHold.set(true);
   }
 
   /** @return the committed revision; seeds it (and the epoch) from the clock when absent. Under the lock. */

@@ -18,8 +18,9 @@ import org.junit.jupiter.api.Test;
  * The fleet-wide write lock of the memory backend on three real Hazelcast members configured as nodes configure them.
  * Hazelcast's lock is reentrant per member and thread: a writer whose unlock the split-brain protection refused must
  * not keep the lock by writing again (seen in PartitionTest on CI: after a split, a crash and a restart the new
- * member's writes timed out for minutes while another member's went on). A holder whose unlock was refused loses the
- * lock at its lease, and a lock Hazelcast keeps past any lease is released by the backend's waiters.
+ * member's writes timed out for minutes while another member's went on; on the old code the new member's write here
+ * gets no answer within 30 s). A holder whose unlock was refused and who does not write again loses the lock at its
+ * lease.
  */
 @Tag("fleet")
 class MemoryLockTest {
@@ -41,26 +42,6 @@ class MemoryLockTest {
     }
     await("three members", () -> members.get(0).getCluster().getMembers().size() == 3);
     return cfg;
-  }
-
-  @Test
-  void aLockHazelcastKeepsPastItsLeaseIsReleasedByItsWaiters() throws Exception {
-    StorageConfig cfg = threeMembers();
-    HazelcastInstance a = members.get(0);
-    ResourceStorage rs = NodeStorage.create(vertx, a, cfg).resource("lock.example.com/things");
-    StorageConformance.await(rs.create("ns/first", StorageConformance.obj("ns", "first", 1)));
-
-    // member b takes the lock with no lease (Hazelcast's maximum) and never releases it: a lock Hazelcast keeps
-    IMap<String, Long> meta = members.get(1).getMap(MemoryBackend.META);
-    meta.lock(MemoryBackend.LOCK);
-    long t0 = System.currentTimeMillis();
-    StoredObject next = StorageConformance.await(rs.create("ns/next", StorageConformance.obj("ns", "next", 1)));
-    long took = System.currentTimeMillis() - t0;
-    System.out.printf("FIGURE memory storage: a write behind a lock kept past its lease went through after %d ms"
-        + " (stale after %d ms)%n", took, MemoryBackend.LOCK_STALE_MS);
-    assertTrue(next.resourceVersion() > 0);
-    assertTrue(took >= MemoryBackend.LOCK_STALE_MS, "released only once stale, after " + took + " ms");
-    StorageConformance.await(rs.create("ns/after", StorageConformance.obj("ns", "after", 1)));
   }
 
   @Test
@@ -138,8 +119,6 @@ class MemoryLockTest {
       System.out.printf("FIGURE memory storage: a new member's write while the writers of a member that had lost"
           + " quorum went on took %d ms%n", took);
       assertTrue(next.resourceVersion() > 0);
-      // the writer's hold is released once the quorum is back, not by the stale-lock breaker
-      assertTrue(took < MemoryBackend.LOCK_STALE_MS, "took " + took + " ms");
     } finally {
       stop.set(true);
       oneWorker.close().await(20, TimeUnit.SECONDS);

@@ -55,9 +55,10 @@ public final class Writes {
    * @return the stored object in storage form
    */
   Future<JsonObject> create(CrdRequest req, JsonObject o, boolean nameFromPath, boolean applied) {
-    JsonObject meta = ObjectRules.metadata(o);
-    if (nameFromPath || req.dryRun() || !meta.getString("name", "").isEmpty()
-        || meta.getString("generateName", "").isEmpty()) {
+    // a metadata of the wrong JSON type gets its decoding error from createOnce (checkIdentity)
+    if (nameFromPath || req.dryRun() || !(o.getValue("metadata") instanceof JsonObject meta)
+        || !(meta.getValue("generateName") instanceof String base) || base.isEmpty()
+        || meta.getValue("name") != null && !"".equals(meta.getValue("name"))) {
       return createOnce(req, o, nameFromPath, applied);
     }
     return createGenerated(req, o, applied, 1);
@@ -68,7 +69,9 @@ public final class Writes {
    * {@link #GENERATE_NAME_ATTEMPTS} attempts in all (apiserver {@code registry/generic/registry/store.go}
    * {@code createWithGenerateNameRetry}, feature RetryGenerateName, GA in 1.32): five random characters of 27 meet
    * an existing name in a namespace of a few thousand objects often enough for clients to see it (bench/compare's
-   * create workload did, through the hop).
+   * create workload did, through the hop). Each attempt runs the whole create again on a copy of {@code o}: name,
+   * validation and admission (validating policies may look at the name; mutating webhooks run again too, which
+   * their required {@code sideEffects: None} allows; upstream runs its mutating admission once, before the name).
    *
    * @param attempt this attempt, from 1
    * @return the stored object in storage form; the last attempt's 409 AlreadyExists when every name existed
