@@ -40,14 +40,14 @@ class MemoryQuorumTest {
 
   @Test
   void aMemberWithoutQuorumRefusesWithAStatusAndServesAgainWithIt() throws Exception {
-    String cluster = TestHazelcast.clusterName();
-    int[] p = TestHazelcast.freePorts(3);
-    StorageConfig cfg = StorageConfig.memory().withRequestTimeout(Duration.ofSeconds(5));
-    for (int port : p) {
-      members.add(TestHazelcast.start(cluster, c -> MemoryClusterConfig.apply(c, 3, cfg), port, p));
-    }
+    // a request timeout well above what a write takes while partitions migrate on a loaded 2-core machine (CI saw a
+    // first write miss 5 s), well below the test's waits: a refusal comes at once, so 503 (not 504) still shows it
+    StorageConfig cfg = threeMembers(Duration.ofSeconds(20));
+    String cluster = members.get(0).getConfig().getClusterName();
+    int[] p = members.stream().mapToInt(m -> m.getCluster().getLocalMember().getAddress().getPort()).toArray();
     HazelcastInstance a = members.get(0);
-    await("three members", () -> a.getCluster().getMembers().size() == 3);
+    // partitions settle before the first write (they migrate while members join)
+    await("every partition owned and backed up", () -> a.getPartitionService().isClusterSafe());
     assertEquals(2, a.getConfig().getMapConfig(MemoryBackend.DATA).getBackupCount() + 1,
         "every quorum of 2 of 3 members holds a copy of each partition");
     ResourceStorage rs = NodeStorage.create(vertx, a, cfg).resource("quorum.example.com/things");
@@ -70,6 +70,7 @@ class MemoryQuorumTest {
     members.add(TestHazelcast.start(cluster, c -> MemoryClusterConfig.apply(c, 3, cfg), q[0], p[0], q[0]));
     await("two members", () -> a.getCluster().getMembers().size() == 2);
     await("storage answers again", () -> rs.get("ns/kept").await(10, TimeUnit.SECONDS) != null);
+    await("every partition backed up again", () -> a.getPartitionService().isClusterSafe());
     StoredObject back = StorageConformance.await(rs.get("ns/kept"));
     assertEquals(kept.resourceVersion(), back.resourceVersion());
     assertEquals(404, StorageConformance.failure(rs.get("ns/lost")).code(), "the refused write was not stored");
@@ -78,9 +79,14 @@ class MemoryQuorumTest {
   }
 
   private StorageConfig threeMembers() {
+    return threeMembers(Duration.ofSeconds(40));
+  }
+
+  /** Starts three members (the storage's cluster config, quorum 2) and waits until they see each other. */
+  private StorageConfig threeMembers(Duration requestTimeout) {
     String cluster = TestHazelcast.clusterName();
     int[] p = TestHazelcast.freePorts(3);
-    StorageConfig cfg = StorageConfig.memory().withRequestTimeout(Duration.ofSeconds(40));
+    StorageConfig cfg = StorageConfig.memory().withRequestTimeout(requestTimeout);
     for (int port : p) {
       members.add(TestHazelcast.start(cluster, c -> MemoryClusterConfig.apply(c, 3, cfg), port, p));
     }
