@@ -6,8 +6,6 @@ import com.hazelcast.config.NetworkConfig;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import java.io.IOException;
-import java.net.ServerSocket;
-import java.util.List;
 import java.util.UUID;
 
 /** Shared through the test-jar: Hazelcast members on loopback only, one unique cluster per test (stack-notes.md "Hazelcast on loopback"). */
@@ -20,18 +18,19 @@ public final class TestHazelcast {
     return "storage-test-" + UUID.randomUUID();
   }
 
-  /** @return free loopback ports */
+  /**
+   * Free loopback ports below the kernel's ephemeral range ({@link io.mvproxy.testkit.TestPorts#belowEphemeral}): a
+   * port the kernel handed out and that was closed again can be taken by any outgoing connection (Hazelcast members,
+   * HTTP clients) before the member binds it ("Port [38689] is already in use", seen under load).
+   *
+   * @param n how many
+   * @return n distinct ports
+   */
   public static int[] freePorts(int n) {
     int[] out = new int[n];
-    List<ServerSocket> open = new java.util.ArrayList<>();
     try {
       for (int i = 0; i < n; i++) {
-        ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
-        open.add(s);
-        out[i] = s.getLocalPort();
-      }
-      for (ServerSocket s : open) {
-        s.close();
+        out[i] = io.mvproxy.testkit.TestPorts.belowEphemeral();
       }
     } catch (IOException e) {
       throw new IllegalStateException(e);
