@@ -35,6 +35,12 @@ public final class Rbac implements ObjectStrategy {
     return io.mvproxy.registry.impl.rest.ObjectMetaValidator.pathSegmentName(name);
   }
 
+  /** A {@code generateName} of an RBAC object: {@code path.IsValidPathSegmentPrefix} (no '/' or '%'). */
+  @Override
+  public java.util.List<String> prefixProblems(String prefix) {
+    return io.mvproxy.registry.impl.rest.ObjectMetaValidator.pathSegmentPrefix(prefix);
+  }
+
   @Override
   public Future<Void> admitCreate(CrdRequest req, JsonObject obj) {
     try {

@@ -109,6 +109,12 @@ class StrategiesTest {
     assertEquals(List.of("may not be '..'"), rbac.nameProblems(".."));
     assertEquals(List.of("may not contain '/'", "may not contain '%'"), rbac.nameProblems("a/b%c"));
     assertEquals(null, new Secrets().nameProblems("x"), "the default rule (DNS-1123 subdomain)");
+    // a generateName: the same rule with a trailing '-' masked (NameIsDNSLabel(prefix, true)); RBAC's prefix rule
+    assertEquals(List.of(), n.prefixProblems("team-"));
+    assertEquals(List.of(label), n.prefixProblems("Team-"));
+    assertEquals(List.of(), rbac.prefixProblems(".."), "IsValidPathSegmentPrefix: a suffix follows");
+    assertEquals(List.of("may not contain '/'"), rbac.prefixProblems("a/"));
+    assertEquals(null, new Secrets().prefixProblems("x-"), "the default rule (DNS-1123 subdomain)");
     CrdRequest update = request("namespaces", "PUT", "/api/v1/namespaces/x", n);
     JsonObject changed = n.prepareUpdate(update, ns, new JsonObject("{\"metadata\":{\"name\":\"x\"},\"spec\":"
         + "{\"finalizers\":[]},\"status\":{\"phase\":\"Terminating\"}}"));

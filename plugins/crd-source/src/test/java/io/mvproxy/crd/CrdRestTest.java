@@ -168,6 +168,44 @@ class CrdRestTest {
   }
 
   /**
+   * A bad {@code generateName} is reported as such, beside the name made from it, both in one 422 (apimachinery
+   * {@code ValidateObjectMetaAccessor}: the prefix through the name rule with {@code prefix=true}, then the name); a
+   * prefix ending in '-' is valid; nothing is stored.
+   */
+  @Test
+  void aBadGenerateNameIsNamedBesideTheNameMadeFromIt() throws Exception {
+    java.util.function.Supplier<String> random = io.mvproxy.registry.impl.rest.ObjectRules.nameSuffix;
+    try {
+      io.mvproxy.registry.impl.rest.ObjectRules.nameSuffix = () -> "zzzzz";
+      JsonObject gen = widget("");
+      gen.getJsonObject("metadata").remove("name");
+      gen.getJsonObject("metadata").put("generateName", "Bad_");
+      Http.Res bad = http.post(W, gen);
+      assertEquals(422, bad.code(), bad.body());
+      String subdomain = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or"
+          + " '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for"
+          + " validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+      JsonArray causes = bad.json().getJsonObject("details").getJsonArray("causes");
+      assertEquals(2, causes.size(), bad.body());
+      assertEquals("metadata.generateName", causes.getJsonObject(0).getString("field"));
+      assertEquals("Invalid value: \"Bad_\": " + subdomain, causes.getJsonObject(0).getString("message"));
+      assertEquals("metadata.name", causes.getJsonObject(1).getString("field"));
+      assertEquals("Invalid value: \"Bad_zzzzz\": " + subdomain, causes.getJsonObject(1).getString("message"));
+      assertEquals("Widget.example.com \"Bad_zzzzz\" is invalid: [metadata.generateName: Invalid value: \"Bad_\": "
+          + subdomain + ", metadata.name: Invalid value: \"Bad_zzzzz\": " + subdomain + "]",
+          bad.json().getString("message"));
+      assertEquals(404, http.get(W + "/Bad_zzzzz").code(), "not stored");
+
+      gen.getJsonObject("metadata").put("generateName", "good-");
+      Http.Res ok = http.post(W, gen);
+      assertEquals(201, ok.code(), ok.body());
+      assertEquals("good-zzzzz", ok.json().getJsonObject("metadata").getString("name"));
+    } finally {
+      io.mvproxy.registry.impl.rest.ObjectRules.nameSuffix = random;
+    }
+  }
+
+  /**
    * Query and option errors with kube-apiserver's codes and texts (breaker F15): integer ListOptions
    * ({@code strconv.ParseInt}), label selector parse errors, PatchOptions / CreateOptions validation (one 422 with
    * every cause), and a create carrying a resourceVersion (500 without a reason, not for dryRun); none stores anything.

@@ -165,6 +165,29 @@ public final class ObjectMetaValidator {
     if (value.equals(".") || value.equals("..")) {
       return List.of("may not be '" + value + "'");
     }
+    return pathSegmentPrefix(value);
+  }
+
+  /**
+   * A {@code generateName} as its kind's name rule sees it ({@code maskTrailingDash} of apimachinery's
+   * {@code api/validation/generic.go}, kept as upstream has it: a trailing '-' and the character before it become
+   * "a"), so that a prefix ending in '-' passes a rule that forbids a trailing '-'.
+   *
+   * @param prefix a {@code generateName}
+   * @return the prefix to validate as a name
+   */
+  public static String maskTrailingDash(String prefix) {
+    return prefix.length() > 1 && prefix.endsWith("-") ? prefix.substring(0, prefix.length() - 2) + "a" : prefix;
+  }
+
+  /**
+   * A {@code generateName} checked as a path segment ({@code path.IsValidPathSegmentPrefix}: only '/' and '%' are
+   * refused, since the generated suffix makes "." and ".." impossible).
+   *
+   * @param value a name prefix
+   * @return the messages, empty when valid
+   */
+  public static List<String> pathSegmentPrefix(String value) {
     List<String> errs = new ArrayList<>();
     for (String bad : new String[] {"/", "%"}) {
       if (value.contains(bad)) {

@@ -451,6 +451,16 @@ public final class ObjectRules {
           + "alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
           + "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')"));
     }
+    if (oldMeta == null && meta.getValue("generateName") instanceof String prefix && !prefix.isEmpty()) {
+      // on create ValidateObjectMeta checks the prefix too: a bad one is named as such, beside the name made from it
+      // (an update checks neither: the name cannot change)
+      java.util.List<String> problems = req.strategy().prefixProblems(prefix);
+      for (String p : problems != null ? problems
+          : ObjectMetaValidator.dns1123Subdomain(ObjectMetaValidator.maskTrailingDash(prefix))) {
+        causes.add(cause("FieldValueInvalid", "metadata.generateName", "Invalid value: "
+            + io.mvproxy.registry.impl.schema.GoValues.quote(prefix) + ": " + p));
+      }
+    }
     if (name.isEmpty()) {
       causes.add(cause("FieldValueRequired", "metadata.name", "Required value: name or generateName is required"));
     } else {

@@ -74,6 +74,18 @@ public interface ObjectStrategy {
   }
 
   /**
+   * The kind's name rule for a {@code generateName} (the same {@code nameFn} called with {@code prefix=true}):
+   * by default {@link #nameProblems} of the prefix with its trailing '-' masked
+   * ({@link ObjectMetaValidator#maskTrailingDash}).
+   *
+   * @param prefix a non-empty {@code generateName}
+   * @return the rule's messages (empty when valid), or null for the default {@code IsDNS1123Subdomain}
+   */
+  default java.util.List<String> prefixProblems(String prefix) {
+    return nameProblems(ObjectMetaValidator.maskTrailingDash(prefix));
+  }
+
+  /**
    * Adjusts a new object after the generic defaulting ({@code PrepareForCreate}).
    *
    * @param req the request
@@ -271,6 +283,12 @@ public interface ObjectStrategy {
       public java.util.List<String> nameProblems(String name) {
         java.util.List<String> a = first.nameProblems(name);
         return a != null ? a : next.nameProblems(name);
+      }
+
+      @Override
+      public java.util.List<String> prefixProblems(String prefix) {
+        java.util.List<String> a = first.prefixProblems(prefix);
+        return a != null ? a : next.prefixProblems(prefix);
       }
 
       @Override

@@ -50,6 +50,19 @@ class ObjectMetaValidatorTest {
     assertEquals(want, errors(ObjectMetaValidator.validate(new JsonObject(meta))), name);
   }
 
+  /** apimachinery's {@code maskTrailingDash} as upstream has it (the two last characters become "a"). */
+  @ParameterizedTest(name = "{0}")
+  @CsvSource(delimiter = '|', quoteCharacter = '`', textBlock = """
+      no dash      | abc   | abc
+      trailing     | abc-  | aba
+      lone dash    | -     | -
+      two dashes   | a--   | aa
+      inner dash   | a-b   | a-b
+      """)
+  void maskTrailingDash(String name, String prefix, String masked) {
+    assertEquals(masked, ObjectMetaValidator.maskTrailingDash(prefix), name);
+  }
+
   @ParameterizedTest(name = "{0}")
   @CsvSource(delimiter = '|', quoteCharacter = '`', textBlock = """
       annotations at limit   | 262144 | ``
