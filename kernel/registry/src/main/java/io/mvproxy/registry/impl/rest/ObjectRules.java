@@ -453,7 +453,8 @@ public final class ObjectRules {
     }
     if (oldMeta == null && meta.getValue("generateName") instanceof String prefix && !prefix.isEmpty()) {
       // on create ValidateObjectMeta checks the prefix too: a bad one is named as such, beside the name made from it
-      // (an update checks neither: the name cannot change)
+      // (the generic update check does not; kinds whose upstream update validates the whole object again, e.g.
+      // ConfigMap, Role, check it there too: not done here, see README "not done yet")
       java.util.List<String> problems = req.strategy().prefixProblems(prefix);
       for (String p : problems != null ? problems
           : ObjectMetaValidator.dns1123Subdomain(ObjectMetaValidator.maskTrailingDash(prefix))) {
