@@ -455,21 +455,13 @@ public final class ObjectRules {
       // on create ValidateObjectMeta checks the prefix too: a bad one is named as such, beside the name made from it
       // (the generic update check does not; kinds whose upstream update validates the whole object again, e.g.
       // ConfigMap, Role, check it there too: not done here, see README "not done yet")
-      java.util.List<String> problems = req.strategy().prefixProblems(prefix);
-      for (String p : problems != null ? problems
-          : ObjectMetaValidator.dns1123Subdomain(ObjectMetaValidator.maskTrailingDash(prefix))) {
-        causes.add(cause("FieldValueInvalid", "metadata.generateName", "Invalid value: "
-            + io.mvproxy.registry.impl.schema.GoValues.quote(prefix) + ": " + p));
-      }
+      invalidName(causes, "metadata.generateName", prefix, req.strategy().prefixProblems(prefix),
+          ObjectMetaValidator.maskTrailingDash(prefix));
     }
     if (name.isEmpty()) {
       causes.add(cause("FieldValueRequired", "metadata.name", "Required value: name or generateName is required"));
     } else {
-      java.util.List<String> problems = req.strategy().nameProblems(name);
-      for (String p : problems != null ? problems : ObjectMetaValidator.dns1123Subdomain(name)) {
-        causes.add(cause("FieldValueInvalid", "metadata.name", "Invalid value: " + io.mvproxy.registry.impl.schema.GoValues
-            .quote(name) + ": " + p));
-      }
+      invalidName(causes, "metadata.name", name, req.strategy().nameProblems(name), name);
     }
     for (String f : new String[] {"labels", "annotations"}) {
       Object v = meta.getValue(f);
@@ -494,6 +486,18 @@ public final class ObjectRules {
     }
     if (!causes.isEmpty()) {
       throw StatusException.invalid(req.gvr(), req.crd().kind(), name, causes);
+    }
+  }
+
+  /**
+   * Adds one FieldValueInvalid cause per message of the kind's name rule ({@code null}: the default
+   * {@code IsDNS1123Subdomain} of {@code checked}).
+   */
+  private static void invalidName(JsonArray causes, String field, String value, java.util.List<String> problems,
+      String checked) {
+    for (String p : problems != null ? problems : ObjectMetaValidator.dns1123Subdomain(checked)) {
+      causes.add(cause("FieldValueInvalid", field, "Invalid value: " + io.mvproxy.registry.impl.schema.GoValues
+          .quote(value) + ": " + p));
     }
   }
 
