@@ -153,9 +153,22 @@ public final class WebhookClient {
             return b;
           });
         })
-        .recover(e -> mayRetry && !answered[0] && !call.isComplete()
-            && e instanceof io.vertx.core.http.HttpClosedException
+        .recover(e -> mayRetry && !answered[0] && !call.isComplete() && closedConnection(e)
             ? attempt(client, url, payload, sent, call, false) : Future.failedFuture(e));
+  }
+
+  /**
+   * @return whether {@code e} says the connection was closed: Vert.x's {@code HttpClosedException} (closed while the
+   *     request was out), or a {@code ClosedChannelException} (no message) from writing to a pooled connection the
+   *     server had closed already (seen once in WebhookConverterTest: "Post ...: null")
+   */
+  private static boolean closedConnection(Throwable e) {
+    for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
+      if (c instanceof io.vertx.core.http.HttpClosedException || c instanceof java.nio.channels.ClosedChannelException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** A Java I/O failure in Go's words where they are well known (connection refused, unknown authority). */
@@ -179,7 +192,8 @@ public final class WebhookClient {
     if (m.contains("No subject alternative") || m.contains("doesn't match any of the subject alternative names")) {
       return "tls: failed to verify certificate: x509: certificate is valid for other names, not " + u.getHost();
     }
-    return String.valueOf(t.getMessage());
+    // a connection closed under the request (no message from Java) is Go's "EOF"
+    return t.getMessage() != null ? t.getMessage() : closedConnection(t) ? "EOF" : t.getClass().getSimpleName();
   }
 
   /** @return the client verifying servers against {@code caBundle} (base64 PEM; empty: the JDK's roots) */
