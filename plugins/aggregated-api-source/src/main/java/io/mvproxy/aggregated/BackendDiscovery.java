@@ -77,7 +77,7 @@ public final class BackendDiscovery {
       h.set("If-None-Match", etag);
     }
     String url = endpoint.url() + "/apis";
-    return get(endpoint, "/apis", h).compose(resp -> {
+    return get(endpoint, "/apis", h, resp -> {
       if (resp.statusCode() == 304) {
         return resp.body().map(b -> new Result(true, null, etag, true));
       }
@@ -100,7 +100,7 @@ public final class BackendDiscovery {
 
   private Future<Result> legacy(BackendEndpoint endpoint) {
     String path = gv.pathPrefix();
-    return get(endpoint, path, identity().set("Accept", "application/json")).compose(resp -> {
+    return get(endpoint, path, identity().set("Accept", "application/json"), resp -> {
       if (resp.statusCode() != 200) {
         return resp.body().transform(ar -> Future.failedFuture(badStatus(endpoint.url() + path, resp.statusCode())));
       }
@@ -121,11 +121,17 @@ public final class BackendDiscovery {
     return io.mvproxy.security.BoundedBody.read(resp, MAX_BODY_BYTES, IllegalStateException::new);
   }
 
-  private Future<HttpClientResponse> get(BackendEndpoint endpoint, String path, MultiMap headers) {
+  /**
+   * One GET; {@code read} runs in the send future's own callback, so the body's handlers are set before the
+   * response's next event (a callback chained further out may run a task later, after a short answer ended: Vert.x's
+   * IllegalStateException, seen in WebhookClient).
+   */
+  private <T> Future<T> get(BackendEndpoint endpoint, String path, MultiMap headers,
+      java.util.function.Function<HttpClientResponse, Future<T>> read) {
     RequestOptions o = new RequestOptions().setMethod(HttpMethod.GET).setHost(endpoint.host())
         .setPort(endpoint.port()).setSsl(endpoint.ssl()).setURI(endpoint.basePath() + path)
         .setHeaders(headers.set("Host", endpoint.authority())).setIdleTimeout(timeoutMs);
-    return client.request(o).compose(r -> r.send());
+    return client.request(o).compose(r -> r.send().compose(read::apply));
   }
 
   private List<DiscoveryResource> select(List<DiscoveryGroup> groups) {

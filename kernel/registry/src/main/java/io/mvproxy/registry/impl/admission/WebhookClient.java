@@ -141,34 +141,24 @@ public final class WebhookClient {
             .putHeader("Content-Type", "application/json").putHeader("Accept", "application/json, */*"))
         .compose(req -> {
           sent[0] = req;
-          return req.send(payload);
-        })
-        .compose(resp -> {
-          answered[0] = true;
-          return readBounded(resp, MAX_RESPONSE_BYTES).map(b -> {
-            if (resp.statusCode() < 200 || resp.statusCode() > 299) {
-              throw new CallException("the server responded with the status code " + resp.statusCode()
-                  + " but did not return more information");
-            }
-            return b;
+          // the body's handlers are set in the send future's own callback, on the request's context, before the
+          // response's next event: a callback chained one level further out runs on the outer future's context, a
+          // task later, and a short answer can have ended by then (Vert.x: IllegalStateException "checkEnded", which
+          // failed webhook calls now and then in full builds)
+          return req.send(payload).compose(resp -> {
+            answered[0] = true;
+            return readBounded(resp, MAX_RESPONSE_BYTES).map(b -> {
+              if (resp.statusCode() < 200 || resp.statusCode() > 299) {
+                throw new CallException("the server responded with the status code " + resp.statusCode()
+                    + " but did not return more information");
+              }
+              return b;
+            });
           });
         })
-        .recover(e -> mayRetry && !answered[0] && !call.isComplete() && closedConnection(e)
+        .recover(e -> mayRetry && !answered[0] && !call.isComplete()
+            && e instanceof io.vertx.core.http.HttpClosedException
             ? attempt(client, url, payload, sent, call, false) : Future.failedFuture(e));
-  }
-
-  /**
-   * @return whether {@code e} says the connection was closed: Vert.x's {@code HttpClosedException} (closed while the
-   *     request was out), or a {@code ClosedChannelException} (no message) from writing to a pooled connection the
-   *     server had closed already (seen once in WebhookConverterTest: "Post ...: null")
-   */
-  private static boolean closedConnection(Throwable e) {
-    for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
-      if (c instanceof io.vertx.core.http.HttpClosedException || c instanceof java.nio.channels.ClosedChannelException) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /** A Java I/O failure in Go's words where they are well known (connection refused, unknown authority). */
@@ -192,8 +182,7 @@ public final class WebhookClient {
     if (m.contains("No subject alternative") || m.contains("doesn't match any of the subject alternative names")) {
       return "tls: failed to verify certificate: x509: certificate is valid for other names, not " + u.getHost();
     }
-    // a connection closed under the request (no message from Java) is Go's "EOF"
-    return t.getMessage() != null ? t.getMessage() : closedConnection(t) ? "EOF" : t.getClass().getSimpleName();
+    return t.getMessage() != null ? t.getMessage() : t.getClass().getSimpleName();
   }
 
   /** @return the client verifying servers against {@code caBundle} (base64 PEM; empty: the JDK's roots) */
