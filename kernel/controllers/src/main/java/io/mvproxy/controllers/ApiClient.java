@@ -332,22 +332,28 @@ public final class ApiClient implements AutoCloseable {
   }
 
   /**
-   * Opens a streaming GET (a watch) on a given server of a {@link #withCertificate} client, whose body the caller
-   * reads (and may end with {@code response.request().reset()}); connections idle for 60 s are closed.
+   * Opens a streaming GET (a watch) on a given server of a {@link #withCertificate} client; {@code onHead} reads the
+   * body (and may end it with {@code response.request().reset()}); connections idle for 60 s are closed.
+   * {@code onHead} runs in the send future's own callback, so the handlers it sets are in place before the
+   * response's next event: a callback chained further out runs a task later, when a short answer (a 410, a 503) can
+   * have ended already (Vert.x: IllegalStateException from {@code checkEnded}).
    *
    * @param server {@code https://host:port}
    * @param path   the path and query (with {@code watch=true})
-   * @return the response once its head arrived; failed when none came
+   * @param onHead what to do with the response once its head arrived
+   * @param <T>    what {@code onHead} answers
+   * @return what {@code onHead} answered; failed when no answer came (connection, TLS) or {@code onHead} failed
    * @throws IllegalStateException for a client not made by {@link #withCertificate}
    */
-  public Future<HttpClientResponse> open(String server, String path) {
+  public <T> Future<T> open(String server, String path,
+                            java.util.function.Function<HttpClientResponse, Future<T>> onHead) {
     if (streams == null) {
       throw new IllegalStateException("streams need a client made by withCertificate");
     }
     java.net.URI u = java.net.URI.create(server);
     return streams.request(new RequestOptions().setMethod(HttpMethod.GET).setHost(u.getHost()).setPort(u.getPort())
             .setURI(path).setSsl(true).putHeader("Accept", "application/json").setConnectTimeout(3000))
-        .compose(req -> req.send());
+        .compose(req -> req.send().compose(onHead::apply));
   }
 
   /** @param b a body, may be null @return it as a JSON object; empty when it is none or not a JSON object */

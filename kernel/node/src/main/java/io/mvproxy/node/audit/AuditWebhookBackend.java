@@ -229,7 +229,7 @@ public final class AuditWebhookBackend implements AuditSink {
       try {
         int code = client.request(new RequestOptions().setMethod(HttpMethod.POST).setHost(u.getHost()).setPort(port)
                 .setURI(path).setHeaders(headers).setTimeout(30_000))
-            .compose(req -> req.send(body)).compose(resp -> resp.body().map(b -> resp.statusCode()))
+            .compose(req -> req.send(body).compose(resp -> resp.body().map(b -> resp.statusCode())))
             .toCompletionStage().toCompletableFuture().get(40, TimeUnit.SECONDS);
         if (code >= 200 && code < 300) {
           return;

@@ -83,7 +83,9 @@ public final class PeerDiscoveryClient {
         java.util.Map.of()), h);
     RequestOptions o = new RequestOptions().setMethod(HttpMethod.GET).setHost(peer.host()).setPort(peer.port())
         .setURI(path).setSsl(true).setHeaders(h).setConnectTimeout(CONNECT_TIMEOUT_MS).setIdleTimeout(TIMEOUT_MS);
-    return client.request(o).compose(req -> req.send()).compose(resp -> body(resp, path, etag));
+    // the body is read in the send future's own callback: one chained further out runs a task later, and a short
+    // answer (a 304) can have ended by then (Vert.x: IllegalStateException from checkEnded; see WebhookClient)
+    return client.request(o).compose(req -> req.send().compose(resp -> body(resp, path, etag)));
   }
 
   private static Future<Doc> body(HttpClientResponse resp, String path, String etag) {

@@ -55,7 +55,8 @@ public final class PeerOpenApiClient {
     RequestOptions o = new RequestOptions().setMethod(HttpMethod.GET).setHost(peer.host()).setPort(peer.port())
         .setURI(path).setSsl(true).setHeaders(h).setConnectTimeout(PeerDiscoveryClient.CONNECT_TIMEOUT_MS)
         .setIdleTimeout(TIMEOUT_MS);
-    return client.request(o).compose(req -> req.send()).compose(resp -> resp.body().compose(b -> {
+    // the body is read in the send future's own callback, before the response's next event (see PeerDiscoveryClient)
+    return client.request(o).compose(req -> req.send().compose(resp -> resp.body().compose(b -> {
       if (resp.statusCode() == 304 && last != null) {
         return Future.succeededFuture(last);
       }
@@ -66,6 +67,6 @@ public final class PeerOpenApiClient {
         return Future.failedFuture(path + " answered " + resp.statusCode());
       }
       return Future.succeededFuture(new Fetched(b, resp.getHeader("ETag")));
-    }));
+    })));
   }
 }

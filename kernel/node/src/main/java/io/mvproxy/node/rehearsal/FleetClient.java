@@ -99,24 +99,17 @@ public final class FleetClient implements AutoCloseable {
   }
 
   /**
-   * Opens a watch through the load balancer.
+   * Opens a watch on a given node ({@link ApiClient#open}: {@code onHead} sets the body's handlers in time).
    *
-   * @param path the watch path (with {@code watch=true})
-   * @return the response once its head arrived (failed when no answer)
+   * @param node   base URL
+   * @param path   the watch path (with {@code watch=true})
+   * @param onHead reads the response once its head arrived
+   * @param <T>    what {@code onHead} answers
+   * @return what {@code onHead} answered (failed when no answer came, or {@code onHead} failed)
    */
-  public Future<HttpClientResponse> watch(String path) {
-    return watch(pick(), path);
-  }
-
-  /**
-   * Opens a watch on a given node.
-   *
-   * @param node base URL
-   * @param path the watch path (with {@code watch=true})
-   * @return the response once its head arrived (failed when no answer)
-   */
-  public Future<HttpClientResponse> watch(String node, String path) {
-    return api.open(node, path);
+  public <T> Future<T> watch(String node, String path,
+                             java.util.function.Function<HttpClientResponse, Future<T>> onHead) {
+    return api.open(node, path, onHead);
   }
 
   /** @return the Vert.x instance */

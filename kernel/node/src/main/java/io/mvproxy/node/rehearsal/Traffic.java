@@ -283,9 +283,9 @@ final class Traffic {
     boolean served = !isNew || newServed;
     String node = client.pick();
     long sent = journal.now();
-    return client.watch(node, path).compose(resp -> {
+    return client.watch(node, path, resp -> {
       if (resp.statusCode() != 200) {
-        return resp.body().map(b -> {
+        return resp.body().<Void>map(b -> {
           JsonObject status = FleetClient.json(b);
           Outcome o = Outcome.of(resp.statusCode(), status, served);
           count(resource, o);
@@ -312,7 +312,8 @@ final class Traffic {
         }
       });
       return ended.future().onComplete(ar -> vertx.cancelTimer(stopCheck));
-    }, t -> {
+    }).recover(t -> {
+      // no answer, or a non-200 answer whose body broke off before it was counted (a 200's stream never fails)
       count(resource, Outcome.NO_ANSWER);
       journal.request(sent, node, "WATCH", path, resource, isNew, 0,
           new JsonObject().put("message", String.valueOf(t.getMessage())), Outcome.NO_ANSWER);
