@@ -26,6 +26,12 @@ final class AdmissionPolicyStrategy implements ObjectStrategy {
     this.binding = binding;
   }
 
+  /** @return true: {@code ValidateValidatingAdmissionPolicyUpdate} (and the binding's) validate the whole object again */
+  @Override
+  public boolean validatesMetaOnUpdate() {
+    return true;
+  }
+
   @Override
   public JsonObject prepareCreate(CrdRequest req, JsonObject obj) {
     return check(req, obj);

@@ -47,6 +47,13 @@ public record BuiltinApis(List<ApiSource> sources, NamespaceLifecycle namespaces
   private static final String MUTATING = "mutatingwebhookconfigurations.admissionregistration.k8s.io";
   private static final String POLICIES = "validatingadmissionpolicies.admissionregistration.k8s.io";
   private static final String BINDINGS = "validatingadmissionpolicybindings.admissionregistration.k8s.io";
+  /** ServiceAccount's update validates the whole object again ({@code ValidateServiceAccountUpdate}). */
+  static final ObjectStrategy WHOLE_ON_UPDATE = new ObjectStrategy() {
+    @Override
+    public boolean validatesMetaOnUpdate() {
+      return true;
+    }
+  };
 
   /** Copies the list. */
   public BuiltinApis {
@@ -81,7 +88,7 @@ public record BuiltinApis(List<ApiSource> sources, NamespaceLifecycle namespaces
         Map.entry("namespaces", namespaces),
         Map.entry("configmaps", new ConfigData(false).then(Printers.configMaps())),
         Map.entry("secrets", new Secrets().then(new ConfigData(true)).then(Printers.secrets())),
-        Map.entry("serviceaccounts", Printers.serviceAccounts()),
+        Map.entry("serviceaccounts", WHOLE_ON_UPDATE.then(Printers.serviceAccounts())),
         Map.entry("events", new Events().then(new EventTable())),
         Map.entry("events.events.k8s.io", new EventsV1().then(new EventTable())),
         Map.entry("roles.rbac.authorization.k8s.io", new Rbac(authorization, false).then(Printers.createdAt())),

@@ -29,6 +29,12 @@ final class ConfigData implements ObjectStrategy {
     this.secret = secret;
   }
 
+  /** @return true: {@code ValidateConfigMapUpdate} / {@code ValidateSecretUpdate} validate the whole object again */
+  @Override
+  public boolean validatesMetaOnUpdate() {
+    return true;
+  }
+
   @Override
   public JsonObject prepareCreate(CrdRequest req, JsonObject obj) {
     validate(req, obj, null);

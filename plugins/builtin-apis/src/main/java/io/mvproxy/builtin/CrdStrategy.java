@@ -86,7 +86,7 @@ final class CrdStrategy implements ObjectStrategy {
   @Override
   public void validateBlocking(CrdRequest req, JsonObject old, JsonObject next) {
     if (old == null) {
-      CrdParser.parse(next);
+      CrdParser.parseCreated(next);
       return;
     }
     if ("status".equals(req.info().subresource())) {

@@ -41,6 +41,12 @@ public final class Rbac implements ObjectStrategy {
     return io.mvproxy.registry.impl.rest.ObjectMetaValidator.pathSegmentPrefix(prefix);
   }
 
+  /** @return true: {@code ValidateRoleUpdate} and the other RBAC updates validate the whole object again */
+  @Override
+  public boolean validatesMetaOnUpdate() {
+    return true;
+  }
+
   @Override
   public Future<Void> admitCreate(CrdRequest req, JsonObject obj) {
     try {

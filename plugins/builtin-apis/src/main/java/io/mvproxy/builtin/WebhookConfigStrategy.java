@@ -24,6 +24,12 @@ final class WebhookConfigStrategy implements ObjectStrategy {
     this.mutating = mutating;
   }
 
+  /** @return true: {@code ValidateValidatingWebhookConfigurationUpdate} validates the whole object again */
+  @Override
+  public boolean validatesMetaOnUpdate() {
+    return true;
+  }
+
   @Override
   public JsonObject prepareCreate(CrdRequest req, JsonObject obj) {
     return check(req, WebhookConfigurations.setDefaults(obj, mutating));

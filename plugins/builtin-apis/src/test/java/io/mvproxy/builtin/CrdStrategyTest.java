@@ -69,6 +69,31 @@ class CrdStrategyTest {
     assertEquals(422, assertThrows(StatusException.class, () -> create(req("POST", PATH), served)).code());
   }
 
+  /**
+   * A generateName is held to the CRD's name rule too, on create only (apiextensions
+   * {@code ValidateCustomResourceDefinition} passes {@code nameValidationFn} to {@code ValidateObjectMeta}: the
+   * generateName cause first, then the name's; {@code ValidateCustomResourceDefinitionUpdate} does not).
+   */
+  @Test
+  void aGenerateNameMustBePluralDotGroupOnCreateOnly() {
+    JsonObject gen = crd();
+    gen.getJsonObject("metadata").put("name", "foos-x7k2p").put("generateName", "foos-");
+    StatusException e = assertThrows(StatusException.class, () -> create(req("POST", PATH), gen));
+    assertEquals(422, e.code());
+    JsonArray causes = e.toStatus().getJsonObject("details").getJsonArray("causes");
+    assertEquals("metadata.generateName", causes.getJsonObject(0).getString("field"));
+    assertEquals("Invalid value: \"foos-\": must be spec.names.plural+\".\"+spec.group",
+        causes.getJsonObject(0).getString("message"));
+    assertEquals("metadata.name", causes.getJsonObject(1).getString("field"));
+    JsonObject exact = crd();
+    exact.getJsonObject("metadata").put("generateName", "foos.example.com");
+    create(req("POST", PATH), exact);
+    JsonObject old = create(req("POST", PATH), crd());
+    JsonObject next = old.copy();
+    next.getJsonObject("metadata").put("generateName", "foos-");
+    update(req("PUT", PATH + "/foos.example.com"), old, next);
+  }
+
   @Test
   void conversionDefaultedAsV1AndValidated() {
     JsonObject out = create(req("POST", PATH), crd());

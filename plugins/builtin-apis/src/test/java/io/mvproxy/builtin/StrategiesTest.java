@@ -129,4 +129,51 @@ class StrategiesTest {
     assertEquals(null, n.onDelete(delete, new JsonObject("{\"metadata\":{\"name\":\"y\"},\"spec\":{}}")),
         "no finalizers left: removed by the generic path");
   }
+
+  /**
+   * An update that sets a {@code generateName}: checked as on create for the kinds whose upstream update validates
+   * the whole object again ({@code ValidateConfigMapUpdate}, {@code ValidateSecretUpdate},
+   * {@code ValidateServiceAccountUpdate}, {@code ValidateRoleUpdate}), accepted for a Namespace
+   * ({@code ValidateNamespaceUpdate}: {@code ValidateObjectMetaUpdate} only) and a custom resource.
+   */
+  @Test
+  void anUpdateSettingAGenerateNameIsCheckedWhereUpstreamValidatesTheWholeObjectAgain() {
+    String subdomain = "Invalid value: \"Bad_\": a lowercase RFC 1123 subdomain must consist of lower case "
+        + "alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. "
+        + "'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+    record Case(String plural, String path, ObjectStrategy s, String prefix, String message) { }
+    List<Case> cases = List.of(
+        new Case("configmaps", "/api/v1/namespaces/a/configmaps/c", new ConfigData(false), "Bad_", subdomain),
+        new Case("secrets", "/api/v1/namespaces/a/secrets/c", new Secrets().then(new ConfigData(true)), "Bad_",
+            subdomain),
+        new Case("serviceaccounts", "/api/v1/namespaces/a/serviceaccounts/c", BuiltinApis.WHOLE_ON_UPDATE, "Bad_",
+            subdomain),
+        new Case("roles.rbac.authorization.k8s.io", "/apis/rbac.authorization.k8s.io/v1/namespaces/a/roles/c",
+            new Rbac(null, false), "a/", "Invalid value: \"a/\": may not contain '/'"),
+        new Case("configmaps", "/api/v1/namespaces/a/configmaps/c", new ConfigData(false), "ok-", null),
+        new Case("roles.rbac.authorization.k8s.io", "/apis/rbac.authorization.k8s.io/v1/namespaces/a/roles/c",
+            new Rbac(null, false), "Bad_", null),
+        new Case("namespaces", "/api/v1/namespaces/c", new Namespaces(), "Bad_", null),
+        new Case("configmaps", "/api/v1/namespaces/a/configmaps/c", ObjectStrategy.NONE, "Bad_", null));
+    io.mvproxy.registry.impl.rest.ObjectRules rules = new io.mvproxy.registry.impl.rest.ObjectRules();
+    for (Case c : cases) {
+      String ns = c.plural().equals("namespaces") ? "" : ",\"namespace\":\"a\"";
+      JsonObject old = new JsonObject("{\"metadata\":{\"name\":\"c\"" + ns + ",\"uid\":\"u-1\","
+          + "\"resourceVersion\":\"5\",\"creationTimestamp\":\"2026-12-06T10:00:00Z\"}}");
+      JsonObject next = old.copy();
+      next.getJsonObject("metadata").put("generateName", c.prefix());
+      CrdRequest req = request(c.plural(), "PUT", c.path(), c.s().then(new KindSemantics(c.plural())));
+      String what = c.plural() + " " + c.s().getClass().getSimpleName() + " " + c.prefix();
+      if (c.message() == null) {
+        assertEquals(c.prefix(), rules.prepareUpdate(req, old, next).getJsonObject("metadata")
+            .getString("generateName"), what);
+        continue;
+      }
+      StatusException e = assertThrows(StatusException.class, () -> rules.prepareUpdate(req, old, next), what);
+      assertEquals(422, e.code(), what);
+      JsonObject cause = e.toStatus().getJsonObject("details").getJsonArray("causes").getJsonObject(0);
+      assertEquals("metadata.generateName", cause.getString("field"), what);
+      assertEquals(c.message(), cause.getString("message"), what);
+    }
+  }
 }

@@ -34,13 +34,15 @@ public final class CrdParser {
 
   private final List<JsonObject> causes = new ArrayList<>();
   private final boolean builtIn;
+  private final boolean create;
 
   private CrdParser() {
-    this(false);
+    this(false, false);
   }
 
-  private CrdParser(boolean builtIn) {
+  private CrdParser(boolean builtIn, boolean create) {
     this.builtIn = builtIn;
+    this.create = create;
   }
 
   /**
@@ -52,7 +54,7 @@ public final class CrdParser {
    * @throws StatusException 422 when it is not valid
    */
   public static CrdDefinition parseBuiltIn(JsonObject manifest) {
-    return new CrdParser(true).doParse(manifest);
+    return new CrdParser(true, false).doParse(manifest);
   }
 
   /**
@@ -62,6 +64,20 @@ public final class CrdParser {
    */
   public static CrdDefinition parse(JsonObject manifest) {
     return new CrdParser().doParse(manifest);
+  }
+
+  /**
+   * As {@link #parse}, for a CRD being created through the API: a {@code metadata.generateName} must be
+   * {@code spec.names.plural+"."+spec.group} too (apiextensions {@code ValidateCustomResourceDefinition} passes its
+   * name rule to {@code ValidateObjectMeta}, which applies it to the prefix on create; an update does not).
+   *
+   * @param manifest a {@code CustomResourceDefinition} as JSON
+   * @return the validated, defaulted definition
+   * @throws StatusException 422 Invalid with {@code details.causes} (the {@code metadata.generateName} cause before
+   *     the {@code metadata.name} one, as upstream) when the manifest is not valid
+   */
+  public static CrdDefinition parseCreated(JsonObject manifest) {
+    return new CrdParser(false, true).doParse(manifest);
   }
 
   private CrdDefinition doParse(JsonObject m) {
@@ -91,6 +107,10 @@ public final class CrdParser {
     }
     if (kind.isEmpty()) {
       required("spec.names.kind");
+    }
+    if (create && meta.getValue("generateName") instanceof String prefix && !prefix.isEmpty()
+        && !prefix.equals(plural + "." + group)) {
+      invalid("metadata.generateName", prefix, "must be spec.names.plural+\".\"+spec.group");
     }
     if (name.isEmpty()) {
       required("metadata.name");

@@ -451,10 +451,10 @@ public final class ObjectRules {
           + "alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
           + "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')"));
     }
-    if (oldMeta == null && meta.getValue("generateName") instanceof String prefix && !prefix.isEmpty()) {
-      // on create ValidateObjectMeta checks the prefix too: a bad one is named as such, beside the name made from it
-      // (the generic update check does not; kinds whose upstream update validates the whole object again, e.g.
-      // ConfigMap, Role, check it there too: not done here, see README "not done yet")
+    if ((oldMeta == null || req.strategy().validatesMetaOnUpdate())
+        && meta.getValue("generateName") instanceof String prefix && !prefix.isEmpty()) {
+      // ValidateObjectMeta checks the prefix too: a bad one is named as such, beside the name made from it; on update
+      // only for kinds whose upstream update validates the whole object again (ConfigMap, Role: validatesMetaOnUpdate)
       invalidName(causes, "metadata.generateName", prefix, req.strategy().prefixProblems(prefix),
           ObjectMetaValidator.maskTrailingDash(prefix));
     }

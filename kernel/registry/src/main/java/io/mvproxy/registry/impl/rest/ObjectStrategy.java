@@ -86,6 +86,19 @@ public interface ObjectStrategy {
   }
 
   /**
+   * Whether an update validates the object's metadata again as a create does (the kind's upstream
+   * {@code Validate...Update} calls its whole-object {@code Validate...}, so {@code ValidateObjectMeta} checks a
+   * {@code generateName} set by the update: ConfigMap, Secret, ServiceAccount, RBAC, admission configurations), or
+   * only {@code ValidateObjectMetaUpdate} (the default: custom resources, Namespace, CRD).
+   *
+   * @return true when a {@code generateName} is checked on update too (a bad one: 422 naming
+   *     {@code metadata.generateName})
+   */
+  default boolean validatesMetaOnUpdate() {
+    return false;
+  }
+
+  /**
    * Adjusts a new object after the generic defaulting ({@code PrepareForCreate}).
    *
    * @param req the request
@@ -289,6 +302,11 @@ public interface ObjectStrategy {
       public java.util.List<String> prefixProblems(String prefix) {
         java.util.List<String> a = first.prefixProblems(prefix);
         return a != null ? a : next.prefixProblems(prefix);
+      }
+
+      @Override
+      public boolean validatesMetaOnUpdate() {
+        return first.validatesMetaOnUpdate() || next.validatesMetaOnUpdate();
       }
 
       @Override
