@@ -141,8 +141,9 @@ public class FleetTest {
     CompletableFuture<Integer> opened = new CompletableFuture<>();
     StringBuilder seen = new StringBuilder();
     http.request(new RequestOptions().setAbsoluteURI(a + WIDGETS_V2 + "?watch=true&resourceVersion=" + rv))
-        .compose(req -> req.send())
-        .onSuccess(resp -> {
+        // the handler is set in the send future's own callback, before the response's next event (one chained further
+        // out runs a task later)
+        .compose(req -> req.send().onSuccess(resp -> {
           resp.handler(buf -> {
             seen.append(buf.toString());
             if (seen.toString().contains("\"MODIFIED\"")) {
@@ -150,7 +151,7 @@ public class FleetTest {
             }
           });
           opened.complete(resp.statusCode());
-        })
+        }))
         .onFailure(e -> {
           opened.completeExceptionally(e);
           modified.completeExceptionally(e);

@@ -424,8 +424,8 @@ class HardeningFleetTest {
       if ("h".equals(big[1])) {
         o.putHeader("X-Huge", "x".repeat(1100 * 1024));
       }
-      raw.request(o).compose(req -> req.send()).compose(resp -> resp.body().map(b -> new String[] {
-          String.valueOf(resp.statusCode()), b.toString()})).onComplete(ar -> {
+      raw.request(o).compose(req -> req.send().compose(resp -> resp.body().map(b -> new String[] {
+          String.valueOf(resp.statusCode()), b.toString()}))).onComplete(ar -> {
             if (ar.succeeded()) {
               f.complete(ar.result());
             } else {

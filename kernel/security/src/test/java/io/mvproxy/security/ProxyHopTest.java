@@ -64,10 +64,10 @@ class ProxyHopTest {
   void nextHopHeadersReplaceThisHopsOnes() throws Exception {
     HttpClientResponse[] resp = new HttpClientResponse[1];
     String body = await(client.request(HttpMethod.GET, relay.actualPort(), "127.0.0.1", "/")
-        .compose(req -> req.send()).compose(x -> {
+        .compose(req -> req.send().compose(x -> {
           resp[0] = x;
           return x.body();
-        })).toString();
+        }))).toString();
     HttpClientResponse r = resp[0];
     assertEquals("{}", body);
     assertEquals(List.of("id-1"), r.headers().getAll("Audit-Id"));

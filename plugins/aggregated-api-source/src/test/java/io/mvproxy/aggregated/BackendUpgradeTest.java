@@ -125,7 +125,7 @@ class BackendUpgradeTest {
   void anIdempotentRequestIsSentAgainAfterItsConnectionDied() throws Exception {
     HttpClient http = vertx.createHttpClient();
     var get = http.request(new RequestOptions().setHost("127.0.0.1").setPort(front.port).setURI(BASE + "/flaky"))
-        .compose(r -> r.send()).compose(r -> r.body().map(b -> r.statusCode() + " " + b))
+        .compose(r -> r.send().compose(x -> x.body().map(b -> x.statusCode() + " " + b)))
         .await(30, TimeUnit.SECONDS);
     assertTrue(get.startsWith("200 "), get);
     assertEquals(2, backend.flaky.get(), "sent twice: once on the dying connection, once again");
@@ -133,7 +133,7 @@ class BackendUpgradeTest {
     backend.flaky.set(0);
     var post = http.request(new RequestOptions().setHost("127.0.0.1").setPort(front.port).setURI(BASE + "/flaky")
             .setMethod(HttpMethod.POST).putHeader("X-Test-Buffer", "1"))
-        .compose(r -> r.send("{}")).compose(r -> r.body().map(b -> r.statusCode() + " " + b))
+        .compose(r -> r.send("{}").compose(x -> x.body().map(b -> x.statusCode() + " " + b)))
         .await(30, TimeUnit.SECONDS);
     assertTrue(post.startsWith("503 "), post);
     assertEquals(1, backend.flaky.get(), "a POST is never sent twice");

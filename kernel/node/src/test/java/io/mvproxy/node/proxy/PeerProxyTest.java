@@ -407,7 +407,7 @@ class PeerProxyTest {
     long t0 = System.nanoTime();
     for (int i = 0; i < n; i++) {
       many.request(new RequestOptions().setHost("127.0.0.1").setPort(front.actualPort()).setURI(PATH))
-          .compose(r -> r.send()).compose(r -> r.body().map(b -> r.statusCode()))
+          .compose(r -> r.send().compose(x -> x.body().map(b -> x.statusCode())))
           .onComplete(ar -> {
             if (ar.succeeded() && ar.result() == 200) {
               ok.incrementAndGet();
