@@ -26,7 +26,7 @@ final class AdmissionPolicyStrategy implements ObjectStrategy {
     this.binding = binding;
   }
 
-  /** @return true: {@code ValidateValidatingAdmissionPolicyUpdate} (and the binding's) validate the whole object again */
+  /** @return true: {@code ValidateValidatingAdmissionPolicyUpdate} (and the binding's) validate the whole object */
   @Override
   public boolean validatesMetaOnUpdate() {
     return true;

@@ -140,7 +140,8 @@ class StrategiesTest {
   void anUpdateSettingAGenerateNameIsCheckedWhereUpstreamValidatesTheWholeObjectAgain() {
     String subdomain = "Invalid value: \"Bad_\": a lowercase RFC 1123 subdomain must consist of lower case "
         + "alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. "
-        + "'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+        + "'example.com', regex used for validation is "
+        + "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
     record Case(String plural, String path, ObjectStrategy s, String prefix, String message) { }
     List<Case> cases = List.of(
         new Case("configmaps", "/api/v1/namespaces/a/configmaps/c", new ConfigData(false), "Bad_", subdomain),
