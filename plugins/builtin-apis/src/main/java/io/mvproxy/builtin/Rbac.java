@@ -35,10 +35,13 @@ public final class Rbac implements ObjectStrategy {
     return io.mvproxy.registry.impl.rest.ObjectMetaValidator.pathSegmentName(name);
   }
 
-  /** A {@code generateName} of an RBAC object: {@code path.IsValidPathSegmentPrefix} (no '/' or '%'). */
+  /**
+   * A {@code generateName} of an RBAC object: the name rule itself ({@code ValidateRBACName} ignores its
+   * {@code prefix} flag: {@code path.IsValidPathSegmentName}, so {@code .} and {@code ..} are refused too).
+   */
   @Override
   public java.util.List<String> prefixProblems(String prefix) {
-    return io.mvproxy.registry.impl.rest.ObjectMetaValidator.pathSegmentPrefix(prefix);
+    return io.mvproxy.registry.impl.rest.ObjectMetaValidator.pathSegmentName(prefix);
   }
 
   /** @return true: {@code ValidateRoleUpdate} and the other RBAC updates validate the whole object again */

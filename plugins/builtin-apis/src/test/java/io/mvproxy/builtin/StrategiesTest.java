@@ -109,11 +109,14 @@ class StrategiesTest {
     assertEquals(List.of("may not be '..'"), rbac.nameProblems(".."));
     assertEquals(List.of("may not contain '/'", "may not contain '%'"), rbac.nameProblems("a/b%c"));
     assertEquals(null, new Secrets().nameProblems("x"), "the default rule (DNS-1123 subdomain)");
-    // a generateName: the same rule with a trailing '-' masked (NameIsDNSLabel(prefix, true)); RBAC's prefix rule
+    // a generateName: the same rule with a trailing '-' masked (NameIsDNSLabel(prefix, true)); RBAC's rule ignores
+    // the prefix flag (ValidateRBACName: IsValidPathSegmentName)
     assertEquals(List.of(), n.prefixProblems("team-"));
     assertEquals(List.of(label), n.prefixProblems("Team-"));
-    assertEquals(List.of(), rbac.prefixProblems(".."), "IsValidPathSegmentPrefix: a suffix follows");
+    assertEquals(List.of("may not be '..'"), rbac.prefixProblems(".."));
+    assertEquals(List.of("may not be '.'"), rbac.prefixProblems("."));
     assertEquals(List.of("may not contain '/'"), rbac.prefixProblems("a/"));
+    assertEquals(List.of(), rbac.prefixProblems("system:x-"));
     assertEquals(null, new Secrets().prefixProblems("x-"), "the default rule (DNS-1123 subdomain)");
     CrdRequest update = request("namespaces", "PUT", "/api/v1/namespaces/x", n);
     JsonObject changed = n.prepareUpdate(update, ns, new JsonObject("{\"metadata\":{\"name\":\"x\"},\"spec\":"
@@ -131,31 +134,38 @@ class StrategiesTest {
   }
 
   /**
-   * An update that sets a {@code generateName}: checked as on create for the kinds whose upstream update validates
-   * the whole object again ({@code ValidateConfigMapUpdate}, {@code ValidateSecretUpdate},
-   * {@code ValidateServiceAccountUpdate}, {@code ValidateRoleUpdate}), accepted for a Namespace
-   * ({@code ValidateNamespaceUpdate}: {@code ValidateObjectMetaUpdate} only) and a custom resource.
+   * An update that sets a {@code generateName}: every kind refuses '/' and '%' ({@code rest.BeforeUpdate}'s
+   * {@code validateCommonFields}: {@code path.ValidatePathSegmentName}), then the kinds whose upstream update
+   * validates the whole object again ({@code ValidateConfigMapUpdate}, {@code ValidateSecretUpdate},
+   * {@code ValidateServiceAccountUpdate}, {@code ValidateRoleUpdate}) check it with their name rule as on create; a
+   * Namespace ({@code ValidateNamespaceUpdate}: {@code ValidateObjectMetaUpdate} only) and a custom resource do not.
    */
   @Test
-  void anUpdateSettingAGenerateNameIsCheckedWhereUpstreamValidatesTheWholeObjectAgain() {
-    String subdomain = "Invalid value: \"Bad_\": a lowercase RFC 1123 subdomain must consist of lower case "
+  void anUpdateSettingAGenerateNameIsCheckedAsUpstream() {
+    String subdomain = "a lowercase RFC 1123 subdomain must consist of lower case "
         + "alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. "
         + "'example.com', regex used for validation is "
         + "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-    record Case(String plural, String path, ObjectStrategy s, String prefix, String message) { }
+    String cms = "/api/v1/namespaces/a/configmaps/c";
+    String roles = "/apis/rbac.authorization.k8s.io/v1/namespaces/a/roles/c";
+    String rolesPlural = "roles.rbac.authorization.k8s.io";
+    record Case(String plural, String path, ObjectStrategy s, String prefix, List<String> messages) { }
     List<Case> cases = List.of(
-        new Case("configmaps", "/api/v1/namespaces/a/configmaps/c", new ConfigData(false), "Bad_", subdomain),
+        new Case("configmaps", cms, new ConfigData(false), "Bad_", List.of(subdomain)),
         new Case("secrets", "/api/v1/namespaces/a/secrets/c", new Secrets().then(new ConfigData(true)), "Bad_",
-            subdomain),
+            List.of(subdomain)),
         new Case("serviceaccounts", "/api/v1/namespaces/a/serviceaccounts/c", BuiltinApis.WHOLE_ON_UPDATE, "Bad_",
-            subdomain),
-        new Case("roles.rbac.authorization.k8s.io", "/apis/rbac.authorization.k8s.io/v1/namespaces/a/roles/c",
-            new Rbac(null, false), "a/", "Invalid value: \"a/\": may not contain '/'"),
-        new Case("configmaps", "/api/v1/namespaces/a/configmaps/c", new ConfigData(false), "ok-", null),
-        new Case("roles.rbac.authorization.k8s.io", "/apis/rbac.authorization.k8s.io/v1/namespaces/a/roles/c",
-            new Rbac(null, false), "Bad_", null),
-        new Case("namespaces", "/api/v1/namespaces/c", new Namespaces(), "Bad_", null),
-        new Case("configmaps", "/api/v1/namespaces/a/configmaps/c", ObjectStrategy.NONE, "Bad_", null));
+            List.of(subdomain)),
+        new Case(rolesPlural, roles, new Rbac(null, false), "..", List.of("may not be '..'")),
+        new Case(rolesPlural, roles, new Rbac(null, false), "a/", List.of("may not contain '/'",
+            "may not contain '/'")),
+        new Case("configmaps", cms, new ConfigData(false), "a/", List.of("may not contain '/'", subdomain)),
+        new Case("namespaces", "/api/v1/namespaces/c", new Namespaces(), "a%", List.of("may not contain '%'")),
+        new Case("configmaps", cms, ObjectStrategy.NONE, "a/", List.of("may not contain '/'")),
+        new Case("configmaps", cms, new ConfigData(false), "ok-", List.of()),
+        new Case(rolesPlural, roles, new Rbac(null, false), "Bad_", List.of()),
+        new Case("namespaces", "/api/v1/namespaces/c", new Namespaces(), "Bad_", List.of()),
+        new Case("configmaps", cms, ObjectStrategy.NONE, "Bad_", List.of()));
     io.mvproxy.registry.impl.rest.ObjectRules rules = new io.mvproxy.registry.impl.rest.ObjectRules();
     for (Case c : cases) {
       String ns = c.plural().equals("namespaces") ? "" : ",\"namespace\":\"a\"";
@@ -165,16 +175,21 @@ class StrategiesTest {
       next.getJsonObject("metadata").put("generateName", c.prefix());
       CrdRequest req = request(c.plural(), "PUT", c.path(), c.s().then(new KindSemantics(c.plural())));
       String what = c.plural() + " " + c.s().getClass().getSimpleName() + " " + c.prefix();
-      if (c.message() == null) {
+      if (c.messages().isEmpty()) {
         assertEquals(c.prefix(), rules.prepareUpdate(req, old, next).getJsonObject("metadata")
             .getString("generateName"), what);
         continue;
       }
       StatusException e = assertThrows(StatusException.class, () -> rules.prepareUpdate(req, old, next), what);
       assertEquals(422, e.code(), what);
-      JsonObject cause = e.toStatus().getJsonObject("details").getJsonArray("causes").getJsonObject(0);
-      assertEquals("metadata.generateName", cause.getString("field"), what);
-      assertEquals(c.message(), cause.getString("message"), what);
+      List<String> seen = new java.util.ArrayList<>();
+      e.toStatus().getJsonObject("details").getJsonArray("causes").forEach(o -> {
+        JsonObject cause = (JsonObject) o;
+        assertEquals("metadata.generateName", cause.getString("field"), what);
+        seen.add(cause.getString("message"));
+      });
+      assertEquals(c.messages().stream().map(m -> "Invalid value: \"" + c.prefix() + "\": " + m).toList(), seen,
+          what);
     }
   }
 }

@@ -200,6 +200,17 @@ class CrdRestTest {
       Http.Res ok = http.post(W, gen);
       assertEquals(201, ok.code(), ok.body());
       assertEquals("good-zzzzz", ok.json().getJsonObject("metadata").getString("name"));
+
+      // an update: a custom resource's ValidateUpdate does not apply the name rule to generateName, but every
+      // update refuses '/' and '%' in it (rest.BeforeUpdate's validateCommonFields: ValidatePathSegmentName)
+      String merge = "application/merge-patch+json";
+      Http.Res slash = http.patch(W + "/good-zzzzz", merge, "{\"metadata\":{\"generateName\":\"a/\"}}");
+      assertEquals(422, slash.code(), slash.body());
+      assertEquals("Widget.example.com \"good-zzzzz\" is invalid: metadata.generateName: Invalid value: \"a/\": "
+          + "may not contain '/'", slash.json().getString("message"));
+      Http.Res other = http.patch(W + "/good-zzzzz", merge, "{\"metadata\":{\"generateName\":\"Bad_\"}}");
+      assertEquals(200, other.code(), other.body());
+      assertEquals("Bad_", http.get(W + "/good-zzzzz").json().getJsonObject("metadata").getString("generateName"));
     } finally {
       io.mvproxy.registry.impl.rest.ObjectRules.nameSuffix = random;
     }

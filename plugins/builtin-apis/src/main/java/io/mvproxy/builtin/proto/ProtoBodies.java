@@ -126,6 +126,9 @@ public final class ProtoBodies {
           out.put(f.json(), a);
         }
         a.add(value);
+      } else if (("".equals(value) || Long.valueOf(0).equals(value))
+          && ProtoSchemas.omitEmpty(name).contains(f.json())) {
+        out.remove(f.json());  // Go's zero value of an omitempty field: kube-apiserver never shows it
       } else {
         out.put(f.json(), value);
       }
@@ -158,7 +161,11 @@ public final class ProtoBodies {
     map.put(key, value == null ? (f.type() == ProtoField.Type.MAP_MESSAGE ? new JsonArray() : "") : value);
   }
 
+  /** @return the time, or null for an empty message (Go writes a zero {@code metav1.Time} so: JSON {@code null}) */
   private static String time(byte[] bytes, DateTimeFormatter format) throws IOException {
+    if (bytes.length == 0) {
+      return null;
+    }
     CodedInputStream in = CodedInputStream.newInstance(bytes);
     long seconds = 0;
     int nanos = 0;

@@ -133,9 +133,33 @@ final class ProtoSchemas {
     KINDS.put(group + "/" + kind, name);
   }
 
+  /**
+   * Scalar fields that Go's generated {@code Marshal} always writes, even when empty, but whose JSON tag is
+   * {@code omitempty} on a non-pointer field: kube-apiserver decodes them to Go's zero value and never shows them, so
+   * the JSON form leaves them out when they are {@code ""} or {@code 0} (kubectl 1.33 sends protobuf: a plain create
+   * of a ConfigMap must not store {@code generateName: ""} or {@code generation: 0}).
+   */
+  private static final Map<String, java.util.Set<String>> OMIT_EMPTY = Map.of(
+      "ObjectMeta", java.util.Set.of("name", "generateName", "namespace", "selfLink", "uid", "resourceVersion",
+          "generation"),
+      "ObjectReference", java.util.Set.of("kind", "namespace", "name", "uid", "apiVersion", "resourceVersion",
+          "fieldPath"),
+      "LocalObjectReference", java.util.Set.of("name"),
+      "ManagedFieldsEntry", java.util.Set.of("manager", "operation", "apiVersion", "fieldsType", "subresource"),
+      "core.Secret", java.util.Set.of("type"));
+
   /** @return the fields of message {@code name}, or null */
   static List<ProtoField> message(String name) {
     return MESSAGES.get(name);
+  }
+
+  /**
+   * @param name a message name
+   * @return the JSON names of its non-pointer {@code omitempty} scalars, left out when {@code ""} or {@code 0}
+   *     (empty for messages not listed: their fields are kept as sent)
+   */
+  static java.util.Set<String> omitEmpty(String name) {
+    return OMIT_EMPTY.getOrDefault(name, java.util.Set.of());
   }
 
   /** @return the top-level message of a kind, or null when mvproxy does not decode it */

@@ -451,12 +451,18 @@ public final class ObjectRules {
           + "alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
           + "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')"));
     }
-    if ((oldMeta == null || req.strategy().validatesMetaOnUpdate())
-        && meta.getValue("generateName") instanceof String prefix && !prefix.isEmpty()) {
-      // ValidateObjectMeta checks the prefix too: a bad one is named as such, beside the name made from it; on update
-      // only for kinds whose upstream update validates the whole object again (ConfigMap, Role: validatesMetaOnUpdate)
-      invalidName(causes, "metadata.generateName", prefix, req.strategy().prefixProblems(prefix),
-          ObjectMetaValidator.maskTrailingDash(prefix));
+    if (meta.getValue("generateName") instanceof String prefix && !prefix.isEmpty()) {
+      if (oldMeta != null) {
+        // every update: rest.BeforeUpdate's validateCommonFields (ValidateObjectMetaAccessor with
+        // path.ValidatePathSegmentName: no '/' or '%' in a prefix), before the kind's own validation
+        invalidName(causes, "metadata.generateName", prefix, ObjectMetaValidator.pathSegmentPrefix(prefix), prefix);
+      }
+      if (oldMeta == null || req.strategy().validatesMetaOnUpdate()) {
+        // the kind's ValidateObjectMeta checks the prefix with its name rule: a bad one is named as such, beside the
+        // name made from it; on update only for kinds whose upstream update validates the whole object again
+        invalidName(causes, "metadata.generateName", prefix, req.strategy().prefixProblems(prefix),
+            ObjectMetaValidator.maskTrailingDash(prefix));
+      }
     }
     if (name.isEmpty()) {
       causes.add(cause("FieldValueRequired", "metadata.name", "Required value: name or generateName is required"));

@@ -1,0 +1,98 @@
+package io.mvproxy.builtin.proto;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.google.protobuf.ByteString;
+import com.google.protobuf.CodedOutputStream;
+import io.vertx.core.json.JsonObject;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Decoding protobuf bodies as kubectl 1.33 sends them: Go's generated {@code Marshal} (gogo, {@code generated.pb.go})
+ * writes every non-pointer field, empty strings and zero numbers included, and a zero {@code metav1.Time} as an
+ * empty message; kube-apiserver decodes those to Go zero values, which its JSON ({@code omitempty}) never shows.
+ */
+@Tag("unit")
+class ProtoBodiesTest {
+
+  /** Writes fields as one message. */
+  interface Fields {
+    void write(CodedOutputStream out) throws IOException;
+  }
+
+  static ByteString message(Fields f) throws IOException {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    CodedOutputStream out = CodedOutputStream.newInstance(bytes);
+    f.write(out);
+    out.flush();
+    return ByteString.copyFrom(bytes.toByteArray());
+  }
+
+  /** ObjectMeta as Go writes it for a plain {@code kubectl create configmap c5}: every scalar, empty or not. */
+  static ByteString plainMeta(String name) throws IOException {
+    return message(o -> {
+      o.writeString(1, name);
+      o.writeString(2, "");
+      o.writeString(3, "");
+      o.writeString(4, "");
+      o.writeString(5, "");
+      o.writeString(6, "");
+      o.writeInt64(7, 0);
+      o.writeBytes(8, ByteString.EMPTY);  // a zero creationTimestamp
+    });
+  }
+
+  static byte[] envelope(String apiVersion, String kind, ByteString raw) throws IOException {
+    ByteString unknown = message(o -> {
+      o.writeBytes(1, message(t -> {
+        t.writeString(1, apiVersion);
+        t.writeString(2, kind);
+      }));
+      o.writeBytes(2, raw);
+      o.writeString(3, "");
+      o.writeString(4, "");
+    });
+    return ByteString.copyFrom(new byte[] {'k', '8', 's', 0}).concat(unknown).toByteArray();
+  }
+
+  @Test
+  void goZeroValuesOfOmitemptyFieldsAreLeftOut() throws IOException {
+    ByteString configMap = message(o -> {
+      o.writeBytes(1, plainMeta("c5"));
+      o.writeBytes(2, message(e -> {
+        e.writeString(1, "k");
+        e.writeString(2, "v");
+      }));
+    });
+    JsonObject cm = ProtoBodies.decode(envelope("v1", "ConfigMap", configMap));
+    assertEquals(new JsonObject("{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"c5\"},"
+        + "\"data\":{\"k\":\"v\"}}"), cm);
+
+    // a generateName create: no name; an explicit immutable=false (a *bool: kept), a Secret type "" (defaulted later)
+    ByteString secret = message(o -> {
+      o.writeBytes(1, message(m -> {
+        m.writeString(1, "");
+        m.writeString(2, "s-");
+        m.writeInt64(7, 0);
+      }));
+      o.writeString(3, "");
+      o.writeBool(5, false);
+    });
+    assertEquals(new JsonObject("{\"kind\":\"Secret\",\"apiVersion\":\"v1\",\"metadata\":{\"generateName\":\"s-\"},"
+        + "\"immutable\":false}"), ProtoBodies.decode(envelope("v1", "Secret", secret)));
+
+    // values that are set stay, zero or not where the field is a pointer (deletionGracePeriodSeconds)
+    ByteString set = message(o -> o.writeBytes(1, message(m -> {
+      m.writeString(1, "c6");
+      m.writeInt64(7, 3);
+      m.writeInt64(10, 0);
+      m.writeBytes(8, message(t -> t.writeInt64(1, 1_765_000_000L)));
+    })));
+    assertEquals(new JsonObject("{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"c6\","
+        + "\"generation\":3,\"deletionGracePeriodSeconds\":0,\"creationTimestamp\":\"2025-12-06T05:46:40Z\"}}"),
+        ProtoBodies.decode(envelope("v1", "ConfigMap", set)));
+  }
+}
