@@ -588,6 +588,24 @@ class AuthorizationFleetTest {
       String ns = "smp" + Math.abs(k.hashCode() % 1000);
       String what = k + ": ";
       assertEquals(0, kubectl(k, "node-a", null, "create", "namespace", ns).code(), what);
+      // typed creates (protobuf bodies from newer kubectl): an empty []byte value is valid, Go's zero values of
+      // omitempty fields are not stored, RBAC subjects are defaulted as upstream (SetDefaults_Subject)
+      KubectlFleetTest.Result secret = kubectl(k, "node-b", null, "create", "secret", "generic", "es", "-n", ns,
+          "--from-literal=a=", "--from-literal=b=x");
+      assertEquals(0, secret.code(), what + secret.all());
+      JsonObject es = new JsonObject(kubectl(k, "node-a", null, "get", "secret", "es", "-n", ns, "-o", "json").out());
+      assertEquals(new JsonObject().put("a", "").put("b", "eA=="), es.getJsonObject("data"), what + es);
+      assertFalse(es.getJsonObject("metadata").containsKey("generateName"), what + es);
+      assertFalse(es.getJsonObject("metadata").containsKey("generation"), what + es);
+      KubectlFleetTest.Result rb = kubectl(k, "node-c", null, "create", "rolebinding", "rb", "-n", ns,
+          "--clusterrole=view", "--user=bob", "--serviceaccount=" + ns + ":sa1");
+      assertEquals(0, rb.code(), what + rb.all());
+      JsonObject binding = new JsonObject(kubectl(k, "node-a", null, "get", "rolebinding", "rb", "-n", ns, "-o",
+          "json").out());
+      assertEquals(new io.vertx.core.json.JsonArray()
+          .add(new JsonObject().put("kind", "User").put("apiGroup", "rbac.authorization.k8s.io").put("name", "bob"))
+          .add(new JsonObject().put("kind", "ServiceAccount").put("name", "sa1").put("namespace", ns)),
+          binding.getJsonArray("subjects"), what + binding);
       Path cm = dir.resolve(ns + "-cm.yaml");
       Files.writeString(cm, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cs1\n  namespace: " + ns
           + "\n  labels:\n    app: a\n    tier: web\ndata:\n  a: \"1\"\n  b: \"2\"\n");

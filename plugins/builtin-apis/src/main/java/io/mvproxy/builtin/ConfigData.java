@@ -35,6 +35,18 @@ final class ConfigData implements ObjectStrategy {
     return true;
   }
 
+  /**
+   * A ConfigMap's {@code binaryData} as Go's typed decoder reads it ({@link Secrets#decodeBytes}; a Secret's
+   * {@code data} is read by {@link Secrets}).
+   *
+   * @throws StatusException 400 {@code ConfigMap in version "v1" cannot be handled as a ConfigMap: illegal base64
+   *     data at input byte N}
+   */
+  @Override
+  public JsonObject decodeBody(CrdRequest req, JsonObject obj) {
+    return secret ? obj : Secrets.decodeBytes(req, obj, "binaryData");
+  }
+
   @Override
   public JsonObject prepareCreate(CrdRequest req, JsonObject obj) {
     validate(req, obj, null);
@@ -67,7 +79,17 @@ final class ConfigData implements ObjectStrategy {
               + "\": duplicate of key present in data"));
         }
         String v = String.valueOf(data.getValue(k));
-        size += secret || "binaryData".equals(m) ? decodedLength(v) : v.getBytes(StandardCharsets.UTF_8).length;
+        boolean bytes = secret || "binaryData".equals(m);
+        if (bytes && data.getValue(k) instanceof String b64) {
+          // a patch's result is not read by decodeBody: a []byte value that Go could not decode is refused here
+          try {
+            GoBase64.decode(b64.getBytes(StandardCharsets.UTF_8));
+          } catch (IllegalArgumentException e) {
+            causes.add(cause("FieldValueInvalid", m + "[" + k + "]", "Invalid value: \"" + b64 + "\": "
+                + e.getMessage()));
+          }
+        }
+        size += bytes ? decodedLength(v) : v.getBytes(StandardCharsets.UTF_8).length;
       }
     }
     if (size > MAX_BYTES) {

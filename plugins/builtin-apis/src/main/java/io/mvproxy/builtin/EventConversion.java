@@ -20,26 +20,39 @@ final class EventConversion {
       "reportingComponent", "reportingController", "source", "deprecatedSource", "firstTimestamp",
       "deprecatedFirstTimestamp", "lastTimestamp", "deprecatedLastTimestamp", "count", "deprecatedCount");
 
+  /**
+   * Strings that are {@code omitempty} in the target version: an empty one is Go's zero value there and never shown
+   * (core v1's {@code reportingComponent} and {@code reportingInstance} have no omitempty and are kept).
+   */
+  private static final java.util.Set<String> CORE_OMIT_EMPTY = java.util.Set.of("reason", "message", "type",
+      "action");
+  private static final java.util.Set<String> EVENTS_OMIT_EMPTY = java.util.Set.of("reportingController",
+      "reportingInstance", "action", "reason", "note", "type");
+
   private EventConversion() {
   }
 
   /** @param o an events.k8s.io/v1 Event @return the same event as a core v1 Event (a new object) */
   static JsonObject toCore(JsonObject o) {
-    return rename(o, TO_CORE, "v1");
+    return rename(o, TO_CORE, "v1", CORE_OMIT_EMPTY);
   }
 
   /** @param o a core v1 Event @return the same event as an events.k8s.io/v1 Event (a new object) */
   static JsonObject toEvents(JsonObject o) {
-    return rename(o, TO_EVENTS, "events.k8s.io/v1");
+    return rename(o, TO_EVENTS, "events.k8s.io/v1", EVENTS_OMIT_EMPTY);
   }
 
-  private static JsonObject rename(JsonObject o, Map<String, String> names, String apiVersion) {
+  private static JsonObject rename(JsonObject o, Map<String, String> names, String apiVersion,
+      java.util.Set<String> omitEmpty) {
     JsonObject out = new JsonObject();
     for (Map.Entry<String, Object> e : o) {
       String k = names.getOrDefault(e.getKey(), e.getKey());
       if ("apiVersion".equals(k)) {
         out.put(k, apiVersion);
-      } else if (!("count".equals(k) || "deprecatedCount".equals(k)) || !Long.valueOf(0).equals(asLong(e.getValue()))) {
+      } else if (("count".equals(k) || "deprecatedCount".equals(k)) && Long.valueOf(0).equals(asLong(e.getValue()))
+          || omitEmpty.contains(k) && "".equals(e.getValue())) {
+        continue;  // Go's zero value of an omitempty field
+      } else {
         out.put(k, e.getValue());
       }
     }

@@ -14,6 +14,7 @@ import io.vertx.core.json.JsonObject;
  * {@code roleRef} of bindings ({@code pkg/apis/rbac/validation/validation.go}).
  */
 public final class Rbac implements ObjectStrategy {
+  private static final String GROUP = "rbac.authorization.k8s.io";
   private final AccessControl access;
   private final boolean binding;
 
@@ -60,8 +61,39 @@ public final class Rbac implements ObjectStrategy {
     }
   }
 
+  /**
+   * Sets the defaults of a binding as the typed decoder does ({@code rbac/v1/defaults.go}): {@code roleRef.apiGroup}
+   * {@code rbac.authorization.k8s.io} when empty ({@code SetDefaults_RoleBinding}, {@code ..._ClusterRoleBinding}),
+   * and a subject's empty {@code apiGroup} {@code rbac.authorization.k8s.io} for a {@code User} or {@code Group}
+   * ({@code SetDefaults_Subject}; a {@code ServiceAccount}'s stays empty).
+   */
+  static JsonObject setDefaults(JsonObject obj) {
+    if (obj.getValue("roleRef") instanceof JsonObject ref
+        && (ref.getValue("apiGroup") == null || "".equals(ref.getValue("apiGroup")))) {
+      ref.put("apiGroup", GROUP);
+    }
+    if (obj.getValue("subjects") instanceof JsonArray subjects) {
+      for (Object s : subjects) {
+        if (s instanceof JsonObject subject
+            && (subject.getValue("apiGroup") == null || "".equals(subject.getValue("apiGroup")))
+            && ("User".equals(subject.getValue("kind")) || "Group".equals(subject.getValue("kind")))) {
+          subject.put("apiGroup", GROUP);
+        }
+      }
+    }
+    return obj;
+  }
+
+  @Override
+  public JsonObject prepareCreate(CrdRequest req, JsonObject obj) {
+    return binding ? setDefaults(obj) : obj;
+  }
+
   @Override
   public JsonObject prepareUpdate(CrdRequest req, JsonObject old, JsonObject next) {
+    if (binding) {
+      setDefaults(next);
+    }
     if (binding && !old.getJsonObject("roleRef", new JsonObject()).equals(next.getJsonObject("roleRef"))) {
       Gvr gvr = req.gvr();
       String name = next.getJsonObject("metadata").getString("name", "");

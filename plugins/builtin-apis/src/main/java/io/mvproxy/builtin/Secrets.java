@@ -40,7 +40,22 @@ public final class Secrets implements ObjectStrategy {
    */
   @Override
   public JsonObject decodeBody(CrdRequest req, JsonObject obj) {
-    if (obj.getValue("data") instanceof JsonObject data) {
+    return decodeBytes(req, obj, "data");
+  }
+
+  /**
+   * Reads a {@code map[string][]byte} field as Go's typed decoder does: each string value is base64
+   * ({@link GoBase64}; {@code ""} is an empty value) and comes back in canonical form.
+   *
+   * @param req   the request
+   * @param obj   the decoded body (changed in place and returned)
+   * @param field the map's field ({@code data} of a Secret, {@code binaryData} of a ConfigMap)
+   * @return {@code obj}
+   * @throws io.mvproxy.api.StatusException 400 {@code <Kind> in version "v1" cannot be handled as a <Kind>: illegal
+   *     base64 data at input byte N}
+   */
+  static JsonObject decodeBytes(CrdRequest req, JsonObject obj, String field) {
+    if (obj.getValue(field) instanceof JsonObject data) {
       for (String k : data.fieldNames()) {
         if (data.getValue(k) instanceof String v) {
           try {

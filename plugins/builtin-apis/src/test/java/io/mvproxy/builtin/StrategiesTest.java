@@ -192,4 +192,46 @@ class StrategiesTest {
           what);
     }
   }
+
+  /**
+   * RBAC defaults ({@code rbac/v1/defaults.go}: a binding's empty {@code roleRef.apiGroup} and a User or Group
+   * subject's empty {@code apiGroup} become {@code rbac.authorization.k8s.io}), the generation an update cannot
+   * change on a kind the server does not count it for ({@code rest.BeforeUpdate}), and the Event conversion's
+   * omitempty strings.
+   */
+  @Test
+  void defaultsGenerationAndEventZeroValues() {
+    Rbac binding = new Rbac(null, true);
+    JsonObject rb = binding.prepareCreate(request("rolebindings.rbac.authorization.k8s.io", "POST",
+        "/apis/rbac.authorization.k8s.io/v1/namespaces/a/rolebindings", binding), new JsonObject("""
+        {"metadata":{"name":"rb"},"roleRef":{"kind":"ClusterRole","name":"view"},
+         "subjects":[{"kind":"User","name":"u"},{"kind":"Group","name":"g","apiGroup":""},
+                     {"kind":"ServiceAccount","name":"s","namespace":"a"}]}"""));
+    assertEquals(new JsonObject("""
+        {"metadata":{"name":"rb"},"roleRef":{"kind":"ClusterRole","name":"view","apiGroup":"rbac.authorization.k8s.io"},
+         "subjects":[{"kind":"User","name":"u","apiGroup":"rbac.authorization.k8s.io"},
+                     {"kind":"Group","name":"g","apiGroup":"rbac.authorization.k8s.io"},
+                     {"kind":"ServiceAccount","name":"s","namespace":"a"}]}"""), rb);
+
+    io.mvproxy.registry.impl.rest.ObjectRules rules = new io.mvproxy.registry.impl.rest.ObjectRules(false);
+    CrdRequest put = request("configmaps", "PUT", "/api/v1/namespaces/a/configmaps/c",
+        new ConfigData(false).then(new KindSemantics("configmaps")));
+    JsonObject old = new JsonObject("{\"metadata\":{\"name\":\"c\",\"namespace\":\"a\",\"uid\":\"u-1\","
+        + "\"resourceVersion\":\"5\",\"creationTimestamp\":\"2026-12-06T10:00:00Z\"}}");
+    JsonObject next = old.copy();
+    next.getJsonObject("metadata").put("generation", 7);
+    assertEquals(false, rules.prepareUpdate(put, old, next).getJsonObject("metadata").containsKey("generation"),
+        "an update cannot set it");
+    old.getJsonObject("metadata").put("generation", 2);
+    next.getJsonObject("metadata").put("generation", 9);
+    assertEquals(2L, rules.prepareUpdate(put, old, next).getJsonObject("metadata").getLong("generation"));
+
+    assertEquals(new JsonObject("{\"apiVersion\":\"events.k8s.io/v1\",\"type\":\"Normal\","
+        + "\"regarding\":{\"kind\":\"Pod\"}}"), EventConversion.toEvents(new JsonObject("{\"apiVersion\":\"v1\","
+        + "\"type\":\"Normal\",\"message\":\"\",\"reportingComponent\":\"\",\"reportingInstance\":\"\",\"count\":0,"
+        + "\"involvedObject\":{\"kind\":\"Pod\"}}")));
+    assertEquals(new JsonObject("{\"apiVersion\":\"v1\",\"reportingComponent\":\"\",\"reason\":\"R\"}"),
+        EventConversion.toCore(new JsonObject("{\"apiVersion\":\"events.k8s.io/v1\",\"note\":\"\",\"reason\":\"R\","
+        + "\"reportingController\":\"\"}")));
+  }
 }

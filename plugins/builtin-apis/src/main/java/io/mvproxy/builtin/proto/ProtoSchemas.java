@@ -139,14 +139,25 @@ final class ProtoSchemas {
    * the JSON form leaves them out when they are {@code ""} or {@code 0} (kubectl 1.33 sends protobuf: a plain create
    * of a ConfigMap must not store {@code generateName: ""} or {@code generation: 0}).
    */
-  private static final Map<String, java.util.Set<String>> OMIT_EMPTY = Map.of(
-      "ObjectMeta", java.util.Set.of("name", "generateName", "namespace", "selfLink", "uid", "resourceVersion",
-          "generation"),
-      "ObjectReference", java.util.Set.of("kind", "namespace", "name", "uid", "apiVersion", "resourceVersion",
-          "fieldPath"),
-      "LocalObjectReference", java.util.Set.of("name"),
-      "ManagedFieldsEntry", java.util.Set.of("manager", "operation", "apiVersion", "fieldsType", "subresource"),
-      "core.Secret", java.util.Set.of("type"));
+  private static final Map<String, java.util.Set<String>> OMIT_EMPTY = Map.ofEntries(
+      Map.entry("ObjectMeta", java.util.Set.of("name", "generateName", "namespace", "selfLink", "uid",
+          "resourceVersion", "generation")),
+      Map.entry("ObjectReference", java.util.Set.of("kind", "namespace", "name", "uid", "apiVersion",
+          "resourceVersion", "fieldPath")),
+      Map.entry("LocalObjectReference", java.util.Set.of("name")),
+      Map.entry("ManagedFieldsEntry", java.util.Set.of("manager", "operation", "apiVersion", "fieldsType",
+          "subresource")),
+      Map.entry("core.Secret", java.util.Set.of("type")),
+      Map.entry("Subject", java.util.Set.of("apiGroup", "namespace")),
+      Map.entry("core.Event", java.util.Set.of("reason", "message", "count", "type", "action")),
+      Map.entry("EventSource", java.util.Set.of("component", "host")),
+      Map.entry("ResourceAttributes", java.util.Set.of("namespace", "verb", "group", "version", "resource",
+          "subresource", "name")),
+      Map.entry("NonResourceAttributes", java.util.Set.of("path", "verb")),
+      Map.entry("SubjectAccessReviewSpec", java.util.Set.of("user", "uid")),
+      Map.entry("SelfSubjectRulesReviewSpec", java.util.Set.of("namespace")),
+      Map.entry("TokenReviewSpec", java.util.Set.of("token")),
+      Map.entry("BoundObjectReference", java.util.Set.of("kind", "apiVersion", "name", "uid")));
 
   /** @return the fields of message {@code name}, or null */
   static List<ProtoField> message(String name) {

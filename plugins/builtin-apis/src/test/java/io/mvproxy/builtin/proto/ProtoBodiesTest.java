@@ -95,4 +95,52 @@ class ProtoBodiesTest {
         + "\"generation\":3,\"deletionGracePeriodSeconds\":0,\"creationTimestamp\":\"2025-12-06T05:46:40Z\"}}"),
         ProtoBodies.decode(envelope("v1", "ConfigMap", set)));
   }
+
+  /** RBAC subjects and Events: their omitempty strings and counts are left out when zero, the others kept. */
+  @Test
+  void subjectsAndEventsKeepOnlyWhatGoWouldShow() throws IOException {
+    ByteString binding = message(o -> {
+      o.writeBytes(1, plainMeta("rb"));
+      o.writeBytes(2, message(sub -> {
+        sub.writeString(1, "ServiceAccount");
+        sub.writeString(2, "");
+        sub.writeString(3, "sa1");
+        sub.writeString(4, "p33");
+      }));
+      o.writeBytes(2, message(sub -> {
+        sub.writeString(1, "User");
+        sub.writeString(2, "rbac.authorization.k8s.io");
+        sub.writeString(3, "bob");
+        sub.writeString(4, "");
+      }));
+      o.writeBytes(3, message(ref -> {
+        ref.writeString(1, "rbac.authorization.k8s.io");
+        ref.writeString(2, "ClusterRole");
+        ref.writeString(3, "view");
+      }));
+    });
+    JsonObject rb = ProtoBodies.decode(envelope("rbac.authorization.k8s.io/v1", "RoleBinding", binding));
+    assertEquals(new io.vertx.core.json.JsonArray("[{\"kind\":\"ServiceAccount\",\"name\":\"sa1\","
+        + "\"namespace\":\"p33\"},{\"kind\":\"User\",\"apiGroup\":\"rbac.authorization.k8s.io\",\"name\":\"bob\"}]"),
+        rb.getJsonArray("subjects"));
+
+    // core v1: reportingComponent/reportingInstance have no omitempty (kept as ""), reason/message/type/action/count do
+    ByteString event = message(o -> {
+      o.writeBytes(1, plainMeta("e1"));
+      o.writeString(3, "Started");
+      o.writeString(4, "");
+      o.writeBytes(5, message(src -> {
+        src.writeString(1, "");
+        src.writeString(2, "");
+      }));
+      o.writeInt32(8, 0);
+      o.writeString(9, "");
+      o.writeString(12, "");
+      o.writeString(14, "");
+      o.writeString(15, "");
+    });
+    assertEquals(new JsonObject("{\"kind\":\"Event\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"e1\"},"
+        + "\"reason\":\"Started\",\"source\":{},\"reportingComponent\":\"\",\"reportingInstance\":\"\"}"),
+        ProtoBodies.decode(envelope("v1", "Event", event)));
+  }
 }

@@ -194,7 +194,10 @@ public final class CrdParser {
       VersionSchema compiled = null;
       if (schema != null) {
         List<FieldError> errs = new ArrayList<>();
-        compiled = VersionSchema.compile(schema, f + ".schema.openAPIV3Schema", errs);
+        // a built-in kind's []byte fields (format "byte") are read by Go's typed decoder (base64, "" included), not
+        // checked as an OpenAPI format: its strategy's decodeBody does that; the schema as written stays for the rest
+        compiled = VersionSchema.compile(builtIn ? withoutByteFormat(schema) : schema,
+            f + ".schema.openAPIV3Schema", errs);
         errs.forEach(e -> causes.add(e.toCause()));
       }
       out.add(new CrdVersion(vn, served, stor, sub.containsKey("status"), scaleSpec, columns(f, cols), schema,
@@ -228,6 +231,24 @@ public final class CrdParser {
           c.getString("description", ""), prio instanceof Number n ? n.intValue() : 0, c.getString("jsonPath", "")));
     }
     return out;
+  }
+
+  /** @return a copy of {@code schema} without {@code format: byte} anywhere in it */
+  private static JsonObject withoutByteFormat(JsonObject schema) {
+    JsonObject copy = schema.copy();
+    strip(copy);
+    return copy;
+  }
+
+  private static void strip(Object node) {
+    if (node instanceof JsonObject o) {
+      if ("byte".equals(o.getValue("format"))) {
+        o.remove("format");
+      }
+      o.forEach(e -> strip(e.getValue()));
+    } else if (node instanceof JsonArray a) {
+      a.forEach(CrdParser::strip);
+    }
   }
 
   private void required(String field) {

@@ -298,6 +298,8 @@ public final class ObjectRules {
     if (setsGeneration) {
       long gen = oldMeta.getLong("generation", 1L);
       meta.put("generation", specOf(o, statusSub).equals(specOf(old, statusSub)) ? gen : gen + 1);
+    } else {
+      copy(oldMeta, meta, "generation");  // rest.BeforeUpdate: "Ensure requests cannot update generation"
     }
     validate(req, o, oldMeta);
     return o;
@@ -377,6 +379,8 @@ public final class ObjectRules {
     if (setsGeneration) {
       long gen = oldMeta.getLong("generation", 1L);
       meta.put("generation", specOf(mutated, statusSub).equals(specOf(old, statusSub)) ? gen : gen + 1);
+    } else {
+      copy(oldMeta, meta, "generation");  // rest.BeforeUpdate, after admission: a webhook cannot change it either
     }
     validate(req, mutated, oldMeta);
     return mutated;
