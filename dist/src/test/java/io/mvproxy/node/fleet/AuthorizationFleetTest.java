@@ -654,6 +654,24 @@ class AuthorizationFleetTest {
       assertEquals("x", nsLabels.out().strip(), what + nsLabels.all());
       assertEquals(0, kubectl(k, "node-b", null, "delete", "namespace", ns, "--wait=false").code(), what);
     }
+    // kubectl auth reconcile of a binding without roleRef.apiGroup, twice: the second run recreates it (the stored
+    // roleRef is defaulted) with a DELETE whose DeleteOptions body is protobuf from a kubectl that sends protobuf
+    String newest = kubectls().get(0);
+    Path k133 = Path.of(newest).toRealPath().getParent().resolve("kubectl.1.33");
+    String rk = Files.isExecutable(k133) ? k133.toString() : newest;
+    assertEquals(0, kubectl(rk, "node-a", null, "create", "namespace", "reconcile").code());
+    Path rec = dir.resolve("reconcile.yaml");
+    Files.writeString(rec, "apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: rec\n"
+        + "  namespace: reconcile\nroleRef:\n  kind: ClusterRole\n  name: view\nsubjects:\n- kind: User\n"
+        + "  name: carol\n");
+    for (int run = 1; run <= 2; run++) {
+      KubectlFleetTest.Result r = kubectl(rk, run == 1 ? "node-b" : "node-c", null, "auth", "reconcile", "-f",
+          rec.toString());
+      assertEquals(0, r.code(), rk + " run " + run + ": " + r.all());
+    }
+    KubectlFleetTest.Result recGot = kubectl(rk, "node-a", null, "get", "rolebinding", "rec", "-n", "reconcile", "-o",
+        "jsonpath={.roleRef.apiGroup}|{.subjects[0].apiGroup}");
+    assertEquals("rbac.authorization.k8s.io|rbac.authorization.k8s.io", recGot.out().strip(), recGot.all());
     HttpsClient.Resp cr = admin.send(HttpMethod.PATCH, fleet.node("node-a").url(), WIDGETS_V1 + "/none",
         Map.of("Content-Type", "application/strategic-merge-patch+json"), "{}");
     assertEquals(415, cr.status(), cr.text());

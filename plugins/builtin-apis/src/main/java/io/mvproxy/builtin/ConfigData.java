@@ -83,7 +83,8 @@ final class ConfigData implements ObjectStrategy {
         if (bytes && data.getValue(k) instanceof String b64) {
           // a patch's result is not read by decodeBody: a []byte value that Go could not decode is refused here
           try {
-            GoBase64.decode(b64.getBytes(StandardCharsets.UTF_8));
+            // stored as Go re-encodes a decoded []byte (padded, no line breaks), as decodeBody does for bodies
+            data.put(k, Base64.getEncoder().encodeToString(GoBase64.decode(b64.getBytes(StandardCharsets.UTF_8))));
           } catch (IllegalArgumentException e) {
             causes.add(cause("FieldValueInvalid", m + "[" + k + "]", "Invalid value: \"" + b64 + "\": "
                 + e.getMessage()));

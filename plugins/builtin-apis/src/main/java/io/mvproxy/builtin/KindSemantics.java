@@ -19,7 +19,9 @@ import java.util.Set;
  */
 final class KindSemantics implements ObjectStrategy {
   /** Built-in resources whose upstream strategy sets generation 1 on create and bumps it on spec changes. */
-  static final Set<String> SETS_GENERATION = Set.of("ingresses", "customresourcedefinitions");
+  static final Set<String> SETS_GENERATION = Set.of("ingresses", "customresourcedefinitions",
+      "validatingwebhookconfigurations", "mutatingwebhookconfigurations", "validatingadmissionpolicies",
+      "validatingadmissionpolicybindings");
   /** Per resource, the tagged fields of its type beyond ObjectMeta's: path to {@code strategy[:mergeKey]}. */
   static final Map<String, Map<String, String>> PATCH_TAGS = Map.of(
       // NamespaceStatus.Conditions: patchStrategy:"merge" patchMergeKey:"type"

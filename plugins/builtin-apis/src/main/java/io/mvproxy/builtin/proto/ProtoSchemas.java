@@ -41,6 +41,11 @@ final class ProtoSchemas {
         of(4, "uid", Type.STRING), of(5, "apiVersion", Type.STRING), of(6, "resourceVersion", Type.STRING),
         of(7, "fieldPath", Type.STRING));
     m("LocalObjectReference", of(1, "name", Type.STRING));
+    // the body of a DELETE (every group version registers it: client-go sends the client's own group version)
+    m("DeleteOptions", of(1, "gracePeriodSeconds", Type.INT), msg(2, "preconditions", "Preconditions"),
+        of(3, "orphanDependents", Type.BOOL), of(4, "propagationPolicy", Type.STRING), list(5, "dryRun", Type.STRING),
+        of(6, "ignoreStoreReadErrorWithClusterBreakingPotential", Type.BOOL));
+    m("Preconditions", of(1, "uid", Type.STRING), of(2, "resourceVersion", Type.STRING));
     // core/v1
     k("", "Namespace", msg(1, "metadata", "ObjectMeta"), msg(2, "spec", "NamespaceSpec"),
         msg(3, "status", "NamespaceStatus"));
@@ -173,8 +178,11 @@ final class ProtoSchemas {
     return OMIT_EMPTY.getOrDefault(name, java.util.Set.of());
   }
 
-  /** @return the top-level message of a kind, or null when mvproxy does not decode it */
+  /**
+   * @return the top-level message of a kind, or null when mvproxy does not decode it; {@code DeleteOptions} in any
+   *     group (metav1's {@code AddToGroupVersion} registers it in every one)
+   */
   static String kind(String group, String kind) {
-    return KINDS.get(group + "/" + kind);
+    return "DeleteOptions".equals(kind) ? "DeleteOptions" : KINDS.get(group + "/" + kind);
   }
 }

@@ -143,4 +143,19 @@ class ProtoBodiesTest {
         + "\"reason\":\"Started\",\"source\":{},\"reportingComponent\":\"\",\"reportingInstance\":\"\"}"),
         ProtoBodies.decode(envelope("v1", "Event", event)));
   }
+
+  /** A DELETE's protobuf DeleteOptions (client-go's typed Delete; kubectl auth reconcile), in any group version. */
+  @Test
+  void deleteOptionsInTheClientsGroupVersion() throws IOException {
+    ByteString opts = message(o -> {
+      o.writeInt64(1, 0);
+      o.writeBytes(2, message(p -> p.writeString(1, "u-1")));
+      o.writeString(4, "Foreground");
+      o.writeString(5, "All");
+    });
+    assertEquals(new JsonObject("{\"kind\":\"DeleteOptions\",\"apiVersion\":\"rbac.authorization.k8s.io/v1\","
+        + "\"gracePeriodSeconds\":0,\"preconditions\":{\"uid\":\"u-1\"},\"propagationPolicy\":\"Foreground\","
+        + "\"dryRun\":[\"All\"]}"),
+        ProtoBodies.decode(envelope("rbac.authorization.k8s.io/v1", "DeleteOptions", opts)));
+  }
 }
