@@ -80,17 +80,20 @@ final class ConfigData implements ObjectStrategy {
         }
         String v = String.valueOf(data.getValue(k));
         boolean bytes = secret || "binaryData".equals(m);
+        long decoded = -1;
         if (bytes && data.getValue(k) instanceof String b64) {
           // a patch's result is not read by decodeBody: a []byte value that Go could not decode is refused here
           try {
+            byte[] raw = GoBase64.decode(b64.getBytes(StandardCharsets.UTF_8));
             // stored as Go re-encodes a decoded []byte (padded, no line breaks), as decodeBody does for bodies
-            data.put(k, Base64.getEncoder().encodeToString(GoBase64.decode(b64.getBytes(StandardCharsets.UTF_8))));
+            data.put(k, Base64.getEncoder().encodeToString(raw));
+            decoded = raw.length;
           } catch (IllegalArgumentException e) {
             causes.add(cause("FieldValueInvalid", m + "[" + k + "]", "Invalid value: \"" + b64 + "\": "
                 + e.getMessage()));
           }
         }
-        size += bytes ? decodedLength(v) : v.getBytes(StandardCharsets.UTF_8).length;
+        size += decoded >= 0 ? decoded : bytes ? decodedLength(v) : v.getBytes(StandardCharsets.UTF_8).length;
       }
     }
     if (size > MAX_BYTES) {

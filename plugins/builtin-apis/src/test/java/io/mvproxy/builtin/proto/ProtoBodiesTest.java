@@ -58,6 +58,16 @@ class ProtoBodiesTest {
     return ByteString.copyFrom(new byte[] {'k', '8', 's', 0}).concat(unknown).toByteArray();
   }
 
+  /** @return the JSON form mvproxy decodes a protobuf {@code raw} object of {@code apiVersion}/{@code kind} to */
+  static JsonObject decode(String apiVersion, String kind, ByteString raw) throws IOException {
+    return ProtoBodies.decode(envelope(apiVersion, kind, raw));
+  }
+
+  /** Asserts that {@code raw} decodes to exactly the JSON {@code expected}. */
+  static void assertDecodes(String expected, String apiVersion, String kind, ByteString raw) throws IOException {
+    assertEquals(new JsonObject(expected), decode(apiVersion, kind, raw));
+  }
+
   @Test
   void goZeroValuesOfOmitemptyFieldsAreLeftOut() throws IOException {
     ByteString configMap = message(o -> {
@@ -67,7 +77,7 @@ class ProtoBodiesTest {
         e.writeString(2, "v");
       }));
     });
-    JsonObject cm = ProtoBodies.decode(envelope("v1", "ConfigMap", configMap));
+    JsonObject cm = decode("v1", "ConfigMap", configMap);
     assertEquals(new JsonObject("{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"c5\"},"
         + "\"data\":{\"k\":\"v\"}}"), cm);
 
@@ -81,8 +91,9 @@ class ProtoBodiesTest {
       o.writeString(3, "");
       o.writeBool(5, false);
     });
-    assertEquals(new JsonObject("{\"kind\":\"Secret\",\"apiVersion\":\"v1\",\"metadata\":{\"generateName\":\"s-\"},"
-        + "\"immutable\":false}"), ProtoBodies.decode(envelope("v1", "Secret", secret)));
+    assertDecodes("{\"kind\":\"Secret\",\"apiVersion\":\"v1\",\"metadata\":{\"generateName\":\"s-\"},"
+        + "\"immutable\":false}",
+        "v1", "Secret", secret);
 
     // values that are set stay, zero or not where the field is a pointer (deletionGracePeriodSeconds)
     ByteString set = message(o -> o.writeBytes(1, message(m -> {
@@ -91,9 +102,9 @@ class ProtoBodiesTest {
       m.writeInt64(10, 0);
       m.writeBytes(8, message(t -> t.writeInt64(1, 1_765_000_000L)));
     })));
-    assertEquals(new JsonObject("{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"c6\","
-        + "\"generation\":3,\"deletionGracePeriodSeconds\":0,\"creationTimestamp\":\"2025-12-06T05:46:40Z\"}}"),
-        ProtoBodies.decode(envelope("v1", "ConfigMap", set)));
+    assertDecodes("{\"kind\":\"ConfigMap\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"c6\","
+        + "\"generation\":3,\"deletionGracePeriodSeconds\":0,\"creationTimestamp\":\"2025-12-06T05:46:40Z\"}}",
+        "v1", "ConfigMap", set);
   }
 
   /** RBAC subjects and Events: their omitempty strings and counts are left out when zero, the others kept. */
@@ -119,7 +130,7 @@ class ProtoBodiesTest {
         ref.writeString(3, "view");
       }));
     });
-    JsonObject rb = ProtoBodies.decode(envelope("rbac.authorization.k8s.io/v1", "RoleBinding", binding));
+    JsonObject rb = decode("rbac.authorization.k8s.io/v1", "RoleBinding", binding);
     assertEquals(new io.vertx.core.json.JsonArray("[{\"kind\":\"ServiceAccount\",\"name\":\"sa1\","
         + "\"namespace\":\"p33\"},{\"kind\":\"User\",\"apiGroup\":\"rbac.authorization.k8s.io\",\"name\":\"bob\"}]"),
         rb.getJsonArray("subjects"));
@@ -139,9 +150,9 @@ class ProtoBodiesTest {
       o.writeString(14, "");
       o.writeString(15, "");
     });
-    assertEquals(new JsonObject("{\"kind\":\"Event\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"e1\"},"
-        + "\"reason\":\"Started\",\"source\":{},\"reportingComponent\":\"\",\"reportingInstance\":\"\"}"),
-        ProtoBodies.decode(envelope("v1", "Event", event)));
+    assertDecodes("{\"kind\":\"Event\",\"apiVersion\":\"v1\",\"metadata\":{\"name\":\"e1\"},"
+        + "\"reason\":\"Started\",\"source\":{},\"reportingComponent\":\"\",\"reportingInstance\":\"\"}",
+        "v1", "Event", event);
   }
 
   /** A DELETE's protobuf DeleteOptions (client-go's typed Delete; kubectl auth reconcile), in any group version. */
@@ -153,9 +164,9 @@ class ProtoBodiesTest {
       o.writeString(4, "Foreground");
       o.writeString(5, "All");
     });
-    assertEquals(new JsonObject("{\"kind\":\"DeleteOptions\",\"apiVersion\":\"rbac.authorization.k8s.io/v1\","
+    assertDecodes("{\"kind\":\"DeleteOptions\",\"apiVersion\":\"rbac.authorization.k8s.io/v1\","
         + "\"gracePeriodSeconds\":0,\"preconditions\":{\"uid\":\"u-1\"},\"propagationPolicy\":\"Foreground\","
-        + "\"dryRun\":[\"All\"]}"),
-        ProtoBodies.decode(envelope("rbac.authorization.k8s.io/v1", "DeleteOptions", opts)));
+        + "\"dryRun\":[\"All\"]}",
+        "rbac.authorization.k8s.io/v1", "DeleteOptions", opts);
   }
 }
