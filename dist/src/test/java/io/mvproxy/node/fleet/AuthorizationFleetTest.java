@@ -146,6 +146,102 @@ class AuthorizationFleetTest {
     assertEquals(400, groupOnly.status());
   }
 
+  static String configMap(String name, String value) {
+    return "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"" + name
+        + "\"},\"data\":{\"k\":\"" + value + "\"}}";
+  }
+
+  static String role(String name, String rules) {
+    return "{\"apiVersion\":\"rbac.authorization.k8s.io/v1\",\"kind\":\"Role\",\"metadata\":{\"name\":\"" + name
+        + "\"},\"rules\":" + rules + "}";
+  }
+
+  /**
+   * A PUT as kube-apiserver's {@code store.go Update}: kinds whose strategy allows unconditional updates (ConfigMap,
+   * RBAC) are updated without a resourceVersion, a Lease needs one (422); kinds that allow create on update (Role,
+   * Lease) are created by a PUT of an absent object (201), which needs the {@code create} verb besides
+   * {@code update}, as a server-side apply that creates does; {@code kubectl replace} of an absent Role creates it,
+   * of an absent ConfigMap is NotFound.
+   */
+  @Test
+  void putWithoutResourceVersionAndCreateOnPut() throws Exception {
+    String ns = "putns";
+    String rbac = "/apis/rbac.authorization.k8s.io/v1/namespaces/" + ns;
+    String cms = "/api/v1/namespaces/" + ns + "/configmaps";
+    assertEquals(201, adminSend(HttpMethod.POST, "node-a", "/api/v1/namespaces",
+        "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"" + ns + "\"}}").status());
+    // alice may get, update and patch configmaps and roles in putns, not create them
+    HttpsClient.Resp updater = adminSend(HttpMethod.POST, "node-b", rbac + "/roles", role("updater",
+        "[{\"apiGroups\":[\"\",\"rbac.authorization.k8s.io\"],\"resources\":[\"configmaps\",\"roles\"],"
+        + "\"verbs\":[\"get\",\"update\",\"patch\"]}]"));
+    assertEquals(201, updater.status(), updater.text());
+    HttpsClient.Resp rb = adminSend(HttpMethod.POST, "node-b", rbac + "/rolebindings",
+        "{\"apiVersion\":\"rbac.authorization.k8s.io/v1\",\"kind\":\"RoleBinding\",\"metadata\":{\"name\":"
+        + "\"alice-updater\"},\"roleRef\":{\"apiGroup\":\"rbac.authorization.k8s.io\",\"kind\":\"Role\","
+        + "\"name\":\"updater\"},\"subjects\":[{\"kind\":\"User\",\"name\":\"alice\"}]}");
+    assertEquals(201, rb.status(), rb.text());
+    assertEquals(201, adminSend(HttpMethod.POST, "node-a", cms, configMap("c1", "v1")).status());
+    for (String node : List.of("node-a", "node-b")) {
+      FleetTest.await("alice may get configmaps in " + ns + " on " + node, 5_000,
+          () -> alice(HttpMethod.GET, node, cms + "/c1", null).status() == 200);
+    }
+    HttpsClient.Resp put = alice(HttpMethod.PUT, "node-a", cms + "/c1", configMap("c1", "v2"));
+    assertEquals(200, put.status(), "a ConfigMap updates unconditionally: " + put.text());
+    assertEquals("v2", put.json().getJsonObject("data").getString("k"));
+    HttpsClient.Resp absentCm = alice(HttpMethod.PUT, "node-b", cms + "/c2", configMap("c2", "v1"));
+    assertEquals(404, absentCm.status(), absentCm.text());
+    assertEquals("configmaps \"c2\" not found", absentCm.json().getString("message"));
+    HttpsClient.Resp noCreate = alice(HttpMethod.PUT, "node-a", rbac + "/roles/r1", role("r1", "[]"));
+    assertEquals(403, noCreate.status(), "a PUT that creates needs create: " + noCreate.text());
+    assertTrue(noCreate.json().getString("message").startsWith("roles.rbac.authorization.k8s.io \"r1\" is forbidden:"),
+        noCreate.text());
+    assertEquals(404, adminSend(HttpMethod.GET, "node-b", rbac + "/roles/r1", null).status(), "nothing created");
+    HttpsClient.Resp applyCreate = anon.send(HttpMethod.PATCH, fleet.node("node-b").url(),
+        cms + "/c3?fieldManager=alice", Map.of("Authorization", "Bearer alice-token", "Content-Type",
+            "application/apply-patch+yaml"), configMap("c3", "v1"));
+    assertEquals(403, applyCreate.status(), "an apply that creates needs create: " + applyCreate.text());
+    assertTrue(applyCreate.json().getString("message").startsWith("configmaps \"c3\" is forbidden:"),
+        applyCreate.text());
+    // the admin may create: a PUT creates the Role (201), the next one updates it without a resourceVersion
+    HttpsClient.Resp made = adminSend(HttpMethod.PUT, "node-b", rbac + "/roles/r1", role("r1", "[]"));
+    assertEquals(201, made.status(), made.text());
+    assertFalse(made.json().getJsonObject("metadata").getString("uid", "").isEmpty(), made.text());
+    String rules = "[{\"apiGroups\":[\"\"],\"resources\":[\"secrets\"],\"verbs\":[\"get\"]}]";
+    HttpsClient.Resp again = adminSend(HttpMethod.PUT, "node-a", rbac + "/roles/r1", role("r1", rules));
+    assertEquals(200, again.status(), again.text());
+    assertEquals(new io.vertx.core.json.JsonArray(rules), again.json().getJsonArray("rules"));
+    // a Lease: created by a PUT, updated only with its resourceVersion
+    String lease = "/apis/coordination.k8s.io/v1/namespaces/" + ns + "/leases/l1";
+    String leaseBody = "{\"apiVersion\":\"coordination.k8s.io/v1\",\"kind\":\"Lease\",\"metadata\":{\"name\":"
+        + "\"l1\"},\"spec\":{\"holderIdentity\":\"a\"}}";
+    HttpsClient.Resp leaseMade = adminSend(HttpMethod.PUT, "node-c", lease, leaseBody);
+    assertEquals(201, leaseMade.status(), leaseMade.text());
+    HttpsClient.Resp leaseNoRv = adminSend(HttpMethod.PUT, "node-a", lease, leaseBody.replace("\"a\"", "\"b\""));
+    assertEquals(422, leaseNoRv.status(), leaseNoRv.text());
+    assertEquals("Lease.coordination.k8s.io \"l1\" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be "
+        + "specified for an update", leaseNoRv.json().getString("message"));
+    JsonObject withRv = leaseMade.json().copy();
+    withRv.getJsonObject("spec").put("holderIdentity", "b");
+    HttpsClient.Resp leaseUpdated = adminSend(HttpMethod.PUT, "node-a", lease, withRv.encode());
+    assertEquals(200, leaseUpdated.status(), leaseUpdated.text());
+    // kubectl replace sends an absent object without a resourceVersion
+    String k = kubectls().get(0);
+    Path dir = Files.createDirectories(fleet.dir().resolve("replace"));
+    Path roleFile = dir.resolve("role.yaml");
+    Files.writeString(roleFile, "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: r2\n"
+        + "  namespace: " + ns + "\nrules: []\n");
+    KubectlFleetTest.Result replaced = kubectl(k, "node-a", null, "replace", "-f", roleFile.toString());
+    assertEquals(0, replaced.code(), replaced.all());
+    assertTrue(replaced.out().contains("role.rbac.authorization.k8s.io/r2 replaced"), replaced.all());
+    assertEquals(200, adminSend(HttpMethod.GET, "node-c", rbac + "/roles/r2", null).status());
+    Path cmFile = dir.resolve("cm.yaml");
+    Files.writeString(cmFile, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c9\n  namespace: " + ns
+        + "\ndata:\n  k: v\n");
+    KubectlFleetTest.Result cmReplaced = kubectl(k, "node-b", null, "replace", "-f", cmFile.toString());
+    assertEquals(1, cmReplaced.code(), cmReplaced.all());
+    assertTrue(cmReplaced.err().contains("configmaps \"c9\" not found"), cmReplaced.all());
+  }
+
   /** kubectl 1.27 (beside the resolved kubectl) and the one on PATH. */
   List<String> kubectls() throws Exception {
     String k = KubectlFleetTest.which("kubectl");

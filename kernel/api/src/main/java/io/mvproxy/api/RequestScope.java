@@ -13,6 +13,7 @@ public final class RequestScope {
 
   private RequestInfo info;
   private UserInfo user;
+  private io.mvproxy.api.authz.Authorizer authorizer;
   private boolean peerHop;
   private boolean peerProxied;
   private long deadlineMillis;
@@ -61,6 +62,21 @@ public final class RequestScope {
   /** @param user the caller @return this */
   public RequestScope user(UserInfo user) {
     this.user = user;
+    return this;
+  }
+
+  /**
+   * @return the node's authorizer chain, set by the authorization step for the steps after it (a PUT or apply that
+   *     creates its object authorizes {@code create} as well, {@code handlers/rest.go withAuthorization}); null when
+   *     the chain has no authorization step
+   */
+  public io.mvproxy.api.authz.Authorizer authorizer() {
+    return authorizer;
+  }
+
+  /** @param authorizer the node's authorizer chain @return this */
+  public RequestScope authorizer(io.mvproxy.api.authz.Authorizer authorizer) {
+    this.authorizer = authorizer;
     return this;
   }
 

@@ -153,6 +153,15 @@ public class StatusException extends RuntimeException {
         details(gvr, name));
   }
 
+  /**
+   * 403 Forbidden for {@code gvr}/{@code name} ({@code errors.NewForbidden}): {@code <resource>.<group> "<name>" is
+   * forbidden: <cause>}, the cause as given (an authorizer's reason, maybe empty).
+   */
+  public static StatusException forbidden(Gvr gvr, String name, String cause) {
+    return new StatusException(StatusReason.Forbidden, gvr.groupResource() + " \"" + name + "\" is forbidden: "
+        + cause, details(gvr, name));
+  }
+
   /** 409 Conflict for a stale resourceVersion on {@code gvr}/{@code name}. */
   public static StatusException conflict(Gvr gvr, String name) {
     return new StatusException(StatusReason.Conflict, "Operation cannot be fulfilled on " + gvr.groupResource()

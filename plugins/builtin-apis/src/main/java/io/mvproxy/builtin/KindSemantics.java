@@ -7,7 +7,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * What a built-in kind's upstream strategy declares beyond its own rules: whether the server sets
+ * What a built-in kind's upstream strategy declares beyond its own rules: whether a PUT may leave out the
+ * resourceVersion or create the object ({@link #UNCONDITIONAL_UPDATE}, {@link #CREATE_ON_UPDATE}), whether the server sets
  * {@code metadata.generation} (only kinds with spec semantics: the strategies of {@code ingresses} and
  * {@code customresourcedefinitions} set it, those of {@code pkg/registry/core/configmap}, {@code secret},
  * {@code namespace}, {@code serviceaccount}, {@code event}, {@code coordination/lease} and {@code rbac/*} never do),
@@ -22,6 +23,19 @@ final class KindSemantics implements ObjectStrategy {
   static final Set<String> SETS_GENERATION = Set.of("ingresses", "customresourcedefinitions",
       "validatingwebhookconfigurations", "mutatingwebhookconfigurations", "validatingadmissionpolicies",
       "validatingadmissionpolicybindings");
+  /**
+   * Built-in resources whose upstream strategy's {@code AllowUnconditionalUpdate} is true ({@code
+   * pkg/registry/core/configmap}, {@code secret}, {@code namespace}, {@code serviceaccount}, {@code event} and
+   * {@code rbac/*} strategy.go); Leases, CRDs, APIServices and the admission kinds require a resourceVersion.
+   */
+  static final Set<String> UNCONDITIONAL_UPDATE = Set.of("configmaps", "secrets", "namespaces", "serviceaccounts",
+      "events", "roles", "clusterroles", "rolebindings", "clusterrolebindings");
+  /**
+   * Built-in resources whose upstream strategy's {@code AllowCreateOnUpdate} is true ({@code rbac/*},
+   * {@code coordination/lease} and {@code core/event} strategy.go; both Event APIs share the core storage).
+   */
+  static final Set<String> CREATE_ON_UPDATE = Set.of("roles", "clusterroles", "rolebindings", "clusterrolebindings",
+      "leases", "events");
   /** Per resource, the tagged fields of its type beyond ObjectMeta's: path to {@code strategy[:mergeKey]}. */
   static final Map<String, Map<String, String>> PATCH_TAGS = Map.of(
       // NamespaceStatus.Conditions: patchStrategy:"merge" patchMergeKey:"type"
@@ -53,6 +67,18 @@ final class KindSemantics implements ObjectStrategy {
   @Override
   public PatchMeta strategicMergePatch() {
     return patchMeta;
+  }
+
+  /** @return true only for {@link #UNCONDITIONAL_UPDATE} */
+  @Override
+  public boolean allowUnconditionalUpdate() {
+    return UNCONDITIONAL_UPDATE.contains(plural);
+  }
+
+  /** @return true only for {@link #CREATE_ON_UPDATE} */
+  @Override
+  public boolean allowCreateOnUpdate() {
+    return CREATE_ON_UPDATE.contains(plural);
   }
 
   /** @return true only for {@link #SETS_GENERATION} */

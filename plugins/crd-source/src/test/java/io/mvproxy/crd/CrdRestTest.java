@@ -328,9 +328,15 @@ class CrdRestTest {
         + "please apply your changes to the latest version and try again", stale.json().getString("message"));
     JsonObject noRv = r2.json().copy();
     noRv.getJsonObject("metadata").remove("resourceVersion");
-    assertEquals(422, http.put(W + "/w-upd", noRv).code());
+    Http.Res unconditional = http.put(W + "/w-upd", noRv);
+    assertEquals(422, unconditional.code(), "a custom resource needs the resourceVersion (AllowUnconditionalUpdate)");
+    assertEquals("Widget.example.com \"w-upd\" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be "
+        + "specified for an update", unconditional.json().getString("message"));
     assertEquals(404, http.put(W + "/w-none", widget("w-none").put("metadata", widget("w-none")
         .getJsonObject("metadata").put("resourceVersion", "5"))).code());
+    Http.Res absent = http.put(W + "/w-none", widget("w-none"));
+    assertEquals(404, absent.code(), "absent before the resourceVersion is looked at (store.go Update): " + absent.body());
+    assertEquals("widgets.example.com \"w-none\" not found", absent.json().getString("message"));
     JsonObject same = r2.json().copy();
     Http.Res noop = http.put(W + "/w-upd", same);
     assertEquals(r2.json().getJsonObject("metadata").getString("resourceVersion"),

@@ -14,7 +14,8 @@ import io.vertx.ext.web.RoutingContext;
  * attributes (from its {@link RequestInfo}, a list/watch pinned by {@code fieldSelector=metadata.name=X} counted as
  * named) go to the node's authorizer chain; allowed requests continue, anything else is answered 403 Forbidden with
  * kube-apiserver's message and is never proxied. On a peer hop the serving node runs this again for the identity
- * in the front-proxy headers.
+ * in the front-proxy headers. An allowed request's scope carries the authorizer on
+ * ({@link io.mvproxy.api.RequestScope#authorizer()}) for the create a PUT or an apply may make.
  */
 public final class AuthorizationFilter implements Handler<RoutingContext> {
   private final Authorizer authorizer;
@@ -36,6 +37,7 @@ public final class AuthorizationFilter implements Handler<RoutingContext> {
       scope.annotate("authorization.k8s.io/reason", d.reason());
     }
     if (d.allowed()) {
+      scope.authorizer(authorizer);
       ctx.next();
     } else {
       StatusResponses.send(ctx, Forbidden.of(a, d.reason()));

@@ -205,6 +205,29 @@ public interface ObjectStrategy {
   }
 
   /**
+   * Whether a PUT without {@code metadata.resourceVersion} updates whatever is stored ({@code rest.RESTUpdateStrategy
+   * AllowUnconditionalUpdate}; most built-in kinds: ConfigMap, Secret, Namespace, ServiceAccount, Event, RBAC) instead
+   * of failing {@code 422} ("must be specified for an update"), as custom resources, Leases, CRDs, APIServices and the
+   * admission kinds do.
+   *
+   * @return true to update unconditionally; false (the default) to require the resourceVersion
+   */
+  default boolean allowUnconditionalUpdate() {
+    return false;
+  }
+
+  /**
+   * Whether a PUT of an absent object creates it ({@code AllowCreateOnUpdate}: Roles, bindings, Leases, Events), with
+   * a {@code 201}, create admission, and the {@code create} verb authorized besides {@code update}; false (the
+   * default): {@code 404 NotFound}.
+   *
+   * @return true to create on update
+   */
+  default boolean allowCreateOnUpdate() {
+    return false;
+  }
+
+  /**
    * Converts an object as stored into this kind's version before anything reads it (answers, patches, updates),
    * for kinds stored in another group's shape: {@code events.k8s.io/v1} events are stored as core {@code v1} events,
    * as kube-apiserver keeps one {@code /registry/events} for both ({@code pkg/apis/events/v1/conversion.go}). The
@@ -261,12 +284,6 @@ public interface ObjectStrategy {
   }
 
   /**
-   * Combines two strategies: {@code this} first, then {@code next}.
-   *
-   * @param next the second strategy
-   * @return both in order
-   */
-  /**
    * Fields besides {@code metadata.name} and {@code metadata.namespace} that a {@code fieldSelector} may name, as
    * upstream's per-kind {@code GetAttrs} / {@code ToSelectableFields} (e.g. core events' {@code involvedObject.name},
    * {@code pkg/registry/core/event/strategy.go}).
@@ -279,6 +296,12 @@ public interface ObjectStrategy {
     return null;
   }
 
+  /**
+   * Combines two strategies: {@code this} first, then {@code next}.
+   *
+   * @param next the second strategy
+   * @return both in order
+   */
   default ObjectStrategy then(ObjectStrategy next) {
     ObjectStrategy first = this;
     return new ObjectStrategy() {
@@ -366,6 +389,16 @@ public interface ObjectStrategy {
       @Override
       public boolean setsGeneration() {
         return first.setsGeneration() && next.setsGeneration();
+      }
+
+      @Override
+      public boolean allowUnconditionalUpdate() {
+        return first.allowUnconditionalUpdate() || next.allowUnconditionalUpdate();
+      }
+
+      @Override
+      public boolean allowCreateOnUpdate() {
+        return first.allowCreateOnUpdate() || next.allowCreateOnUpdate();
       }
 
       @Override

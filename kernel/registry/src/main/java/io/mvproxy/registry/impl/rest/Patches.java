@@ -11,7 +11,8 @@ import io.vertx.core.json.JsonObject;
  * PATCH of the main resource, {@code /status} and {@code /scale} (apiserver {@code pkg/endpoints/handlers/patch.go}):
  * the patch is applied to the current object as the client sees it (its version, or the Scale), then stored like an
  * update. A {@code metadata.resourceVersion} set by the patch is a precondition (409 when stale); otherwise lost
- * races are retried. Server-side apply creates an absent object (201) and otherwise merges the configuration,
+ * races are retried. Server-side apply creates an absent object (201; the {@code create} verb authorized as well,
+ * {@link Writes#authorizeCreate}) and otherwise merges the configuration,
  * removing fields the same manager applied before and dropped since, with conflicts against every other manager
  * ({@link FieldManager}); other patches are recorded as Updates of their manager.
  */

@@ -49,7 +49,8 @@ public final class Writes {
   /**
    * Creates {@code o} (also used by server-side apply of an absent object).
    *
-   * @param nameFromPath true when the path names the object (apply)
+   * @param nameFromPath true when the path names the object (apply, or a PUT creating it): the request's verb was
+   *                     not {@code create}, so that is authorized here ({@link #authorizeCreate})
    * @param applied      true for server-side apply ({@code o} carries its Apply entry); false: an Update entry is
    *                     recorded
    * @return the stored object in storage form
@@ -99,6 +100,9 @@ public final class Writes {
       SchemaValidator.validate(req, prepared, null, false);
       ObjectBounds.check(req, prepared);
     }
+    if (nameFromPath) {
+      authorizeCreate(req);
+    }
     return GuaranteedUpdate.validateBlocking(rt, req, null, prepared)
         .compose(v -> rt.strategy().admitCreate(req, prepared)).compose(admitted -> admission == null
         ? Future.succeededFuture(prepared)
@@ -128,7 +132,11 @@ public final class Writes {
     return v.signum() != 0 && v.bitLength() <= 64;
   }
 
-  /** PUT on the object, {@code /status} or {@code /scale}: 200, or 404, 409 Conflict, 422, 400. */
+  /**
+   * PUT on the object, {@code /status} or {@code /scale}: 200, or 404, 409 Conflict, 422, 400 (apiserver
+   * {@code registry/generic/registry/store.go Update}); 201 when a kind that allows it
+   * ({@link ObjectStrategy#allowCreateOnUpdate}) creates the absent object.
+   */
   public void update(CrdRequest req) {
     WriteOptions.validate(req, "UpdateOptions", null);
     BodyReader.read(req.ctx(), rt.options().maxBodyBytes())
@@ -140,22 +148,90 @@ public final class Writes {
             return GuaranteedUpdate.run(rt, req, cur -> {
               GuaranteedUpdate.checkResourceVersion(req, rv, cur);
               return scaleTo(req, cur, in);
-            }).map(o -> ScaleCodec.toScale(req.view(o), req.version().scale()));
+            }).map(o -> new Written(200, ScaleCodec.toScale(req.view(o), req.version().scale())));
           }
           rt.rules().checkIdentity(req, in, true);
-          String rv = ObjectRules.metadata(in).getString("resourceVersion", "");
-          if (rv.isEmpty()) {
-            throw StatusException.invalid(req.gvr(), rt.crd().kind(), req.name(), new JsonArray().add(
-                new JsonObject().put("reason", "FieldValueInvalid").put("field", "metadata.resourceVersion")
-                    .put("message", "Invalid value: 0x0: must be specified for an update")));
-          }
-          return GuaranteedUpdate.run(rt, req, cur -> {
-            GuaranteedUpdate.checkResourceVersion(req, rv, cur);
-            return next(req, cur, in.copy(), false);
-          }).map(req::view);
+          return updateOrCreate(req, in, ObjectRules.metadata(in).getString("resourceVersion", ""),
+              CREATE_ON_UPDATE_ATTEMPTS);
         })
-        .onSuccess(o -> Responses.send(req.ctx(), 200, o))
+        .onSuccess(w -> Responses.send(req.ctx(), w.code(), w.body()))
         .onFailure(t -> Responses.fail(req, t));
+  }
+
+  /** An answer and its status code. */
+  private record Written(int code, JsonObject body) {
+  }
+
+  /**
+   * Attempts of a PUT that creates its object and meets one created meanwhile: each attempt updates the object
+   * found, or creates it when absent (upstream's {@code GuaranteedUpdate} retries its create in the same way).
+   */
+  static final int CREATE_ON_UPDATE_ATTEMPTS = 3;
+
+  /**
+   * The update of the main resource or {@code status}, in {@code store.go Update}'s order: an absent object is
+   * {@code 404}, or created ({@code 201}) when the kind allows create on update (main resource only; the
+   * {@code create} verb authorized as well, create admission, a resourceVersion sent ignored); a present one needs
+   * the stored resourceVersion ({@code 409} when stale), or none when the kind allows unconditional updates
+   * ({@link ObjectStrategy#allowUnconditionalUpdate}; otherwise {@code 422} "must be specified for an update").
+   *
+   * @param in       the object sent
+   * @param rv       its {@code metadata.resourceVersion}, {@code ""} when none
+   * @param attempts attempts left ({@link #CREATE_ON_UPDATE_ATTEMPTS})
+   * @return 200 with the updated object, or 201 with the created one
+   */
+  private Future<Written> updateOrCreate(CrdRequest req, JsonObject in, String rv, int attempts) {
+    ObjectStrategy strategy = rt.strategy();
+    Future<Written> updated = GuaranteedUpdate.run(rt, req, cur -> {
+      JsonObject sent = in.copy();
+      if (!rv.isEmpty()) {
+        GuaranteedUpdate.checkResourceVersion(req, rv, cur);
+      } else if (strategy.allowUnconditionalUpdate()) {
+        ObjectRules.metadata(sent).put("resourceVersion", Long.toString(cur.resourceVersion()));
+      } else {
+        throw StatusException.invalid(req.gvr(), rt.crd().kind(), req.name(), new JsonArray().add(
+            new JsonObject().put("reason", "FieldValueInvalid").put("field", "metadata.resourceVersion")
+                .put("message", "Invalid value: 0x0: must be specified for an update")));
+      }
+      return next(req, cur, sent, false);
+    }).map(o -> new Written(200, req.view(o)));
+    if (!req.info().subresource().isEmpty() || !strategy.allowCreateOnUpdate()) {
+      return updated;
+    }
+    return updated.recover(t -> {
+      if (!(t instanceof io.mvproxy.api.storage.StorageException se
+          && se.storageCode() == io.mvproxy.api.storage.StorageException.Code.NOT_FOUND)) {
+        return Future.failedFuture(t);
+      }
+      JsonObject created = in.copy();
+      ObjectRules.metadata(created).remove("resourceVersion");
+      return create(req, created, true, false).map(o -> new Written(201, req.view(o))).recover(c ->
+          c instanceof StatusException ce && ce.reason() == StatusReason.AlreadyExists && attempts > 1
+              ? updateOrCreate(req, in, rv, attempts - 1) : Future.failedFuture(c));
+    });
+  }
+
+  /**
+   * Authorizes the {@code create} a PUT or a server-side apply makes of an absent object: the request's own verb
+   * was {@code update} or {@code patch} ({@code handlers/rest.go withAuthorization} with the handlers'
+   * {@code createAuthorizerAttributes}). Nothing to do when the chain has no authorization step.
+   *
+   * @throws StatusException 403 Forbidden, {@code errors.NewForbidden} with the authorizer's reason:
+   *     {@code roles.rbac.authorization.k8s.io "r" is forbidden: <reason>}
+   */
+  static void authorizeCreate(CrdRequest req) {
+    io.mvproxy.api.RequestScope scope = io.mvproxy.api.RequestScope.of(req.ctx());
+    io.mvproxy.api.authz.Authorizer authorizer = scope.authorizer();
+    if (authorizer == null) {
+      return;
+    }
+    io.mvproxy.api.RequestInfo info = req.info();
+    io.mvproxy.api.authz.Decision d = authorizer.authorize(new io.mvproxy.api.authz.Attributes(req.user(), "create",
+        true, info.path(), info.namespace(), info.group(), info.version(), info.resource(), info.subresource(),
+        info.name()));
+    if (!d.allowed()) {
+      throw StatusException.forbidden(req.gvr(), req.name(), d.reason());
+    }
   }
 
   /**
