@@ -188,6 +188,9 @@ class AuthorizationFleetTest {
     HttpsClient.Resp put = alice(HttpMethod.PUT, "node-a", cms + "/c1", configMap("c1", "v2"));
     assertEquals(200, put.status(), "a ConfigMap updates unconditionally: " + put.text());
     assertEquals("v2", put.json().getJsonObject("data").getString("k"));
+    HttpsClient.Resp zero = alice(HttpMethod.PUT, "node-b", cms + "/c1", configMap("c1", "v3")
+        .replace("\"name\":\"c1\"", "\"name\":\"c1\",\"resourceVersion\":\"0\""));
+    assertEquals(200, zero.status(), "resourceVersion 0 is none: " + zero.text());
     HttpsClient.Resp absentCm = alice(HttpMethod.PUT, "node-b", cms + "/c2", configMap("c2", "v1"));
     assertEquals(404, absentCm.status(), absentCm.text());
     assertEquals("configmaps \"c2\" not found", absentCm.json().getString("message"));
@@ -210,6 +213,14 @@ class AuthorizationFleetTest {
     HttpsClient.Resp again = adminSend(HttpMethod.PUT, "node-a", rbac + "/roles/r1", role("r1", rules));
     assertEquals(200, again.status(), again.text());
     assertEquals(new io.vertx.core.json.JsonArray(rules), again.json().getJsonArray("rules"));
+    // RBAC field rules beyond the schema (ValidateClusterRoleBinding), on a PUT that would create
+    HttpsClient.Resp badCrb = adminSend(HttpMethod.PUT, "node-c",
+        "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/crb-bad", "{\"apiVersion\":\"rbac.authorization.k8s.io"
+        + "/v1\",\"kind\":\"ClusterRoleBinding\",\"metadata\":{\"name\":\"crb-bad\"},\"roleRef\":{\"kind\":"
+        + "\"ClusterRole\",\"name\":\"view\"},\"subjects\":[{\"kind\":\"ServiceAccount\",\"name\":\"sa\"}]}");
+    assertEquals(422, badCrb.status(), badCrb.text());
+    assertEquals("ClusterRoleBinding.rbac.authorization.k8s.io \"crb-bad\" is invalid: subjects[0].namespace: "
+        + "Required value", badCrb.json().getString("message"));
     // a Lease: created by a PUT, updated only with its resourceVersion
     String lease = "/apis/coordination.k8s.io/v1/namespaces/" + ns + "/leases/l1";
     String leaseBody = "{\"apiVersion\":\"coordination.k8s.io/v1\",\"kind\":\"Lease\",\"metadata\":{\"name\":"
@@ -218,12 +229,21 @@ class AuthorizationFleetTest {
     assertEquals(201, leaseMade.status(), leaseMade.text());
     HttpsClient.Resp leaseNoRv = adminSend(HttpMethod.PUT, "node-a", lease, leaseBody.replace("\"a\"", "\"b\""));
     assertEquals(422, leaseNoRv.status(), leaseNoRv.text());
-    assertEquals("Lease.coordination.k8s.io \"l1\" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be "
+    assertEquals("leases.coordination.k8s.io \"l1\" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be "
         + "specified for an update", leaseNoRv.json().getString("message"));
     JsonObject withRv = leaseMade.json().copy();
     withRv.getJsonObject("spec").put("holderIdentity", "b");
     HttpsClient.Resp leaseUpdated = adminSend(HttpMethod.PUT, "node-a", lease, withRv.encode());
     assertEquals(200, leaseUpdated.status(), leaseUpdated.text());
+    // a saved Role put back after it was deleted: its uid is a precondition (409), nothing is created
+    HttpsClient.Resp saved = adminSend(HttpMethod.GET, "node-a", rbac + "/roles/r1", null);
+    assertEquals(200, adminSend(HttpMethod.DELETE, "node-b", rbac + "/roles/r1", null).status());
+    HttpsClient.Resp stale = adminSend(HttpMethod.PUT, "node-c", rbac + "/roles/r1", saved.text());
+    assertEquals(409, stale.status(), stale.text());
+    assertEquals("Operation cannot be fulfilled on roles.rbac.authorization.k8s.io \"r1\": Precondition failed: UID in "
+        + "precondition: " + saved.json().getJsonObject("metadata").getString("uid") + ", UID in object meta: ",
+        stale.json().getString("message"));
+    assertEquals(404, adminSend(HttpMethod.GET, "node-a", rbac + "/roles/r1", null).status(), "nothing created");
     // kubectl replace sends an absent object without a resourceVersion
     String k = kubectls().get(0);
     Path dir = Files.createDirectories(fleet.dir().resolve("replace"));

@@ -1,17 +1,22 @@
 package io.mvproxy.builtin;
 
-import io.mvproxy.api.Gvr;
 import io.mvproxy.api.StatusException;
 import io.mvproxy.api.authz.AccessControl;
 import io.mvproxy.registry.impl.rest.CrdRequest;
+import io.mvproxy.registry.impl.rest.ObjectMetaValidator;
 import io.mvproxy.registry.impl.rest.ObjectStrategy;
+import io.mvproxy.registry.impl.schema.FieldError;
+import io.mvproxy.registry.impl.schema.GoValues;
 import io.vertx.core.Future;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
- * The escalation checks of RBAC writes ({@code pkg/registry/rbac/*}/policybased/storage.go) and the immutable
- * {@code roleRef} of bindings ({@code pkg/apis/rbac/validation/validation.go}).
+ * The escalation checks of RBAC writes ({@code pkg/registry/rbac/*}/policybased/storage.go), the field rules of
+ * {@code pkg/apis/rbac/validation/validation.go} beyond the schema ({@link #validate}) and the immutable
+ * {@code roleRef} of bindings.
  */
 public final class Rbac implements ObjectStrategy {
   private static final String GROUP = "rbac.authorization.k8s.io";
@@ -86,7 +91,9 @@ public final class Rbac implements ObjectStrategy {
 
   @Override
   public JsonObject prepareCreate(CrdRequest req, JsonObject obj) {
-    return binding ? setDefaults(obj) : obj;
+    JsonObject prepared = binding ? setDefaults(obj) : obj;
+    fail(req, prepared, validate(prepared, req.crd().namespaced()));
+    return prepared;
   }
 
   @Override
@@ -94,15 +101,157 @@ public final class Rbac implements ObjectStrategy {
     if (binding) {
       setDefaults(next);
     }
-    if (binding && !old.getJsonObject("roleRef", new JsonObject()).equals(next.getJsonObject("roleRef"))) {
-      Gvr gvr = req.gvr();
-      String name = next.getJsonObject("metadata").getString("name", "");
-      throw StatusException.invalid(gvr, req.crd().kind(), name, new JsonArray().add(new JsonObject()
-          .put("reason", "FieldValueInvalid").put("field", "roleRef")
-          .put("message", "Invalid value: " + next.getValue("roleRef") + ": cannot change roleRef")));
+    List<FieldError> errs = new ArrayList<>(validate(next, req.crd().namespaced()));
+    JsonObject oldRef = old.getJsonObject("roleRef", new JsonObject());
+    if (binding && !oldRef.equals(next.getJsonObject("roleRef"))) {
+      errs.add(FieldError.invalid("roleRef", roleRefValue(next.getValue("roleRef")), "cannot change roleRef"));
     }
+    fail(req, next, errs);
     check(req, next, old);
     return next;
+  }
+
+  private static void fail(CrdRequest req, JsonObject obj, List<FieldError> errs) {
+    if (!errs.isEmpty()) {
+      String name = obj.getJsonObject("metadata", new JsonObject()).getString("name", "");
+      throw StatusException.invalid(req.gvr(), req.crd().kind(), name, FieldError.causes(errs));
+    }
+  }
+
+  /**
+   * The field rules of {@code pkg/apis/rbac/validation/validation.go} the schema does not express:
+   * {@code ValidatePolicyRule} for each rule of a Role ({@code namespaced}) or ClusterRole (and its
+   * {@code aggregationRule}'s selectors required); for a binding, {@code roleRef} (apiGroup {@code
+   * rbac.authorization.k8s.io}, kind {@code Role} or {@code ClusterRole}, a ClusterRoleBinding's only
+   * {@code ClusterRole}, a path-segment name) and each subject ({@code ValidateRoleBindingSubject}: a name; a
+   * ServiceAccount's a DNS subdomain, without apiGroup, with a namespace in a ClusterRoleBinding; a User's or Group's
+   * apiGroup {@code rbac.authorization.k8s.io}; no other kind).
+   *
+   * @param obj        the object after defaulting ({@link #setDefaults})
+   * @param namespaced true for Role and RoleBinding
+   * @return the violations, in upstream's order
+   */
+  List<FieldError> validate(JsonObject obj, boolean namespaced) {
+    List<FieldError> errs = new ArrayList<>();
+    if (!binding) {
+      JsonArray rules = obj.getValue("rules") instanceof JsonArray a ? a : new JsonArray();
+      for (int i = 0; i < rules.size(); i++) {
+        if (rules.getValue(i) instanceof JsonObject rule) {
+          validateRule(rule, namespaced, "rules[" + i + "]", errs);
+        }
+      }
+      if (obj.getValue("aggregationRule") instanceof JsonObject agg
+          && !(agg.getValue("clusterRoleSelectors") instanceof JsonArray sel && !sel.isEmpty())) {
+        errs.add(FieldError.required("aggregationRule.clusterRoleSelectors",
+            "at least one clusterRoleSelector required if aggregationRule is non-nil"));
+      }
+      return errs;
+    }
+    JsonObject ref = obj.getValue("roleRef") instanceof JsonObject r ? r : new JsonObject();
+    String apiGroup = str(ref, "apiGroup");
+    if (!GROUP.equals(apiGroup)) {
+      errs.add(FieldError.notSupported("roleRef.apiGroup", apiGroup, List.of(GROUP)));
+    }
+    String kind = str(ref, "kind");
+    List<String> kinds = namespaced ? List.of("Role", "ClusterRole") : List.of("ClusterRole");
+    if (!kinds.contains(kind)) {
+      errs.add(FieldError.notSupported("roleRef.kind", kind, kinds));
+    }
+    String refName = str(ref, "name");
+    if (refName.isEmpty()) {
+      errs.add(FieldError.required("roleRef.name", ""));
+    } else {
+      for (String msg : ObjectMetaValidator.pathSegmentName(refName)) {
+        errs.add(FieldError.invalid("roleRef.name", refName, msg));
+      }
+    }
+    JsonArray subjects = obj.getValue("subjects") instanceof JsonArray a ? a : new JsonArray();
+    for (int i = 0; i < subjects.size(); i++) {
+      if (subjects.getValue(i) instanceof JsonObject subject) {
+        validateSubject(subject, namespaced, "subjects[" + i + "]", errs);
+      }
+    }
+    return errs;
+  }
+
+  /** {@code ValidatePolicyRule}. */
+  private static void validateRule(JsonObject rule, boolean namespaced, String path, List<FieldError> errs) {
+    if (size(rule, "verbs") == 0) {
+      errs.add(FieldError.required(path + ".verbs", "verbs must contain at least one value"));
+    }
+    if (size(rule, "nonResourceURLs") > 0) {
+      GoValues.Raw urls = stringSlice(rule.getJsonArray("nonResourceURLs"));
+      if (namespaced) {
+        errs.add(FieldError.invalid(path + ".nonResourceURLs", urls,
+            "namespaced rules cannot apply to non-resource URLs"));
+      }
+      if (size(rule, "apiGroups") > 0 || size(rule, "resources") > 0 || size(rule, "resourceNames") > 0) {
+        errs.add(FieldError.invalid(path + ".nonResourceURLs", urls,
+            "rules cannot apply to both regular resources and non-resource URLs"));
+      }
+      return;
+    }
+    if (size(rule, "apiGroups") == 0) {
+      errs.add(FieldError.required(path + ".apiGroups", "resource rules must supply at least one api group"));
+    }
+    if (size(rule, "resources") == 0) {
+      errs.add(FieldError.required(path + ".resources", "resource rules must supply at least one resource"));
+    }
+  }
+
+  /** {@code ValidateRoleBindingSubject}. */
+  private static void validateSubject(JsonObject subject, boolean namespaced, String path, List<FieldError> errs) {
+    String name = str(subject, "name");
+    if (name.isEmpty()) {
+      errs.add(FieldError.required(path + ".name", ""));
+    }
+    String apiGroup = str(subject, "apiGroup");
+    String kind = str(subject, "kind");
+    switch (kind) {
+      case "ServiceAccount" -> {
+        if (!name.isEmpty()) {
+          for (String msg : ObjectMetaValidator.dns1123Subdomain(name)) {
+            errs.add(FieldError.invalid(path + ".name", name, msg));
+          }
+        }
+        if (!apiGroup.isEmpty()) {
+          errs.add(FieldError.notSupported(path + ".apiGroup", apiGroup, List.of("")));
+        }
+        if (!namespaced && str(subject, "namespace").isEmpty()) {
+          errs.add(FieldError.required(path + ".namespace", ""));
+        }
+      }
+      case "User", "Group" -> {
+        if (!GROUP.equals(apiGroup)) {
+          errs.add(FieldError.notSupported(path + ".apiGroup", apiGroup, List.of(GROUP)));
+        }
+      }
+      default -> errs.add(FieldError.notSupported(path + ".kind", kind, List.of("ServiceAccount", "User", "Group")));
+    }
+  }
+
+  /** @return {@code %#v} of an {@code rbac.RoleRef}, as upstream shows a changed roleRef */
+  static GoValues.Raw roleRefValue(Object roleRef) {
+    JsonObject ref = roleRef instanceof JsonObject r ? r : new JsonObject();
+    return new GoValues.Raw("rbac.RoleRef{APIGroup:" + GoValues.quote(str(ref, "apiGroup")) + ", Kind:"
+        + GoValues.quote(str(ref, "kind")) + ", Name:" + GoValues.quote(str(ref, "name")) + "}");
+  }
+
+  /** @return {@code %#v} of a {@code []string} */
+  private static GoValues.Raw stringSlice(JsonArray values) {
+    StringBuilder sb = new StringBuilder("[]string{");
+    for (int i = 0; i < values.size(); i++) {
+      sb.append(i > 0 ? ", " : "").append(GoValues.quote(String.valueOf(values.getValue(i))));
+    }
+    return new GoValues.Raw(sb.append('}').toString());
+  }
+
+  private static String str(JsonObject o, String key) {
+    return o.getValue(key) instanceof String v ? v : "";
+  }
+
+  private static int size(JsonObject o, String key) {
+    return o.getValue(key) instanceof JsonArray a ? a.size() : 0;
   }
 
   private void check(CrdRequest req, JsonObject obj, JsonObject old) {

@@ -194,6 +194,88 @@ class StrategiesTest {
   }
 
   /**
+   * RBAC field rules beyond the schema ({@code pkg/apis/rbac/validation/validation.go}): each case's object, created
+   * through the strategy, gives kube-apiserver's 422 causes (field and message), or none; the bootstrap policy passes.
+   */
+  @Test
+  void rbacFieldRulesAsUpstreamValidation() {
+    String rb = "/apis/rbac.authorization.k8s.io/v1/namespaces/a/rolebindings";
+    String crb = "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings";
+    String role = "/apis/rbac.authorization.k8s.io/v1/namespaces/a/roles";
+    String cr = "/apis/rbac.authorization.k8s.io/v1/clusterroles";
+    String view = "\"roleRef\":{\"kind\":\"ClusterRole\",\"name\":\"view\"}";
+    record Case(String path, String body, List<String> causes) { }
+    List<Case> cases = List.of(
+        new Case(rb, view + ",\"subjects\":[{\"kind\":\"ServiceAccount\",\"name\":\"sa\"}]", List.of()),
+        new Case(crb, view + ",\"subjects\":[{\"kind\":\"ServiceAccount\",\"name\":\"sa\"}]",
+            List.of("subjects[0].namespace: Required value")),
+        new Case(rb, "\"roleRef\":{\"apiGroup\":\"x.io\",\"kind\":\"Bogus\",\"name\":\"a/b\"}", List.of(
+            "roleRef.apiGroup: Unsupported value: \"x.io\": supported values: \"rbac.authorization.k8s.io\"",
+            "roleRef.kind: Unsupported value: \"Bogus\": supported values: \"Role\", \"ClusterRole\"",
+            "roleRef.name: Invalid value: \"a/b\": may not contain '/'")),
+        new Case(crb, "\"roleRef\":{\"kind\":\"Role\",\"name\":\"\"}", List.of(
+            "roleRef.kind: Unsupported value: \"Role\": supported values: \"ClusterRole\"",
+            "roleRef.name: Required value")),
+        new Case(rb, view + ",\"subjects\":[{\"kind\":\"user\",\"name\":\"u\"},{\"kind\":\"User\",\"name\":\"u\","
+            + "\"apiGroup\":\"x\"},{\"kind\":\"ServiceAccount\",\"name\":\"Bad_\",\"apiGroup\":\"v1\"},"
+            + "{\"kind\":\"Group\",\"name\":\"\"}]", List.of(
+            "subjects[0].kind: Unsupported value: \"user\": supported values: \"ServiceAccount\", \"User\", \"Group\"",
+            "subjects[1].apiGroup: Unsupported value: \"x\": supported values: \"rbac.authorization.k8s.io\"",
+            "subjects[2].name: Invalid value: \"Bad_\": a lowercase RFC 1123 subdomain must consist of lower case "
+                + "alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. "
+                + "'example.com', regex used for validation is "
+                + "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+            "subjects[2].apiGroup: Unsupported value: \"v1\": supported values: \"\"",
+            "subjects[3].name: Required value")),
+        new Case(role, "\"rules\":[{\"apiGroups\":[\"\"],\"resources\":[\"pods\"],\"verbs\":[\"get\"]}]", List.of()),
+        new Case(role, "\"rules\":[{\"verbs\":[]},{\"nonResourceURLs\":[\"/a\",\"/b\"],\"resources\":[\"x\"],"
+            + "\"verbs\":[\"get\"]}]", List.of(
+            "rules[0].verbs: Required value: verbs must contain at least one value",
+            "rules[0].apiGroups: Required value: resource rules must supply at least one api group",
+            "rules[0].resources: Required value: resource rules must supply at least one resource",
+            "rules[1].nonResourceURLs: Invalid value: []string{\"/a\", \"/b\"}: namespaced rules cannot apply to "
+                + "non-resource URLs",
+            "rules[1].nonResourceURLs: Invalid value: []string{\"/a\", \"/b\"}: rules cannot apply to both regular "
+                + "resources and non-resource URLs")),
+        new Case(cr, "\"rules\":[{\"nonResourceURLs\":[\"/healthz\"],\"verbs\":[\"get\"]}]", List.of()),
+        new Case(cr, "\"aggregationRule\":{}", List.of("aggregationRule.clusterRoleSelectors: Required value: at "
+            + "least one clusterRoleSelector required if aggregationRule is non-nil")));
+    for (Case c : cases) {
+      boolean binding = c.path().endsWith("bindings");
+      String plural = c.path().substring(c.path().lastIndexOf('/') + 1) + ".rbac.authorization.k8s.io";
+      JsonObject obj = new JsonObject("{\"metadata\":{\"name\":\"x\"}," + c.body() + "}");
+      CrdRequest req = request(plural, "POST", c.path(), new Rbac(null, binding));
+      if (c.causes().isEmpty()) {
+        new Rbac(null, binding).prepareCreate(req, obj);
+        continue;
+      }
+      StatusException e = assertThrows(StatusException.class, () -> new Rbac(null, binding).prepareCreate(req, obj),
+          c.body());
+      assertEquals(422, e.code(), c.body());
+      List<String> seen = new java.util.ArrayList<>();
+      e.toStatus().getJsonObject("details").getJsonArray("causes").forEach(o -> seen.add(
+          ((JsonObject) o).getString("field") + ": " + ((JsonObject) o).getString("message")));
+      assertEquals(c.causes(), seen, c.body());
+    }
+    JsonObject old = new JsonObject("{\"metadata\":{\"name\":\"x\",\"namespace\":\"a\"}," + view + "}");
+    Rbac.setDefaults(old);
+    JsonObject changed = old.copy();
+    changed.getJsonObject("roleRef").put("name", "edit");
+    CrdRequest put = request("rolebindings.rbac.authorization.k8s.io", "PUT", rb + "/x", new Rbac(null, true));
+    StatusException e = assertThrows(StatusException.class, () -> new Rbac(null, true).prepareUpdate(put, old,
+        changed));
+    assertEquals("RoleBinding.rbac.authorization.k8s.io \"x\" is invalid: roleRef: Invalid value: rbac.RoleRef{"
+        + "APIGroup:\"rbac.authorization.k8s.io\", Kind:\"ClusterRole\", Name:\"edit\"}: cannot change roleRef",
+        e.getMessage());
+    for (JsonObject policy : io.mvproxy.authorization.BootstrapPolicy.clusterRoles()) {
+      assertEquals(List.of(), new Rbac(null, false).validate(policy, false), policy.encode());
+    }
+    for (JsonObject policy : io.mvproxy.authorization.BootstrapPolicy.clusterRoleBindings()) {
+      assertEquals(List.of(), new Rbac(null, true).validate(Rbac.setDefaults(policy), false), policy.encode());
+    }
+  }
+
+  /**
    * RBAC defaults ({@code rbac/v1/defaults.go}: a binding's empty {@code roleRef.apiGroup} and a User or Group
    * subject's empty {@code apiGroup} become {@code rbac.authorization.k8s.io}), the generation an update cannot
    * change on a kind the server does not count it for ({@code rest.BeforeUpdate}), and the Event conversion's

@@ -330,8 +330,27 @@ class CrdRestTest {
     noRv.getJsonObject("metadata").remove("resourceVersion");
     Http.Res unconditional = http.put(W + "/w-upd", noRv);
     assertEquals(422, unconditional.code(), "a custom resource needs the resourceVersion (AllowUnconditionalUpdate)");
-    assertEquals("Widget.example.com \"w-upd\" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be "
-        + "specified for an update", unconditional.json().getString("message"));
+    assertEquals("widgets.example.com \"w-upd\" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be "
+        + "specified for an update", unconditional.json().getString("message"), "named by resource, as store.go");
+    noRv.getJsonObject("metadata").put("resourceVersion", "0");
+    assertEquals(422, http.put(W + "/w-upd", noRv).code(), "0 is no resourceVersion (ParseUint)");
+    noRv.getJsonObject("metadata").put("resourceVersion", "abc");
+    Http.Res badRv = http.put(W + "/w-upd", noRv);
+    assertEquals(500, badRv.code(), badRv.body());
+    assertEquals("strconv.ParseUint: parsing \"abc\": invalid syntax", badRv.json().getString("message"));
+    JsonObject otherUid = r2.json().copy();
+    otherUid.getJsonObject("metadata").put("uid", "other");
+    Http.Res uidConflict = http.put(W + "/w-upd", otherUid);
+    assertEquals(409, uidConflict.code(), uidConflict.body());
+    assertEquals("Operation cannot be fulfilled on widgets.example.com \"w-upd\": Precondition failed: UID in "
+        + "precondition: other, UID in object meta: " + r2.json().getJsonObject("metadata").getString("uid"),
+        uidConflict.json().getString("message"));
+    JsonObject noName = r2.json().copy();
+    noName.getJsonObject("metadata").remove("name");
+    Http.Res nameless = http.put(W + "/w-upd", noName);
+    assertEquals(400, nameless.code(), nameless.body());
+    assertEquals("the name of the object (w-upd based on URL) was undeterminable: name must be provided",
+        nameless.json().getString("message"));
     assertEquals(404, http.put(W + "/w-none", widget("w-none").put("metadata", widget("w-none")
         .getJsonObject("metadata").put("resourceVersion", "5"))).code());
     Http.Res absent = http.put(W + "/w-none", widget("w-none"));
@@ -403,6 +422,10 @@ class CrdRestTest {
     Http.Res pre = http.send("DELETE", W + "/w-del", "application/json",
         "{\"preconditions\":{\"uid\":\"other\"}}", "application/json");
     assertEquals(409, pre.code());
+    assertEquals("Operation cannot be fulfilled on Widget.example.com \"w-del\": the UID in the precondition (other) "
+        + "does not match the UID in record (" + c.getJsonObject("metadata").getString("uid") + "). The object might "
+        + "have been deleted and then recreated", pre.json().getString("message"), "rest.BeforeDelete's text");
+    assertEquals("Widget", pre.json().getJsonObject("details").getString("kind"));
     Http.Res d = http.delete(W + "/w-del");
     assertEquals(200, d.code());
     assertEquals("Success", d.json().getString("status"));

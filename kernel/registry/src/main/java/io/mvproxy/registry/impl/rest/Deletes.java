@@ -154,24 +154,38 @@ public final class Deletes {
         req.crd(), req.version(), req.strategy());
   }
 
+  /**
+   * The early check of DeleteOptions {@code preconditions} ({@code rest.BeforeDelete}), with its texts.
+   *
+   * @throws StatusException 409 Conflict {@code Operation cannot be fulfilled on Role.rbac.authorization.k8s.io "x":
+   *     the UID in the precondition (a) does not match the UID in record (b). The object might have been deleted and
+   *     then recreated} (or {@code the ResourceVersion in the precondition (1) does not match the ResourceVersion in
+   *     record (2). The object might have been modified}); named by kind, as upstream's {@code NewConflict} there
+   */
   private static void checkPreconditions(CrdRequest req, String name, JsonObject opts, StoredObject cur) {
     JsonObject pre = opts.getValue("preconditions") instanceof JsonObject p ? p : new JsonObject();
     JsonObject meta = cur.object().getJsonObject("metadata");
     String uid = pre.getString("uid");
     if (uid != null && !uid.equals(meta.getString("uid"))) {
-      throw preconditionFailed(req, name, "UID in precondition: " + uid + ", UID in object meta: "
-          + meta.getString("uid"));
+      throw preconditionFailed(req, name, "the UID in the precondition (" + uid + ") does not match the UID in "
+          + "record (" + meta.getString("uid") + "). The object might have been deleted and then recreated");
     }
     String rv = pre.getString("resourceVersion");
     if (rv != null && !rv.equals(meta.getString("resourceVersion"))) {
-      throw preconditionFailed(req, name, "ResourceVersion in precondition: " + rv
-          + ", ResourceVersion in object meta: " + meta.getString("resourceVersion"));
+      throw preconditionFailed(req, name, "the ResourceVersion in the precondition (" + rv + ") does not match the "
+          + "ResourceVersion in record (" + meta.getString("resourceVersion") + "). The object might have been "
+          + "modified");
     }
   }
 
   private static StatusException preconditionFailed(CrdRequest req, String name, String what) {
-    return new StatusException(StatusReason.Conflict, "Operation cannot be fulfilled on " + req.gvr().groupResource()
-        + " \"" + name + "\": Precondition failed: " + what, new JsonObject().put("name", name)
-        .put("group", req.crd().group()).put("kind", req.crd().plural()));
+    String group = req.crd().group();
+    String kind = req.crd().kind();
+    JsonObject details = new JsonObject().put("name", name);
+    if (!group.isEmpty()) {
+      details.put("group", group);
+    }
+    return new StatusException(StatusReason.Conflict, "Operation cannot be fulfilled on " + kind
+        + (group.isEmpty() ? "" : "." + group) + " \"" + name + "\": " + what, details.put("kind", kind));
   }
 }

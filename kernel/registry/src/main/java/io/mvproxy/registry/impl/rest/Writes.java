@@ -100,11 +100,14 @@ public final class Writes {
       SchemaValidator.validate(req, prepared, null, false);
       ObjectBounds.check(req, prepared);
     }
-    if (nameFromPath) {
-      authorizeCreate(req);
-    }
     return GuaranteedUpdate.validateBlocking(rt, req, null, prepared)
-        .compose(v -> rt.strategy().admitCreate(req, prepared)).compose(admitted -> admission == null
+        .compose(v -> rt.strategy().admitCreate(req, prepared)).compose(admitted -> {
+          if (nameFromPath) {
+            // createValidation: after NamespaceLifecycle and the RBAC escalation check, before validating admission
+            authorizeCreate(req);
+          }
+          return Future.<Void>succeededFuture();
+        }).compose(authorized -> admission == null
         ? Future.succeededFuture(prepared)
         : AdmissionStep.admit(admission, rt.rules(), req, "CREATE", prepared, null, null, "CreateOptions"))
         .compose(obj -> {
@@ -150,9 +153,13 @@ public final class Writes {
               return scaleTo(req, cur, in);
             }).map(o -> new Written(200, ScaleCodec.toScale(req.view(o), req.version().scale())));
           }
+          if (!(ObjectRules.metadata(in).getValue("name") instanceof String n) || n.isEmpty()) {
+            // handlers/rest.go checkName: namer.ObjectName refuses an empty name
+            throw StatusException.badRequest("the name of the object (" + req.name() + " based on URL) was "
+                + "undeterminable: name must be provided");
+          }
           rt.rules().checkIdentity(req, in, true);
-          return updateOrCreate(req, in, ObjectRules.metadata(in).getString("resourceVersion", ""),
-              CREATE_ON_UPDATE_ATTEMPTS);
+          return updateOrCreate(req, in, CREATE_ON_UPDATE_ATTEMPTS);
         })
         .onSuccess(w -> Responses.send(req.ctx(), w.code(), w.body()))
         .onFailure(t -> Responses.fail(req, t));
@@ -171,25 +178,31 @@ public final class Writes {
   /**
    * The update of the main resource or {@code status}, in {@code store.go Update}'s order: an absent object is
    * {@code 404}, or created ({@code 201}) when the kind allows create on update (main resource only; the
-   * {@code create} verb authorized as well, create admission, a resourceVersion sent ignored); a present one needs
-   * the stored resourceVersion ({@code 409} when stale), or none when the kind allows unconditional updates
-   * ({@link ObjectStrategy#allowUnconditionalUpdate}; otherwise {@code 422} "must be specified for an update").
+   * {@code create} verb authorized as well, create admission, a resourceVersion sent ignored); a {@code metadata.uid}
+   * sent must be the stored object's ({@code DefaultUpdatedObjectInfo.Preconditions}: {@code 409}); then the
+   * resourceVersion sent is read as the storage versioner reads it ({@link #resourceVersion}); a present object
+   * needs the stored resourceVersion ({@code 409} when stale), or none when the kind allows unconditional updates
+   * ({@link ObjectStrategy#allowUnconditionalUpdate}; otherwise {@code 422} "must be specified for an update", named
+   * by the resource as upstream does: {@code leases.coordination.k8s.io "l1" is invalid}).
    *
    * @param in       the object sent
-   * @param rv       its {@code metadata.resourceVersion}, {@code ""} when none
    * @param attempts attempts left ({@link #CREATE_ON_UPDATE_ATTEMPTS})
    * @return 200 with the updated object, or 201 with the created one
    */
-  private Future<Written> updateOrCreate(CrdRequest req, JsonObject in, String rv, int attempts) {
+  private Future<Written> updateOrCreate(CrdRequest req, JsonObject in, int attempts) {
     ObjectStrategy strategy = rt.strategy();
+    String uid = ObjectRules.metadata(in).getValue("uid") instanceof String u ? u : "";
     Future<Written> updated = GuaranteedUpdate.run(rt, req, cur -> {
+      checkUid(req, uid, cur.uid());
+      String rv = resourceVersion(in);
       JsonObject sent = in.copy();
       if (!rv.isEmpty()) {
         GuaranteedUpdate.checkResourceVersion(req, rv, cur);
+        ObjectRules.metadata(sent).put("resourceVersion", rv);
       } else if (strategy.allowUnconditionalUpdate()) {
         ObjectRules.metadata(sent).put("resourceVersion", Long.toString(cur.resourceVersion()));
       } else {
-        throw StatusException.invalid(req.gvr(), rt.crd().kind(), req.name(), new JsonArray().add(
+        throw StatusException.invalid(req.gvr(), req.gvr().resource(), req.name(), new JsonArray().add(
             new JsonObject().put("reason", "FieldValueInvalid").put("field", "metadata.resourceVersion")
                 .put("message", "Invalid value: 0x0: must be specified for an update")));
       }
@@ -203,12 +216,54 @@ public final class Writes {
           && se.storageCode() == io.mvproxy.api.storage.StorageException.Code.NOT_FOUND)) {
         return Future.failedFuture(t);
       }
+      checkUid(req, uid, "");
+      resourceVersion(in);
       JsonObject created = in.copy();
       ObjectRules.metadata(created).remove("resourceVersion");
       return create(req, created, true, false).map(o -> new Written(201, req.view(o))).recover(c ->
           c instanceof StatusException ce && ce.reason() == StatusReason.AlreadyExists && attempts > 1
-              ? updateOrCreate(req, in, rv, attempts - 1) : Future.failedFuture(c));
+              ? updateOrCreate(req, in, attempts - 1) : Future.failedFuture(c));
     });
+  }
+
+  /**
+   * The {@code metadata.resourceVersion} of an update body as the storage versioner reads it
+   * ({@code APIObjectVersioner.ObjectResourceVersion}: {@code strconv.ParseUint}, base 10, 64 bits).
+   *
+   * @return {@code ""} when none is given or it is {@code 0} (both mean "not specified"), else its decimal value
+   * @throws StatusException 500 without a reason, Go's text ({@code strconv.ParseUint: parsing "abc": invalid
+   *     syntax}, {@code ...: value out of range}), as kube-apiserver answers a storage error that is not a Status
+   */
+  static String resourceVersion(JsonObject in) {
+    String rv = ObjectRules.metadata(in).getValue("resourceVersion") instanceof String s ? s : "";
+    if (rv.isEmpty()) {
+      return "";
+    }
+    String parsing = "strconv.ParseUint: parsing " + io.mvproxy.registry.impl.schema.GoValues.quote(rv) + ": ";
+    if (!rv.chars().allMatch(c -> c >= '0' && c <= '9')) {
+      throw StatusException.withoutReason(500, parsing + "invalid syntax");
+    }
+    java.math.BigInteger v = new java.math.BigInteger(rv);
+    if (v.bitLength() > 64) {
+      throw StatusException.withoutReason(500, parsing + "value out of range");
+    }
+    return v.signum() == 0 ? "" : v.toString();
+  }
+
+  /**
+   * A {@code metadata.uid} in an update body is a precondition on the stored object ({@code rest.defaultUpdatedObjectInfo
+   * Preconditions}, checked by the storage's {@code Preconditions.Check}, an absent object's uid being empty).
+   *
+   * @param uid    the uid sent, {@code ""} for none
+   * @param stored the stored object's uid, {@code ""} when absent
+   * @throws StatusException 409 Conflict {@code Operation cannot be fulfilled on <resource> "<name>": Precondition
+   *     failed: UID in precondition: <uid>, UID in object meta: <stored>}
+   */
+  static void checkUid(CrdRequest req, String uid, String stored) {
+    if (!uid.isEmpty() && !uid.equals(stored)) {
+      throw io.mvproxy.api.storage.StorageException.conflict(req.key(), "Precondition failed: UID in precondition: "
+          + uid + ", UID in object meta: " + stored).forResource(req.gvr(), req.name());
+    }
   }
 
   /**
