@@ -114,10 +114,13 @@ public final class NodeAuthorization implements AccessControl {
     try {
       rules = rbac.roleReferenceRules(ref, namespace);
     } catch (IllegalArgumentException e) {
-      JsonObject details = new JsonObject().put("name", ref.name()).put("group", RbacObjects.GROUP)
-          .put("kind", "Role".equals(ref.kind()) ? "role" : "clusterrole");
-      throw new StatusException(refResource == null ? StatusReason.BadRequest : StatusReason.NotFound,
-          e.getMessage(), details);
+      if (refResource == null) {
+        throw new StatusException(StatusReason.BadRequest, e.getMessage(), new JsonObject());
+      }
+      // read through the registry (AuthorizerAdapter), so named by the plural resource, as its store's NotFound
+      throw new StatusException(StatusReason.NotFound, refResource + "." + RbacObjects.GROUP + " \"" + ref.name()
+          + "\" not found", new JsonObject().put("name", ref.name()).put("group", RbacObjects.GROUP)
+          .put("kind", refResource));
     }
     confirmNoEscalation(user, namespace, resource, name, rules);
   }

@@ -210,7 +210,7 @@ class RbacAuthorizerTest {
     StatusException nf = assertThrows(StatusException.class, () -> z.checkBindingWrite(ALICE, "ns1", "z",
         new JsonObject().put("apiGroup", RbacObjects.GROUP).put("kind", "ClusterRole").put("name", "missing")));
     assertEquals(404, nf.code());
-    assertEquals("clusterrole.rbac.authorization.k8s.io \"missing\" not found", nf.getMessage());
+    assertEquals("clusterroles.rbac.authorization.k8s.io \"missing\" not found", nf.getMessage(), "the registry's text");
   }
 
   @Test

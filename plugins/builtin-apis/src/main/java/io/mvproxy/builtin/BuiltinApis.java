@@ -97,6 +97,7 @@ public record BuiltinApis(List<ApiSource> sources, NamespaceLifecycle namespaces
         Map.entry("rolebindings.rbac.authorization.k8s.io", new Rbac(authorization, true).then(Printers.bindings())),
         Map.entry("clusterrolebindings.rbac.authorization.k8s.io", new Rbac(authorization, true)
             .then(Printers.bindings())),
+        Map.entry("leases.coordination.k8s.io", new Leases()),
         Map.entry(CRDS, crdStrategy.then(Printers.createdAt())),
         Map.entry(APISERVICES, apiServiceStrategy),
         Map.entry(VALIDATING, new WebhookConfigStrategy(false)),

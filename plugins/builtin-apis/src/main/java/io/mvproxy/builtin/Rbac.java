@@ -2,6 +2,7 @@ package io.mvproxy.builtin;
 
 import io.mvproxy.api.StatusException;
 import io.mvproxy.api.authz.AccessControl;
+import io.mvproxy.registry.impl.admission.WebhookConfigurations;
 import io.mvproxy.registry.impl.rest.CrdRequest;
 import io.mvproxy.registry.impl.rest.ObjectMetaValidator;
 import io.mvproxy.registry.impl.rest.ObjectStrategy;
@@ -56,10 +57,15 @@ public final class Rbac implements ObjectStrategy {
     return true;
   }
 
+  /**
+   * The escalation check, then the field rules ({@link #validate}), in the order of upstream's policybased
+   * {@code storage.go Create}: {@code ConfirmNoEscalation} before {@code rest.BeforeCreate}'s validation.
+   */
   @Override
   public Future<Void> admitCreate(CrdRequest req, JsonObject obj) {
     try {
       check(req, obj, null);
+      fail(req, obj, validate(obj, req.crd().namespaced()));
       return Future.succeededFuture();
     } catch (StatusException e) {
       return Future.failedFuture(e);
@@ -73,6 +79,9 @@ public final class Rbac implements ObjectStrategy {
    * ({@code SetDefaults_Subject}; a {@code ServiceAccount}'s stays empty).
    */
   static JsonObject setDefaults(JsonObject obj) {
+    if (obj.getValue("roleRef") == null) {
+      obj.put("roleRef", new JsonObject()); // a struct value in Go: an absent roleRef is an empty one, then defaulted
+    }
     if (obj.getValue("roleRef") instanceof JsonObject ref
         && (ref.getValue("apiGroup") == null || "".equals(ref.getValue("apiGroup")))) {
       ref.put("apiGroup", GROUP);
@@ -91,23 +100,25 @@ public final class Rbac implements ObjectStrategy {
 
   @Override
   public JsonObject prepareCreate(CrdRequest req, JsonObject obj) {
-    JsonObject prepared = binding ? setDefaults(obj) : obj;
-    fail(req, prepared, validate(prepared, req.crd().namespaced()));
-    return prepared;
+    return binding ? setDefaults(obj) : obj;
   }
 
+  /**
+   * Defaults, the escalation check (upstream's {@code WrapUpdatedObjectInfo} in the policybased storage), then the
+   * field rules and the immutable {@code roleRef} ({@code ValidateRoleBindingUpdate}).
+   */
   @Override
   public JsonObject prepareUpdate(CrdRequest req, JsonObject old, JsonObject next) {
     if (binding) {
       setDefaults(next);
     }
+    check(req, next, old);
     List<FieldError> errs = new ArrayList<>(validate(next, req.crd().namespaced()));
     JsonObject oldRef = old.getJsonObject("roleRef", new JsonObject());
     if (binding && !oldRef.equals(next.getJsonObject("roleRef"))) {
       errs.add(FieldError.invalid("roleRef", roleRefValue(next.getValue("roleRef")), "cannot change roleRef"));
     }
     fail(req, next, errs);
-    check(req, next, old);
     return next;
   }
 
@@ -121,7 +132,7 @@ public final class Rbac implements ObjectStrategy {
   /**
    * The field rules of {@code pkg/apis/rbac/validation/validation.go} the schema does not express:
    * {@code ValidatePolicyRule} for each rule of a Role ({@code namespaced}) or ClusterRole (and its
-   * {@code aggregationRule}'s selectors required); for a binding, {@code roleRef} (apiGroup {@code
+   * {@code aggregationRule}'s selectors: at least one, each a valid label selector); for a binding, {@code roleRef} (apiGroup {@code
    * rbac.authorization.k8s.io}, kind {@code Role} or {@code ClusterRole}, a ClusterRoleBinding's only
    * {@code ClusterRole}, a path-segment name) and each subject ({@code ValidateRoleBindingSubject}: a name; a
    * ServiceAccount's a DNS subdomain, without apiGroup, with a namespace in a ClusterRoleBinding; a User's or Group's
@@ -140,10 +151,20 @@ public final class Rbac implements ObjectStrategy {
           validateRule(rule, namespaced, "rules[" + i + "]", errs);
         }
       }
-      if (obj.getValue("aggregationRule") instanceof JsonObject agg
-          && !(agg.getValue("clusterRoleSelectors") instanceof JsonArray sel && !sel.isEmpty())) {
-        errs.add(FieldError.required("aggregationRule.clusterRoleSelectors",
-            "at least one clusterRoleSelector required if aggregationRule is non-nil"));
+      if (obj.getValue("aggregationRule") instanceof JsonObject agg) {
+        JsonArray selectors = agg.getValue("clusterRoleSelectors") instanceof JsonArray a ? a : new JsonArray();
+        if (selectors.isEmpty()) {
+          errs.add(FieldError.required("aggregationRule.clusterRoleSelectors",
+              "at least one clusterRoleSelector required if aggregationRule is non-nil"));
+        }
+        for (int i = 0; i < selectors.size(); i++) {
+          String path = "aggregationRule.clusterRoleSelectors[" + i + "]";
+          int before = errs.size();
+          WebhookConfigurations.validateSelector(selectors.getValue(i), path, errs);
+          if (errs.size() > before) { // metav1.LabelSelectorAsSelector fails on the same selectors
+            errs.add(FieldError.invalid(path, null, "invalid label selector."));
+          }
+        }
       }
       return errs;
     }

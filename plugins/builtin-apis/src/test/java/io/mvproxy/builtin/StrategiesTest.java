@@ -193,6 +193,22 @@ class StrategiesTest {
     }
   }
 
+  /** {@code ValidateLeaseSpec}: a duration above 0, transitions at least 0, a preferred holder only with a strategy. */
+  @Test
+  void leaseSpecRules() {
+    String path = "/apis/coordination.k8s.io/v1/namespaces/a/leases";
+    JsonObject bad = new JsonObject("{\"metadata\":{\"name\":\"l\"},\"spec\":{\"leaseDurationSeconds\":-5,"
+        + "\"leaseTransitions\":-1,\"preferredHolder\":\"x\"}}");
+    CrdRequest req = request("leases.coordination.k8s.io", "POST", path, new Leases());
+    StatusException e = assertThrows(StatusException.class, () -> new Leases().prepareCreate(req, bad));
+    assertEquals("Lease.coordination.k8s.io \"l\" is invalid: [spec.leaseDurationSeconds: Invalid value: -5: must be "
+        + "greater than 0, spec.leaseTransitions: Invalid value: -1: must be greater than or equal to 0, "
+        + "spec.preferredHolder: Forbidden: may only be specified if `strategy` is defined]", e.getMessage());
+    JsonObject ok = new JsonObject("{\"metadata\":{\"name\":\"l\"},\"spec\":{\"leaseDurationSeconds\":15,"
+        + "\"leaseTransitions\":0,\"holderIdentity\":\"a\"}}");
+    assertEquals(ok, new Leases().prepareUpdate(req, ok, ok));
+  }
+
   /**
    * RBAC field rules beyond the schema ({@code pkg/apis/rbac/validation/validation.go}): each case's object, created
    * through the strategy, gives kube-apiserver's 422 causes (field and message), or none; the bootstrap policy passes.
@@ -239,18 +255,29 @@ class StrategiesTest {
                 + "resources and non-resource URLs")),
         new Case(cr, "\"rules\":[{\"nonResourceURLs\":[\"/healthz\"],\"verbs\":[\"get\"]}]", List.of()),
         new Case(cr, "\"aggregationRule\":{}", List.of("aggregationRule.clusterRoleSelectors: Required value: at "
-            + "least one clusterRoleSelector required if aggregationRule is non-nil")));
+            + "least one clusterRoleSelector required if aggregationRule is non-nil")),
+        new Case(cr, "\"aggregationRule\":{\"clusterRoleSelectors\":[{\"matchLabels\":{\"a\":\"b\"}},"
+            + "{\"matchExpressions\":[{\"key\":\"k\",\"operator\":\"Exists\",\"values\":[\"x\"]}]}]}", List.of(
+            "aggregationRule.clusterRoleSelectors[1].matchExpressions[0].values: Forbidden: may not be specified when "
+                + "`operator` is 'Exists' or 'DoesNotExist'",
+            "aggregationRule.clusterRoleSelectors[1]: Invalid value: \"null\": invalid label selector.")),
+        new Case(rb, "\"subjects\":[]", List.of(
+            "roleRef.kind: Unsupported value: \"\": supported values: \"Role\", \"ClusterRole\"",
+            "roleRef.name: Required value")));
+    io.mvproxy.authorization.NodeAuthorization access = new io.mvproxy.authorization.NodeAuthorization(
+        List.of("RBAC"));
     for (Case c : cases) {
       boolean binding = c.path().endsWith("bindings");
       String plural = c.path().substring(c.path().lastIndexOf('/') + 1) + ".rbac.authorization.k8s.io";
       JsonObject obj = new JsonObject("{\"metadata\":{\"name\":\"x\"}," + c.body() + "}");
-      CrdRequest req = request(plural, "POST", c.path(), new Rbac(null, binding));
+      Rbac rbac = new Rbac(access, binding);
+      CrdRequest req = request(plural, "POST", c.path(), rbac);
+      io.vertx.core.Future<Void> admitted = rbac.admitCreate(req, rbac.prepareCreate(req, obj));
       if (c.causes().isEmpty()) {
-        new Rbac(null, binding).prepareCreate(req, obj);
+        assertEquals(null, admitted.cause(), c.body());
         continue;
       }
-      StatusException e = assertThrows(StatusException.class, () -> new Rbac(null, binding).prepareCreate(req, obj),
-          c.body());
+      StatusException e = (StatusException) admitted.cause();
       assertEquals(422, e.code(), c.body());
       List<String> seen = new java.util.ArrayList<>();
       e.toStatus().getJsonObject("details").getJsonArray("causes").forEach(o -> seen.add(
@@ -261,8 +288,8 @@ class StrategiesTest {
     Rbac.setDefaults(old);
     JsonObject changed = old.copy();
     changed.getJsonObject("roleRef").put("name", "edit");
-    CrdRequest put = request("rolebindings.rbac.authorization.k8s.io", "PUT", rb + "/x", new Rbac(null, true));
-    StatusException e = assertThrows(StatusException.class, () -> new Rbac(null, true).prepareUpdate(put, old,
+    CrdRequest put = request("rolebindings.rbac.authorization.k8s.io", "PUT", rb + "/x", new Rbac(access, true));
+    StatusException e = assertThrows(StatusException.class, () -> new Rbac(access, true).prepareUpdate(put, old,
         changed));
     assertEquals("RoleBinding.rbac.authorization.k8s.io \"x\" is invalid: roleRef: Invalid value: rbac.RoleRef{"
         + "APIGroup:\"rbac.authorization.k8s.io\", Kind:\"ClusterRole\", Name:\"edit\"}: cannot change roleRef",

@@ -416,6 +416,23 @@ class CrdRestTest {
     assertEquals(400, http.patch(W + "/w-patch", "application/merge-patch+json", "{oops").code());
   }
 
+  /** store.go DeleteCollection: an item's failed delete (here its precondition) is the answer, not an empty list. */
+  @Test
+  void deleteCollectionAnswersAnItemsError() throws Exception {
+    create("dc1", "w-a");
+    create("dc1", "w-b");
+    String coll = "/apis/example.com/v1/namespaces/dc1/widgets";
+    Http.Res r = http.send("DELETE", coll, "application/json", "{\"preconditions\":{\"uid\":\"x\"}}",
+        "application/json");
+    assertEquals(409, r.code(), r.body());
+    assertTrue(r.json().getString("message").startsWith("Operation cannot be fulfilled on Widget.example.com \"w-"),
+        r.body());
+    assertEquals(2, http.get(coll).json().getJsonArray("items").size(), "nothing deleted");
+    Http.Res all = http.send("DELETE", coll, null, null, "application/json");
+    assertEquals(200, all.code(), all.body());
+    assertEquals(2, all.json().getJsonArray("items").size());
+  }
+
   @Test
   void deleteAndFinalizers() throws Exception {
     JsonObject c = create("ns1", "w-del");

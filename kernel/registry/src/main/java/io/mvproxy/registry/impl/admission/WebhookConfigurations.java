@@ -299,7 +299,15 @@ public final class WebhookConfigurations {
     }
   }
 
-  private static void validateSelector(Object v, String path, List<FieldError> errs) {
+  /**
+   * A label selector as apimachinery's {@code ValidateLabelSelector}: {@code matchLabels} keys qualified names and
+   * values label values, each expression's operator with its values rule and a qualified-name key.
+   *
+   * @param v    the selector (null: nothing to check)
+   * @param path its field path
+   * @param errs receives the errors
+   */
+  public static void validateSelector(Object v, String path, List<FieldError> errs) {
     if (v == null) {
       return;
     }

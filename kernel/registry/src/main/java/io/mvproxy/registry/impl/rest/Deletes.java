@@ -38,7 +38,11 @@ public final class Deletes {
         .onFailure(t -> Responses.fail(req, t));
   }
 
-  /** DELETE of the collection: 200 with a {@code <Kind>List} of what was deleted or marked for deletion. */
+  /**
+   * DELETE of the collection: 200 with a {@code <Kind>List} of what was deleted or marked for deletion; when an
+   * item's delete fails (other than 404), that error (the first in list order) is the answer, the other items'
+   * deletes having run.
+   */
   public void deleteCollection(CrdRequest req) {
     ListFilter filter;
     try {
@@ -57,10 +61,19 @@ public final class Deletes {
             String name = so.object().getJsonObject("metadata").getString("name");
             fs.add(deleteOne(req, so.key(), name, opts, GuaranteedUpdate.ATTEMPTS)
                 .map(r -> "Status".equals(r.getString("kind")) ? req.view(so.object()) : r)
-                .recover(t -> Future.succeededFuture(null)));
+                .recover(t -> t instanceof StorageException se && se.storageCode() == StorageException.Code.NOT_FOUND
+                    ? Future.succeededFuture(null) : Future.failedFuture(t)));
           }
         }
-        return Future.join(fs).map(cf -> {
+        return Future.join(fs).transform(done -> {
+          // store.go DeleteCollection: the first item's error (other than NotFound) is the answer
+          for (Future<JsonObject> f : fs) {
+            if (f.failed()) {
+              return Future.failedFuture(f.cause());
+            }
+          }
+          return Future.succeededFuture();
+        }).map(cf -> {
           JsonArray items = new JsonArray();
           fs.forEach(f -> {
             if (f.result() != null) {
@@ -84,8 +97,10 @@ public final class Deletes {
   }
 
   private Future<JsonObject> deleteOne(CrdRequest req, String key, String name, JsonObject opts, int left) {
-    return rt.store(req).get(key).compose(cur -> admitDelete(req, name, opts, cur)).compose(cur -> {
-      checkPreconditions(req, name, opts, cur);
+    return rt.store(req).get(key).compose(cur -> {
+      checkPreconditions(req, name, opts, cur); // rest.BeforeDelete, before the validating admission
+      return admitDelete(req, name, opts, cur);
+    }).compose(cur -> {
       JsonObject meta = cur.object().getJsonObject("metadata");
       Preconditions read = new Preconditions(cur.uid(), Long.toString(cur.resourceVersion()));
       JsonObject replacement = req.strategy().onDelete(req, cur.object());
