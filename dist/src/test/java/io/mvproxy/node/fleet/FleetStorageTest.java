@@ -160,7 +160,8 @@ class FleetStorageTest {
     m.put("/apis/events.k8s.io/v1/namespaces/restart-ns/events/e2", "{\"apiVersion\":\"events.k8s.io/v1\",\"kind\":"
         + "\"Event\",\"metadata\":{\"name\":\"e2\"},\"eventTime\":\"2026-01-01T00:00:00.000000Z\",\"reason\":\"R\","
         + "\"note\":\"restarted\",\"type\":\"Normal\",\"action\":\"A\",\"reportingController\":\"t\","
-        + "\"reportingInstance\":\"t-1\",\"regarding\":{\"kind\":\"ConfigMap\",\"name\":\"c1\"}}");
+        + "\"reportingInstance\":\"t-1\",\"regarding\":{\"kind\":\"ConfigMap\",\"name\":\"c1\",\"namespace\":"
+        + "\"restart-ns\"}}");
     m.put("/apis/coordination.k8s.io/v1/namespaces/restart-ns/leases/l1", "{\"apiVersion\":\"coordination.k8s.io/v1\","
         + "\"kind\":\"Lease\",\"metadata\":{\"name\":\"l1\"},\"spec\":{\"holderIdentity\":\"me\","
         + "\"leaseDurationSeconds\":15}}");

@@ -1,13 +1,19 @@
 package io.mvproxy.builtin;
 
+import io.mvproxy.api.StatusException;
+import io.mvproxy.registry.impl.rest.CrdRequest;
 import io.mvproxy.registry.impl.rest.ObjectStrategy;
+import io.mvproxy.registry.impl.schema.FieldError;
+import io.vertx.core.json.JsonObject;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
  * Core {@code v1} events as {@code pkg/registry/core/event/strategy.go} selects them: by the involved object,
  * {@code reason}, {@code reportingComponent}, {@code source} (its component) and {@code type}, which is what
- * {@code kubectl describe} and {@code kubectl events --for} ask for.
+ * {@code kubectl describe} and {@code kubectl events --for} ask for; every write passes upstream's
+ * {@code legacyValidateEvent} ({@link EventValidation#legacy}).
  */
 final class Events implements ObjectStrategy {
   private static final Map<String, String> FIELDS = fields();
@@ -22,6 +28,26 @@ final class Events implements ObjectStrategy {
     m.put("source", "source.component");
     m.put("type", "type");
     return Map.copyOf(m);
+  }
+
+  @Override
+  public JsonObject prepareCreate(CrdRequest req, JsonObject obj) {
+    fail(req, obj, EventValidation.legacy(obj, true));
+    return obj;
+  }
+
+  @Override
+  public JsonObject prepareUpdate(CrdRequest req, JsonObject old, JsonObject next) {
+    fail(req, next, EventValidation.legacy(next, true));
+    return next;
+  }
+
+  /** @throws StatusException 422 with {@code errs} as causes, unless empty */
+  static void fail(CrdRequest req, JsonObject obj, List<FieldError> errs) {
+    if (!errs.isEmpty()) {
+      String name = obj.getJsonObject("metadata", new JsonObject()).getString("name", "");
+      throw StatusException.invalid(req.gvr(), "Event", name, FieldError.causes(errs));
+    }
   }
 
   @Override

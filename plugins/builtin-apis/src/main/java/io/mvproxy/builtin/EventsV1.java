@@ -1,21 +1,19 @@
 package io.mvproxy.builtin;
 
-import io.mvproxy.api.Gvr;
-import io.mvproxy.api.StatusException;
 import io.mvproxy.registry.impl.rest.CrdRequest;
 import io.mvproxy.registry.impl.rest.ObjectStrategy;
-import io.vertx.core.json.JsonArray;
+import io.mvproxy.registry.impl.schema.FieldError;
 import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * {@code events.k8s.io/v1} events over the core events' storage ({@code /registry/events}, as kube-apiserver): read
  * in this group's shape and written back as core {@code v1} Events ({@link EventConversion}), so an event recorded
- * through either API is read through the other. A new event needs {@code eventTime} (422 {@code eventTime:
- * Required value}, {@code pkg/apis/core/validation/events.go} for this group).
+ * through either API is read through the other. Writes pass upstream's rules for this group
+ * ({@link EventValidation}: legacy, then the strict create or update rules; 422 with every cause).
  */
 final class EventsV1 implements ObjectStrategy {
-  private static final Gvr EVENTS = new Gvr("events.k8s.io", "v1", "events");
-
   @Override
   public JsonObject fromStorage(JsonObject stored) {
     return "v1".equals(stored.getString("apiVersion")) ? EventConversion.toEvents(stored) : stored;
@@ -23,16 +21,19 @@ final class EventsV1 implements ObjectStrategy {
 
   @Override
   public JsonObject prepareCreate(CrdRequest req, JsonObject obj) {
-    if (!(obj.getValue("eventTime") instanceof String t) || t.isEmpty()) {
-      String name = obj.getJsonObject("metadata", new JsonObject()).getString("name", "");
-      throw StatusException.invalid(EVENTS, "Event", name, new JsonArray().add(new JsonObject()
-          .put("reason", "FieldValueRequired").put("message", "Required value").put("field", "eventTime")));
-    }
-    return EventConversion.toCore(obj);
+    JsonObject core = EventConversion.toCore(obj);
+    List<FieldError> errs = new ArrayList<>(EventValidation.legacy(core, false));
+    errs.addAll(EventValidation.strictCreate(core));
+    Events.fail(req, obj, errs);
+    return core;
   }
 
   @Override
   public JsonObject prepareUpdate(CrdRequest req, JsonObject old, JsonObject next) {
-    return EventConversion.toCore(next);
+    JsonObject core = EventConversion.toCore(next);
+    List<FieldError> errs = new ArrayList<>(EventValidation.legacy(core, false));
+    errs.addAll(EventValidation.strictUpdate(core, old));
+    Events.fail(req, next, errs);
+    return core;
   }
 }

@@ -193,6 +193,63 @@ class StrategiesTest {
     }
   }
 
+  /** @return "field: message" of each cause of {@code e} */
+  static List<String> causes(StatusException e) {
+    List<String> seen = new java.util.ArrayList<>();
+    e.toStatus().getJsonObject("details").getJsonArray("causes").forEach(o -> seen.add(
+        ((JsonObject) o).getString("field") + ": " + ((JsonObject) o).getString("message")));
+    return seen;
+  }
+
+  /**
+   * Events as {@code pkg/apis/core/validation/events.go}: the legacy rules on both APIs (involved object's namespace;
+   * a new-style event's reporting fields), the strict create and update rules of {@code events.k8s.io/v1}.
+   */
+  @Test
+  void eventRulesAsUpstream() {
+    String core = "/api/v1/namespaces/a/events";
+    String v1 = "/apis/events.k8s.io/v1/namespaces/a/events";
+    CrdRequest coreReq = request("events", "POST", core, new Events());
+    CrdRequest v1Req = request("events.events.k8s.io", "POST", v1, new EventsV1());
+    JsonObject otherNs = new JsonObject("{\"metadata\":{\"name\":\"e\",\"namespace\":\"a\"},\"involvedObject\":"
+        + "{\"kind\":\"ConfigMap\",\"name\":\"c\",\"namespace\":\"b\"},\"reason\":\"R\",\"type\":\"Bogus\"}");
+    assertEquals(List.of("involvedObject.namespace: Invalid value: \"b\": does not match event.namespace"),
+        causes(assertThrows(StatusException.class, () -> new Events().prepareCreate(coreReq, otherNs))));
+    JsonObject newStyle = new JsonObject("{\"metadata\":{\"name\":\"e\",\"namespace\":\"a\"},\"involvedObject\":"
+        + "{\"kind\":\"ConfigMap\",\"name\":\"c\"},\"eventTime\":\"2026-01-01T00:00:00.000000Z\","
+        + "\"reportingInstance\":\"" + "i".repeat(129) + "\"}");
+    StatusException e = assertThrows(StatusException.class, () -> new Events().prepareCreate(coreReq, newStyle));
+    assertEquals(List.of("involvedObject.namespace", "reportingComponent", "reportingComponent", "reportingComponent",
+        "reportingInstance", "action", "reason"), causes(e).stream().map(c -> c.substring(0, c.indexOf(':'))).toList());
+    assertEquals("reportingInstance: Invalid value: \"\": can have at most 128 characters", causes(e).get(4));
+    JsonObject gcStyle = new JsonObject("{\"metadata\":{\"name\":\"e\",\"namespace\":\"a\"},\"involvedObject\":"
+        + "{\"kind\":\"ConfigMap\",\"name\":\"c\",\"namespace\":\"a\"},\"reason\":\"R\",\"type\":\"Warning\","
+        + "\"source\":{\"component\":\"gc\"},\"count\":1,\"reportingComponent\":\"gc\"}");
+    assertEquals(gcStyle, new Events().prepareCreate(coreReq, gcStyle.copy()));
+    JsonObject strict = new JsonObject("{\"metadata\":{\"name\":\"e\",\"namespace\":\"a\"},\"regarding\":"
+        + "{\"kind\":\"ConfigMap\",\"name\":\"c\",\"namespace\":\"a\"},\"reason\":\"R\",\"type\":\"Bogus\","
+        + "\"deprecatedCount\":3,\"series\":{\"count\":1}}");
+    assertEquals(List.of("series.count: Invalid value: \"\": should be at least 2",
+        "series.lastObservedTime: Required value", "eventTime: Required value",
+        "type: Invalid value: \"\": has invalid value: Bogus", "count: Invalid value: \"\": needs to be unset"),
+        causes(assertThrows(StatusException.class, () -> new EventsV1().prepareCreate(v1Req, strict))));
+    JsonObject good = new JsonObject("{\"metadata\":{\"name\":\"e\",\"namespace\":\"a\"},\"regarding\":"
+        + "{\"kind\":\"ConfigMap\",\"name\":\"c\",\"namespace\":\"a\"},\"reason\":\"R\",\"type\":\"Normal\","
+        + "\"eventTime\":\"2026-01-01T00:00:00.000000Z\",\"reportingController\":\"example.com/t\","
+        + "\"reportingInstance\":\"t-1\",\"action\":\"A\",\"note\":\"n\"}");
+    JsonObject stored = new EventsV1().prepareCreate(v1Req, good.copy());
+    assertEquals("n", stored.getString("message"));
+    JsonObject changed = good.copy().put("note", "new").put("eventTime", "2026-01-01T00:00:00.0000001Z")
+        .put("reportingController", "other");
+    assertEquals(List.of("message: Invalid value: \"new\": field is immutable",
+        "reportingController: Invalid value: \"other\": field is immutable"),
+        causes(assertThrows(StatusException.class, () -> new EventsV1().prepareUpdate(v1Req, stored, changed))),
+        "the event time compared to the microsecond");
+    JsonObject moved = good.copy().put("eventTime", "2026-01-02T03:04:05.5Z");
+    assertEquals(List.of("eventTime: Invalid value: 2026-01-02 03:04:05.5 +0000 UTC: field is immutable"),
+        causes(assertThrows(StatusException.class, () -> new EventsV1().prepareUpdate(v1Req, stored, moved))));
+  }
+
   /** {@code ValidateLeaseSpec}: a duration above 0, transitions at least 0, a preferred holder only with a strategy. */
   @Test
   void leaseSpecRules() {
