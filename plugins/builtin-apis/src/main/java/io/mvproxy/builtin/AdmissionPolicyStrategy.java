@@ -1,6 +1,5 @@
 package io.mvproxy.builtin;
 
-import io.mvproxy.api.StatusException;
 import io.mvproxy.registry.impl.admission.AdmissionPolicies;
 import io.mvproxy.registry.impl.rest.CrdRequest;
 import io.mvproxy.registry.impl.rest.ObjectStrategy;
@@ -68,10 +67,7 @@ final class AdmissionPolicyStrategy implements ObjectStrategy {
   private JsonObject check(CrdRequest req, JsonObject obj) {
     JsonObject o = binding ? AdmissionPolicies.setBindingDefaults(obj) : AdmissionPolicies.setPolicyDefaults(obj);
     List<FieldError> errs = binding ? AdmissionPolicies.validateBinding(o) : AdmissionPolicies.validatePolicy(o);
-    if (!errs.isEmpty()) {
-      String name = o.getJsonObject("metadata", new JsonObject()).getString("name", "");
-      throw StatusException.invalid(req.gvr(), req.crd().kind(), name, FieldError.causes(errs));
-    }
+    req.failIfInvalid(o, errs);
     return o;
   }
 }

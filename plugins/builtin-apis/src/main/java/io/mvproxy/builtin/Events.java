@@ -1,12 +1,9 @@
 package io.mvproxy.builtin;
 
-import io.mvproxy.api.StatusException;
 import io.mvproxy.registry.impl.rest.CrdRequest;
 import io.mvproxy.registry.impl.rest.ObjectStrategy;
-import io.mvproxy.registry.impl.schema.FieldError;
 import io.vertx.core.json.JsonObject;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -32,22 +29,14 @@ final class Events implements ObjectStrategy {
 
   @Override
   public JsonObject prepareCreate(CrdRequest req, JsonObject obj) {
-    fail(req, obj, EventValidation.legacy(obj, true));
+    req.failIfInvalid(obj, EventValidation.legacy(obj, true));
     return obj;
   }
 
   @Override
   public JsonObject prepareUpdate(CrdRequest req, JsonObject old, JsonObject next) {
-    fail(req, next, EventValidation.legacy(next, true));
+    req.failIfInvalid(next, EventValidation.legacy(next, true));
     return next;
-  }
-
-  /** @throws StatusException 422 with {@code errs} as causes, unless empty */
-  static void fail(CrdRequest req, JsonObject obj, List<FieldError> errs) {
-    if (!errs.isEmpty()) {
-      String name = obj.getJsonObject("metadata", new JsonObject()).getString("name", "");
-      throw StatusException.invalid(req.gvr(), "Event", name, FieldError.causes(errs));
-    }
   }
 
   @Override

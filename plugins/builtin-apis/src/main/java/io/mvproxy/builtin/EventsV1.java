@@ -24,7 +24,7 @@ final class EventsV1 implements ObjectStrategy {
     JsonObject core = EventConversion.toCore(obj);
     List<FieldError> errs = new ArrayList<>(EventValidation.legacy(core, false));
     errs.addAll(EventValidation.strictCreate(core));
-    Events.fail(req, obj, errs);
+    req.failIfInvalid(obj, errs);
     return core;
   }
 
@@ -33,7 +33,7 @@ final class EventsV1 implements ObjectStrategy {
     JsonObject core = EventConversion.toCore(next);
     List<FieldError> errs = new ArrayList<>(EventValidation.legacy(core, false));
     errs.addAll(EventValidation.strictUpdate(core, old));
-    Events.fail(req, next, errs);
+    req.failIfInvalid(next, errs);
     return core;
   }
 }

@@ -1,6 +1,5 @@
 package io.mvproxy.builtin;
 
-import io.mvproxy.api.StatusException;
 import io.mvproxy.registry.impl.rest.CrdRequest;
 import io.mvproxy.registry.impl.rest.ObjectStrategy;
 import io.mvproxy.registry.impl.schema.FieldError;
@@ -26,11 +25,7 @@ final class Leases implements ObjectStrategy {
   }
 
   private static JsonObject check(CrdRequest req, JsonObject obj) {
-    List<FieldError> errs = validate(obj);
-    if (!errs.isEmpty()) {
-      String name = obj.getJsonObject("metadata", new JsonObject()).getString("name", "");
-      throw StatusException.invalid(req.gvr(), req.crd().kind(), name, FieldError.causes(errs));
-    }
+    req.failIfInvalid(obj, validate(obj));
     return obj;
   }
 

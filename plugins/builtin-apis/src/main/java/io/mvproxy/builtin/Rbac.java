@@ -65,7 +65,7 @@ public final class Rbac implements ObjectStrategy {
   public Future<Void> admitCreate(CrdRequest req, JsonObject obj) {
     try {
       check(req, obj, null);
-      fail(req, obj, validate(obj, req.crd().namespaced()));
+      req.failIfInvalid(obj, validate(obj, req.crd().namespaced()));
       return Future.succeededFuture();
     } catch (StatusException e) {
       return Future.failedFuture(e);
@@ -118,15 +118,8 @@ public final class Rbac implements ObjectStrategy {
     if (binding && !oldRef.equals(next.getJsonObject("roleRef"))) {
       errs.add(FieldError.invalid("roleRef", roleRefValue(next.getValue("roleRef")), "cannot change roleRef"));
     }
-    fail(req, next, errs);
+    req.failIfInvalid(next, errs);
     return next;
-  }
-
-  private static void fail(CrdRequest req, JsonObject obj, List<FieldError> errs) {
-    if (!errs.isEmpty()) {
-      String name = obj.getJsonObject("metadata", new JsonObject()).getString("name", "");
-      throw StatusException.invalid(req.gvr(), req.crd().kind(), name, FieldError.causes(errs));
-    }
   }
 
   /**

@@ -1,6 +1,5 @@
 package io.mvproxy.builtin;
 
-import io.mvproxy.api.StatusException;
 import io.mvproxy.registry.impl.admission.WebhookConfigurations;
 import io.mvproxy.registry.impl.rest.CrdRequest;
 import io.mvproxy.registry.impl.rest.ObjectStrategy;
@@ -42,10 +41,7 @@ final class WebhookConfigStrategy implements ObjectStrategy {
 
   private JsonObject check(CrdRequest req, JsonObject obj) {
     List<FieldError> errs = WebhookConfigurations.validate(obj, mutating);
-    if (!errs.isEmpty()) {
-      String name = obj.getJsonObject("metadata", new JsonObject()).getString("name", "");
-      throw StatusException.invalid(req.gvr(), req.crd().kind(), name, FieldError.causes(errs));
-    }
+    req.failIfInvalid(obj, errs);
     return obj;
   }
 

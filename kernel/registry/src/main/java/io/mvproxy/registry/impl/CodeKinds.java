@@ -105,8 +105,7 @@ public final class CodeKinds {
           case NOT_SUPPORTED -> new FieldError(v.type().reason(), v.field(), v.badValue(), v.detail());
         });
       }
-      String name = obj.getJsonObject("metadata", new JsonObject()).getString("name", "");
-      throw StatusException.invalid(req.gvr(), req.crd().kind(), name, FieldError.causes(errs));
+      req.failIfInvalid(obj, errs);
     }
   }
 

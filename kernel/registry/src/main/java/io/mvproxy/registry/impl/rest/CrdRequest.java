@@ -116,4 +116,19 @@ public record CrdRequest(RoutingContext ctx, RequestInfo info, UserInfo user, Cr
     o.put("apiVersion", apiVersion());
     return strategy.present(o);
   }
+
+  /**
+   * Answers a write whose object breaks field rules ({@code field.ErrorList} to {@code errors.NewInvalid}).
+   *
+   * @param obj  the object written; its {@code metadata.name} names it in the message
+   * @param errs the violations, in the order the causes list them
+   * @throws StatusException 422 Invalid for this request's kind with every violation as a cause, unless {@code errs}
+   *     is empty
+   */
+  public void failIfInvalid(JsonObject obj, java.util.List<io.mvproxy.registry.impl.schema.FieldError> errs) {
+    if (!errs.isEmpty()) {
+      String name = obj.getJsonObject("metadata", new JsonObject()).getString("name", "");
+      throw StatusException.invalid(gvr(), crd.kind(), name, io.mvproxy.registry.impl.schema.FieldError.causes(errs));
+    }
+  }
 }

@@ -39,9 +39,6 @@ public final class SchemaValidator {
         resp.headers().add("Warning", "299 - \"" + w.replace("\\", "\\\\").replace("\"", "\\\"") + "\"");
       }
     }
-    if (!errs.isEmpty()) {
-      String name = o.getJsonObject("metadata", new JsonObject()).getString("name", "");
-      throw StatusException.invalid(req.gvr(), req.crd().kind(), name, FieldError.causes(errs));
-    }
+    req.failIfInvalid(o, errs);
   }
 }

@@ -127,13 +127,13 @@ public final class Writes {
    *     ({@code strconv.ParseUint}: digits only, within uint64); an unparsable one is ignored on create, as upstream
    */
   static boolean resourceVersionSet(JsonObject o) {
-    String rv = ObjectRules.metadata(o).getValue("resourceVersion") instanceof String s ? s : "";
-    if (rv.isEmpty() || !rv.chars().allMatch(c -> c >= '0' && c <= '9')) {
+    try {
+      return !resourceVersion(o).isEmpty();
+    } catch (StatusException unparsable) {
       return false;
     }
-    java.math.BigInteger v = new java.math.BigInteger(rv);
-    return v.signum() != 0 && v.bitLength() <= 64;
   }
+
 
   /**
    * PUT on the object, {@code /status} or {@code /scale}: 200, or 404, 409 Conflict, 422, 400 (apiserver
