@@ -264,6 +264,15 @@ class StrategiesTest {
     JsonObject ok = new JsonObject("{\"metadata\":{\"name\":\"l\"},\"spec\":{\"leaseDurationSeconds\":15,"
         + "\"leaseTransitions\":0,\"holderIdentity\":\"a\"}}");
     assertEquals(ok, new Leases().prepareUpdate(req, ok, ok));
+    JsonObject strategies = new JsonObject("{\"metadata\":{\"name\":\"l\"},\"spec\":{\"strategy\":\"Newest\","
+        + "\"preferredHolder\":\"x\"}}");
+    e = assertThrows(StatusException.class, () -> new Leases().prepareCreate(req, strategies));
+    assertEquals("Lease.coordination.k8s.io \"l\" is invalid: spec.strategy.strategy: Unsupported value: \"Newest\": "
+        + "supported values: \"OldestEmulationVersion\"", e.getMessage());
+    assertEquals(List.of(), Leases.validate(new JsonObject(
+        "{\"spec\":{\"strategy\":\"OldestEmulationVersion\",\"preferredHolder\":\"x\"}}")));
+    assertEquals(List.of(), Leases.validate(new JsonObject("{\"spec\":{\"strategy\":\"example.com/mine\"}}")));
+    assertEquals(1, Leases.validate(new JsonObject("{\"spec\":{\"strategy\":\"example.com/-bad\"}}")).size());
   }
 
   /**
