@@ -1,7 +1,10 @@
 package io.mvproxy.builtin;
 
+import io.mvproxy.builtin.proto.TimeFields;
+import io.mvproxy.registry.impl.rest.CrdRequest;
 import io.mvproxy.registry.impl.rest.ObjectStrategy;
 import io.mvproxy.registry.impl.rest.PatchMeta;
+import io.vertx.core.json.JsonObject;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
@@ -16,7 +19,8 @@ import java.util.Set;
  * {@code rbac/v1/types.go}, {@code coordination/v1/types.go}, {@code admissionregistration/v1/types.go}; ObjectMeta's
  * for every kind): a built-in kind accepts
  * {@code application/strategic-merge-patch+json}, lists without tags (RBAC {@code rules} and {@code subjects},
- * {@code imagePullSecrets}, {@code spec.finalizers}) are replaced whole.
+ * {@code imagePullSecrets}, {@code spec.finalizers}) are replaced whole; and its time fields are read as Go's typed
+ * decoder reads them ({@link #readTypedFields}).
  */
 final class KindSemantics implements ObjectStrategy {
   /** Built-in resources whose upstream strategy sets generation 1 on create and bumps it on spec changes. */
@@ -61,6 +65,18 @@ final class KindSemantics implements ObjectStrategy {
   @Override
   public boolean typedDecoding() {
     return true;
+  }
+
+  /**
+   * The kind's {@code metav1.Time} / {@code metav1.MicroTime} fields, ObjectMeta's included, parsed as Go does and
+   * rewritten in Go's output form ({@link TimeFields}).
+   *
+   * @return null, or Go's parse error ({@code parsing time "bad" as "2006-01-02T15:04:05Z07:00": cannot parse "bad"
+   *     as "2006"}), answered as a 400 decoding error
+   */
+  @Override
+  public String readTypedFields(CrdRequest req, JsonObject obj) {
+    return TimeFields.normalize(req.crd().group(), req.crd().kind(), obj);
   }
 
   /** @return the kind's struct tags (ObjectMeta's plus {@link #PATCH_TAGS}) */

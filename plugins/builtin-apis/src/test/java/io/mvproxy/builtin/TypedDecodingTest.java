@@ -51,6 +51,54 @@ class TypedDecodingTest {
         "{\"metadata\":{\"name\":\"c\"},\"data\":{\"x\":\"5\",\"n\":null},\"immutable\":null,\"unknown\":5}");
   }
 
+  /**
+   * {@code metav1.Time} / {@code MicroTime} fields are parsed by the typed decoder ({@code time.Parse}): a value Go
+   * refuses is the 400 decoding error, wherever the field is (top level, nested, in ObjectMeta's managedFields); a
+   * valid one is stored as Go writes it (UTC, whole seconds or six digits).
+   */
+  @Test
+  void timesAreReadAsTheTypedDecoderReadsThem() {
+    String events = "/api/v1/namespaces/a/events";
+    String ev = "{\"metadata\":{\"name\":\"e\"},\"involvedObject\":{\"kind\":\"ConfigMap\",\"name\":\"c\"},";
+    StatusException e = refused("events", events, new Events(), ev + "\"lastTimestamp\":\"bad\"}");
+    assertEquals(400, e.code());
+    assertEquals("Event in version \"v1\" cannot be handled as a Event: parsing time \"bad\" as "
+        + "\"2006-01-02T15:04:05Z07:00\": cannot parse \"bad\" as \"2006\"", e.getMessage());
+    assertEquals("Event in version \"v1\" cannot be handled as a Event: parsing time \"2026-01-01T00:00:00Z\" as "
+        + "\"2006-01-02T15:04:05.000000Z07:00\": cannot parse \"Z\" as \".000000\"", refused("events", events,
+        new Events(), ev + "\"series\":{\"count\":2,\"lastObservedTime\":\"2026-01-01T00:00:00Z\"}}").getMessage());
+    assertEquals("Event in version \"v1\" cannot be handled as a Event: json: cannot unmarshal number into Go struct "
+        + "field Event.firstTimestamp of type string", refused("events", events, new Events(), ev
+        + "\"firstTimestamp\":5}").getMessage());
+    assertEquals("Event in version \"v1\" cannot be handled as a Event: json: cannot unmarshal bool into Go struct "
+        + "field EventSeries.series.lastObservedTime of type string", refused("events", events, new Events(), ev
+        + "\"series\":{\"lastObservedTime\":true}}").getMessage());
+    String leases = "/apis/coordination.k8s.io/v1/namespaces/a/leases";
+    assertEquals("Lease in version \"v1\" cannot be handled as a Lease: parsing time \"garbage\" as "
+        + "\"2006-01-02T15:04:05.000000Z07:00\": cannot parse \"garbage\" as \"2006\"", refused(
+        "leases.coordination.k8s.io", leases, new Leases(),
+        "{\"metadata\":{\"name\":\"l\"},\"spec\":{\"renewTime\":\"garbage\"}}").getMessage());
+    assertEquals("ConfigMap in version \"v1\" cannot be handled as a ConfigMap: parsing time \"nonsense\" as "
+        + "\"2006-01-02T15:04:05Z07:00\": cannot parse \"nonsense\" as \"2006\"", refused("configmaps",
+        "/api/v1/namespaces/a/configmaps", ObjectStrategy.NONE, "{\"metadata\":{\"name\":\"c\",\"managedFields\":"
+        + "[{\"manager\":\"m\",\"operation\":\"Update\",\"time\":\"nonsense\"}]}}").getMessage());
+    String v1 = "/apis/events.k8s.io/v1/namespaces/a/events";
+    assertEquals("Event in version \"v1\" cannot be handled as a Event: parsing time \"2026-12-07T03:00:00Z\" as "
+        + "\"2006-01-02T15:04:05.000000Z07:00\": cannot parse \"Z\" as \".000000\"", refused("events.events.k8s.io",
+        v1, new EventsV1(), "{\"metadata\":{\"name\":\"e\"},\"eventTime\":\"2026-12-07T03:00:00Z\"}")
+        .getMessage());
+
+    JsonObject ok = new JsonObject(ev + "\"firstTimestamp\":\"2026-12-07T04:00:00.5+01:00\",\"lastTimestamp\":null,"
+        + "\"eventTime\":\"2026-12-07T04:00:00.000001+01:00\",\"metadata\":{\"name\":\"e\",\"creationTimestamp\":"
+        + "\"2026-12-07T03:00:00Z\"}}");
+    RULES.checkIdentity(StrategiesTest.request("events", "POST", events, new Events().then(new KindSemantics(
+        "events"))), ok, false);
+    assertEquals("2026-12-07T03:00:00Z", ok.getString("firstTimestamp"));
+    assertEquals("2026-12-07T03:00:00.000001Z", ok.getString("eventTime"));
+    assertEquals(null, ok.getValue("lastTimestamp"));
+    assertEquals("2026-12-07T03:00:00Z", ok.getJsonObject("metadata").getString("creationTimestamp"));
+  }
+
   @Test
   void secretTypeIsItsNamedGoType() {
     String secrets = "/api/v1/namespaces/a/secrets";

@@ -148,7 +148,8 @@ public final class ObjectRules {
    * Type checks the decoder of a typed object would make ({@code apiVersion}, {@code kind} and the string fields
    * of {@code metadata} are strings, {@code generation} an integer, labels and annotations maps of strings,
    * finalizers a list of strings), and for kinds with {@link ObjectStrategy#typedDecoding} their own top-level fields
-   * ({@link TypedFields}), with kube-apiserver's decoding message.
+   * ({@link TypedFields}) and the fields the strategy reads ({@link ObjectStrategy#readTypedFields}, e.g. times), with
+   * kube-apiserver's decoding message.
    *
    * @throws StatusException 400 BadRequest {@code <Kind> in version "<v>" cannot be handled as a <Kind>: json: cannot
    *     unmarshal ...}
@@ -157,6 +158,10 @@ public final class ObjectRules {
     checkMetaTypes(req, o);
     if (req.strategy() != null && req.strategy().typedDecoding()) {
       TypedFields.check(req, o);
+      String err = req.strategy().readTypedFields(req, o);
+      if (err != null) {
+        throw decodeError(req, err);
+      }
     }
   }
 

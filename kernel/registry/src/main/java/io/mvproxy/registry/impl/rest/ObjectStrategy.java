@@ -41,6 +41,21 @@ public interface ObjectStrategy {
   }
 
   /**
+   * Reads the fields of a typed kind that the type checks ({@link TypedFields}) do not know, as kube-apiserver's
+   * typed decoder reads them, on every create or update body and every patch result (from
+   * {@link ObjectRules#checkIdentity}); e.g. {@code metav1.Time} values parsed with Go's {@code time.Parse} and
+   * rewritten in Go's output form.
+   *
+   * @param req the request (its kind)
+   * @param obj the object, in the request's version (may be changed in place)
+   * @return null when it decodes, else the decoder's error text, answered as {@code 400} {@link
+   *     ObjectRules#decodeError}; the default: null
+   */
+  default String readTypedFields(CrdRequest req, JsonObject obj) {
+    return null;
+  }
+
+  /**
    * Whether the kind is decoded into a typed (Go) object, as kube-apiserver's built-in kinds are: a JSON value of the
    * wrong type in one of the kind's own top-level fields is then a {@code 400 BadRequest} decoding error ({@code
    * json: cannot unmarshal number into Go struct field ConfigMap.data of type string}, {@link TypedFields}) rather
@@ -313,6 +328,12 @@ public interface ObjectStrategy {
       @Override
       public JsonObject decodeBody(CrdRequest req, JsonObject obj) {
         return next.decodeBody(req, first.decodeBody(req, obj));
+      }
+
+      @Override
+      public String readTypedFields(CrdRequest req, JsonObject obj) {
+        String err = first.readTypedFields(req, obj);
+        return err != null ? err : next.readTypedFields(req, obj);
       }
 
       @Override

@@ -1,0 +1,92 @@
+package io.mvproxy.builtin.proto;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * The {@code metav1.Time} and {@code metav1.MicroTime} fields of a built-in kind (as {@link ProtoSchemas} lists its
+ * fields: an Event's timestamps, a Lease's {@code acquireTime} / {@code renewTime}, a Namespace condition's
+ * {@code lastTransitionTime}, and ObjectMeta's {@code creationTimestamp}, {@code deletionTimestamp} and
+ * {@code managedFields[].time} of every built-in kind), read as kube-apiserver's typed decoder reads them:
+ * {@code Time.UnmarshalJSON} / {@code MicroTime.UnmarshalJSON} ({@code apimachinery/pkg/apis/meta/v1/time.go},
+ * {@code micro_time.go}) parse with Go's {@code time.Parse} ({@link GoTime}), and the value is stored as their
+ * {@code MarshalJSON} writes it (UTC; whole seconds, or six fractional digits). Custom resources are unstructured and
+ * never come here.
+ */
+public final class TimeFields {
+  private static final List<ProtoField> META_ONLY = List.of(ProtoField.msg(1, "metadata", "ObjectMeta"));
+
+  private TimeFields() {
+  }
+
+  /**
+   * Checks and rewrites the time fields of {@code obj} in place.
+   *
+   * @param group the object's API group ({@code ""} for core)
+   * @param kind  its kind; a built-in kind whose fields mvproxy does not list gets its {@code metadata} read only
+   * @param obj   the object (changed in place: every valid time in Go's output form; nulls left as they are)
+   * @return null when every time decodes, else the decoder's error: Go's {@code time.ParseError} text
+   *     ({@code parsing time "bad" as "2006-01-02T15:04:05Z07:00": cannot parse "bad" as "2006"}), or for a value
+   *     that is not a string {@code encoding/json}'s with its context ({@code json: cannot unmarshal number into Go
+   *     struct field EventSeries.series.lastObservedTime of type string}: the innermost struct, the field path)
+   */
+  public static String normalize(String group, String kind, JsonObject obj) {
+    String name = ProtoSchemas.kind(group, kind);
+    List<ProtoField> fields = name == null ? null : ProtoSchemas.message(name);
+    return walk(obj, fields == null ? META_ONLY : fields, kind, "");
+  }
+
+  private static String walk(JsonObject o, List<ProtoField> fields, String struct, String path) {
+    for (ProtoField f : fields) {
+      Object v = o.getValue(f.json());
+      if (v == null) {
+        continue;
+      }
+      String at = path + f.json();
+      String err = switch (f.type()) {
+        case TIME, MICROTIME -> time(o, f.json(), v, f.type() == ProtoField.Type.MICROTIME, struct + "." + at);
+        case MESSAGE -> message(v, f, at + ".");
+        default -> null;
+      };
+      if (err != null) {
+        return err;
+      }
+    }
+    return null;
+  }
+
+  private static String message(Object v, ProtoField f, String path) {
+    List<ProtoField> inner = ProtoSchemas.message(f.message());
+    if (inner == null) {
+      return null;
+    }
+    if (f.repeated() && v instanceof JsonArray a) {
+      for (Object x : a) {
+        String err = x instanceof JsonObject xo ? walk(xo, inner, f.message(), path) : null;
+        if (err != null) {
+          return err;
+        }
+      }
+      return null;
+    }
+    // a value of the wrong JSON type is the type checks' or the schema's to report
+    return v instanceof JsonObject vo ? walk(vo, inner, f.message(), path) : null;
+  }
+
+  private static String time(JsonObject o, String field, Object v, boolean micro, String where) {
+    if (!(v instanceof String s)) {
+      String type = v instanceof Number ? "number" : v instanceof Boolean ? "bool" : v instanceof JsonArray
+          ? "array" : "object";
+      return "json: cannot unmarshal " + type + " into Go struct field " + where + " of type string";
+    }
+    try {
+      Instant t = GoTime.parse(s, micro);
+      o.put(field, GoTime.format(t, micro));
+      return null;
+    } catch (GoTime.ParseException e) {
+      return e.getMessage();
+    }
+  }
+}
