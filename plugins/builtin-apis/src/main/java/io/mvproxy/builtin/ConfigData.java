@@ -49,14 +49,28 @@ final class ConfigData implements ObjectStrategy {
 
   @Override
   public JsonObject prepareCreate(CrdRequest req, JsonObject obj) {
+    omitEmpty(obj);
     validate(req, obj, null);
     return obj;
   }
 
   @Override
   public JsonObject prepareUpdate(CrdRequest req, JsonObject old, JsonObject next) {
+    omitEmpty(next);
     validate(req, next, old);
     return next;
+  }
+
+  /**
+   * Drops an empty {@code data} or {@code binaryData} ({@code omitempty} maps of the Go types: never written, so an
+   * object whose last key was removed reads back without the field, as from kube-apiserver).
+   */
+  private static void omitEmpty(JsonObject obj) {
+    for (String f : new String[] {"data", "binaryData"}) {
+      if (obj.getValue(f) instanceof JsonObject m && m.isEmpty()) {
+        obj.remove(f);
+      }
+    }
   }
 
   private void validate(CrdRequest req, JsonObject obj, JsonObject old) {

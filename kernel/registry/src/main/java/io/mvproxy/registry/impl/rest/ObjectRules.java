@@ -255,6 +255,7 @@ public final class ObjectRules {
       String base = meta.getString("generateName");
       meta.put("name", base.substring(0, Math.min(base.length(), MAX_GENERATED_BASE)) + nameSuffix.get());
     }
+    omitEmpty(meta);
     validate(req, o, null);
     meta.put("uid", UUID.randomUUID().toString());
     meta.put("creationTimestamp", now());
@@ -306,6 +307,7 @@ public final class ObjectRules {
     } else {
       copy(oldMeta, meta, "generation");  // rest.BeforeUpdate: "Ensure requests cannot update generation"
     }
+    omitEmpty(meta);
     validate(req, o, oldMeta);
     return o;
   }
@@ -355,6 +357,7 @@ public final class ObjectRules {
       if (statusSub) {
         mutated.remove("status");
       }
+      omitEmpty(meta);
       validate(req, mutated, null);
       return mutated;
     }
@@ -387,8 +390,25 @@ public final class ObjectRules {
     } else {
       copy(oldMeta, meta, "generation");  // rest.BeforeUpdate, after admission: a webhook cannot change it either
     }
+    omitEmpty(meta);
     validate(req, mutated, oldMeta);
     return mutated;
+  }
+
+  /**
+   * Drops the {@code omitempty} collections of ObjectMeta that are empty ({@code labels: {}}, {@code annotations: {}},
+   * {@code ownerReferences: []}, {@code finalizers: []}), as the typed round trip of every write does (Go's encoder
+   * never writes them; for custom resources {@code schema/objectmeta Coerce}), so they are neither stored nor
+   * returned: {@code kubectl diff} of an unchanged object finds no difference. {@code managedFields: []} is left for
+   * the field manager (it resets the managed fields).
+   */
+  private static void omitEmpty(JsonObject meta) {
+    for (String f : new String[] {"labels", "annotations", "ownerReferences", "finalizers"}) {
+      Object v = meta.getValue(f);
+      if (v instanceof JsonObject m && m.isEmpty() || v instanceof JsonArray a && a.isEmpty()) {
+        meta.remove(f);
+      }
+    }
   }
 
   /** Sets {@code to[key]} to {@code from[key]}, or removes it when {@code from} has none. */

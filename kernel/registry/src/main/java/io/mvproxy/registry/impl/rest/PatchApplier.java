@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.flipkart.zjsonpatch.JsonPatch;
 import com.flipkart.zjsonpatch.JsonPatchApplicationException;
-import com.flipkart.zjsonpatch.InvalidJsonPatchException;
 import io.mvproxy.api.StatusException;
 import io.mvproxy.api.StatusReason;
 import io.vertx.core.buffer.Buffer;
@@ -16,7 +15,8 @@ import java.util.Map;
 
 /**
  * Applies patch documents to an object (apiserver {@code pkg/endpoints/handlers/patch.go}): RFC 7386 JSON merge
- * patch, RFC 6902 JSON patch (zjsonpatch; a failed {@code test} or a bad path gives 422), strategic merge patch for
+ * patch, RFC 6902 JSON patch as {@code evanphx/json-patch.v4} applies it (zjsonpatch with {@link #JSON_PATCH_V4}; an
+ * operation that does not apply gives 422, a patch that is not a list 400), strategic merge patch for
  * kinds with struct tags ({@link StrategicMergePatch}; built-in kinds only, as upstream), and the apply
  * configuration of server-side apply (YAML or JSON, merged like a merge patch).
  */
@@ -32,6 +32,15 @@ public final class PatchApplier {
     /** {@code application/strategic-merge-patch+json} (kinds with {@link PatchMeta} only). */
     STRATEGIC
   }
+
+  /**
+   * zjsonpatch's flags for the semantics of {@code gopkg.in/evanphx/json-patch.v4}, which kube-apiserver applies JSON
+   * patches with: {@code replace} of an absent key of an existing object sets it ({@code partialDoc.get} finds no
+   * error), {@code remove} of an absent key fails ({@code Unable to remove nonexistent key}).
+   */
+  private static final java.util.EnumSet<com.flipkart.zjsonpatch.CompatibilityFlags> JSON_PATCH_V4 =
+      java.util.EnumSet.of(com.flipkart.zjsonpatch.CompatibilityFlags.ALLOW_MISSING_TARGET_OBJECT_ON_REPLACE,
+          com.flipkart.zjsonpatch.CompatibilityFlags.FORBID_REMOVE_MISSING_OBJECT);
 
   /** Most operations in one JSON patch (apiserver {@code patch.go maxJSONPatchOperations}); 413 beyond. */
   public static final int MAX_JSON_PATCH_OPERATIONS = 10000;
@@ -145,14 +154,21 @@ public final class PatchApplier {
           StatusReason.RequestEntityTooLarge, "Request entity too large: The allowed maximum operations in a JSON "
           + "patch is " + MAX_JSON_PATCH_OPERATIONS + ", got " + p.size(), null);
     }
+    if (p == null || p.isNull()) {
+      return target.copy();  // jsonpatch.DecodePatch("null"): a patch without operations
+    }
+    if (!p.isArray()) {
+      throw StatusException.badRequest("json: cannot unmarshal " + (p.isObject() ? "object" : p.isTextual() ? "string"
+          : p.isBoolean() ? "bool" : "number") + " into Go value of type jsonpatch.Patch");
+    }
     try {
-      JsonNode out = JsonPatch.apply(p, json.readTree(target.encode()));
+      JsonNode out = JsonPatch.apply(p, json.readTree(target.encode()), JSON_PATCH_V4);
       return new JsonObject(json.writeValueAsString(out));
-    } catch (InvalidJsonPatchException e) {
-      throw StatusException.badRequest("invalid JSON patch: " + e.getMessage());
     } catch (JsonPatchApplicationException e) {
+      // an operation that does not apply (a failed test, a missing path, an unknown op): patch.go answers
+      // NewGenericServerResponse(422, ...) without the server message, so the text is this fixed one
       throw new StatusException(StatusReason.Invalid, "the server rejected our request due to an error in our "
-          + "request: " + e.getMessage(), new JsonObject());
+          + "request", new JsonObject());
     } catch (IOException e) {
       throw StatusException.badRequest(e.getMessage());
     }
