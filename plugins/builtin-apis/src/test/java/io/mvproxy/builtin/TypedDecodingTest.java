@@ -88,6 +88,13 @@ class TypedDecodingTest {
         v1, new EventsV1(), "{\"metadata\":{\"name\":\"e\"},\"eventTime\":\"2026-12-07T03:00:00Z\"}")
         .getMessage());
 
+    // kinds without a protobuf description: their conditions' lastTransitionTime (a helper's CRD status patch)
+    assertEquals("CustomResourceDefinition in version \"v1\" cannot be handled as a CustomResourceDefinition: parsing "
+        + "time \"bad\" as \"2006-01-02T15:04:05Z07:00\": cannot parse \"bad\" as \"2006\"", refused(
+        "customresourcedefinitions.apiextensions.k8s.io", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+        ObjectStrategy.NONE, "{\"metadata\":{\"name\":\"a.b.io\"},\"status\":{\"conditions\":[{\"type\":"
+        + "\"Established\",\"lastTransitionTime\":\"bad\"}]}}").getMessage());
+
     JsonObject ok = new JsonObject(ev + "\"firstTimestamp\":\"2026-12-07T04:00:00.5+01:00\",\"lastTimestamp\":null,"
         + "\"eventTime\":\"2026-12-07T04:00:00.000001+01:00\",\"metadata\":{\"name\":\"e\",\"creationTimestamp\":"
         + "\"2026-12-07T03:00:00Z\"}}");
@@ -96,6 +103,10 @@ class TypedDecodingTest {
     assertEquals("2026-12-07T03:00:00Z", ok.getString("firstTimestamp"));
     assertEquals("2026-12-07T03:00:00.000001Z", ok.getString("eventTime"));
     assertEquals(null, ok.getValue("lastTimestamp"));
+    JsonObject zero = new JsonObject(ev + "\"firstTimestamp\":\"0001-01-01T00:00:00Z\"}");
+    RULES.checkIdentity(StrategiesTest.request("events", "POST", events, new Events().then(new KindSemantics(
+        "events"))), zero, false);
+    assertEquals(false, zero.containsKey("firstTimestamp"), "Go's zero time is written as null: " + zero.encode());
     assertEquals("2026-12-07T03:00:00Z", ok.getJsonObject("metadata").getString("creationTimestamp"));
   }
 

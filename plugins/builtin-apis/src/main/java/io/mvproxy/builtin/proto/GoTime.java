@@ -120,6 +120,8 @@ public final class GoTime {
     private final String value;
     private final String layout;
     private String rest;
+    /** The value at the start of the current std chunk ({@code parse}'s {@code hold}): what its errors show. */
+    private String hold;
 
     Cursor(String value, String layout) {
       this.value = value;
@@ -127,9 +129,19 @@ public final class GoTime {
       this.rest = value;
     }
 
+    /** A literal between chunks that does not match: {@code skip}'s error shows the value where it failed. */
     ParseException bad(String layoutElem) {
+      return parseError(rest, layoutElem);
+    }
+
+    /** A std chunk that does not parse: the error shows the value as it was when the chunk began. */
+    ParseException badStd(String layoutElem) {
+      return parseError(hold, layoutElem);
+    }
+
+    private ParseException parseError(String valueElem, String layoutElem) {
       return new ParseException("parsing time " + quote(value) + " as " + quote(layout) + ": cannot parse "
-          + quote(rest) + " as " + quote(layoutElem));
+          + quote(valueElem) + " as " + quote(layoutElem));
     }
 
     ParseException range(String what) {
@@ -142,14 +154,15 @@ public final class GoTime {
 
     /** {@code stdLongYear}: four characters, the first a digit, all digits ({@code atoi}). */
     int year() throws ParseException {
+      hold = rest;
       if (rest.length() < 4 || !digit(rest, 0)) {
-        throw bad("2006");
+        throw badStd("2006");
       }
       String p = rest.substring(0, 4);
       rest = rest.substring(4);
       for (int i = 0; i < 4; i++) {
         if (!digit(p, i)) {
-          throw bad("2006");
+          throw badStd("2006");
         }
       }
       return Integer.parseInt(p);
@@ -165,12 +178,13 @@ public final class GoTime {
 
     /** {@code getnum}: two digits, or one when not {@code fixed} and the second is not a digit. */
     int number(boolean fixed, String std) throws ParseException {
+      hold = rest;
       if (!digit(rest, 0)) {
-        throw bad(std);
+        throw badStd(std);
       }
       if (!digit(rest, 1)) {
         if (fixed) {
-          throw bad(std);
+          throw badStd(std);
         }
         int n = rest.charAt(0) - '0';
         rest = rest.substring(1);
@@ -195,23 +209,36 @@ public final class GoTime {
       return 0;
     }
 
-    /** {@code stdFracSecond0} of {@code .000000}: a separator and exactly six digits. */
+    /**
+     * {@code stdFracSecond0} of {@code .000000}: a separator and six characters read by Go's {@code atoi} (a sign
+     * is allowed; a negative fraction is out of range).
+     */
     long fixedFraction() throws ParseException {
       String elem = ".000000";
+      hold = rest;
       if (rest.length() < 7) {
-        throw bad(elem);
+        throw badStd(elem);
       }
       String p = rest;
       rest = rest.substring(7);
       if (p.charAt(0) != '.' && p.charAt(0) != ',') {
-        throw bad(elem);
+        throw badStd(elem);
       }
-      for (int i = 1; i < 7; i++) {
-        if (!digit(p, i)) {
-          throw bad(elem);
+      String digits = p.substring(1, 7);
+      boolean negative = digits.charAt(0) == '-';
+      if (digits.charAt(0) == '+' || negative) {
+        digits = digits.substring(1);
+      }
+      for (int i = 0; i < digits.length(); i++) {
+        if (!digit(digits, i)) {
+          throw badStd(elem);
         }
       }
-      return nanoseconds(p, 7);
+      long ns = Long.parseLong(digits) * 1000;
+      if (negative && ns != 0) {
+        throw range("fractional second");
+      }
+      return ns;
     }
 
     /** {@code parseNanoseconds}: the digits after the separator, at most nine counted. */
@@ -224,33 +251,38 @@ public final class GoTime {
       return ns;
     }
 
-    /** {@code stdISO8601ColonTZ}: {@code Z}, or a sign, two digits, {@code :}, two digits. */
+    /**
+     * {@code stdISO8601ColonTZ}: {@code Z}, or a sign, two digits, {@code :}, two digits; a range error (hour above
+     * 24, minute above 60: Go writes the hour's, then the minute's) is reported before a bad digit or sign.
+     */
     int zone() throws ParseException {
       String elem = "Z07:00";
+      hold = rest;
       if (!rest.isEmpty() && rest.charAt(0) == 'Z') {
         rest = rest.substring(1);
         return 0;
       }
       if (rest.length() < 6 || rest.charAt(3) != ':') {
-        throw bad(elem);
+        throw badStd(elem);
       }
       String p = rest;
       rest = rest.substring(6);
-      if (!digit(p, 1) || !digit(p, 2) || !digit(p, 4) || !digit(p, 5)) {
-        throw bad(elem);
-      }
-      int hr = Integer.parseInt(p.substring(1, 3));
-      int mm = Integer.parseInt(p.substring(4, 6));
-      // Go sets the hour's, then the minute's range error: the minute's wins
+      boolean hourOk = digit(p, 1) && digit(p, 2);
+      boolean minOk = hourOk && digit(p, 4) && digit(p, 5);
+      int hr = hourOk ? Integer.parseInt(p.substring(1, 3)) : 0;
+      int mm = minOk ? Integer.parseInt(p.substring(4, 6)) : 0;
       String over = mm > 60 ? "time zone offset minute" : hr > 24 ? "time zone offset hour" : null;
       if (over != null) {
         throw range(over);
+      }
+      if (!minOk) {
+        throw badStd(elem);
       }
       int offset = (hr * 60 + mm) * 60;
       return switch (p.charAt(0)) {
         case '+' -> offset;
         case '-' -> -offset;
-        default -> throw bad(elem);
+        default -> throw badStd(elem);
       };
     }
   }

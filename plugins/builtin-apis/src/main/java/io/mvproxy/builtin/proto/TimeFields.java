@@ -16,7 +16,18 @@ import java.util.List;
  * never come here.
  */
 public final class TimeFields {
-  private static final List<ProtoField> META_ONLY = List.of(ProtoField.msg(1, "metadata", "ObjectMeta"));
+  /**
+   * The time fields of the built-in kinds without a protobuf description here (CustomResourceDefinition, APIService,
+   * ValidatingAdmissionPolicy, the webhook configurations): ObjectMeta's, and a {@code lastTransitionTime} of each
+   * {@code status.conditions} entry, the only time field of their types.
+   */
+  private static final List<ProtoField> UNDESCRIBED = List.of(ProtoField.msg(1, "metadata", "ObjectMeta"),
+      ProtoField.msg(2, "status", "ConditionsStatus"));
+  private static final java.util.Map<String, List<ProtoField>> LOCAL = java.util.Map.of(
+      "ConditionsStatus", List.of(ProtoField.msgs(1, "conditions", "Condition")),
+      "Condition", List.of(ProtoField.of(1, "lastTransitionTime", ProtoField.Type.TIME)));
+  /** Go's zero {@code time.Time}: {@code MarshalJSON} writes it as {@code null}. */
+  private static final Instant ZERO = Instant.parse("0001-01-01T00:00:00Z");
 
   private TimeFields() {
   }
@@ -25,8 +36,9 @@ public final class TimeFields {
    * Checks and rewrites the time fields of {@code obj} in place.
    *
    * @param group the object's API group ({@code ""} for core)
-   * @param kind  its kind; a built-in kind whose fields mvproxy does not list gets its {@code metadata} read only
-   * @param obj   the object (changed in place: every valid time in Go's output form; nulls left as they are)
+   * @param kind  its kind; for a built-in kind whose fields mvproxy does not describe, {@link #UNDESCRIBED}
+   * @param obj   the object (changed in place: every valid time in Go's output form, Go's zero time removed as the
+   *              {@code null} Go writes for it; nulls left as they are)
    * @return null when every time decodes, else the decoder's error: Go's {@code time.ParseError} text
    *     ({@code parsing time "bad" as "2006-01-02T15:04:05Z07:00": cannot parse "bad" as "2006"}), or for a value
    *     that is not a string {@code encoding/json}'s with its context ({@code json: cannot unmarshal number into Go
@@ -35,7 +47,7 @@ public final class TimeFields {
   public static String normalize(String group, String kind, JsonObject obj) {
     String name = ProtoSchemas.kind(group, kind);
     List<ProtoField> fields = name == null ? null : ProtoSchemas.message(name);
-    return walk(obj, fields == null ? META_ONLY : fields, kind, "");
+    return walk(obj, fields == null ? UNDESCRIBED : fields, kind, "");
   }
 
   private static String walk(JsonObject o, List<ProtoField> fields, String struct, String path) {
@@ -58,7 +70,8 @@ public final class TimeFields {
   }
 
   private static String message(Object v, ProtoField f, String path) {
-    List<ProtoField> inner = ProtoSchemas.message(f.message());
+    List<ProtoField> inner = LOCAL.containsKey(f.message()) ? LOCAL.get(f.message())
+        : ProtoSchemas.message(f.message());
     if (inner == null) {
       return null;
     }
@@ -83,7 +96,11 @@ public final class TimeFields {
     }
     try {
       Instant t = GoTime.parse(s, micro);
-      o.put(field, GoTime.format(t, micro));
+      if (t.equals(ZERO)) {
+        o.remove(field);  // written as null, which is not stored
+      } else {
+        o.put(field, GoTime.format(t, micro));
+      }
       return null;
     } catch (GoTime.ParseException e) {
       return e.getMessage();

@@ -47,6 +47,18 @@ class GoTimeTest {
           + "\"2006-01-02T15:04:05.000000Z07:00\": cannot parse \".123Z\" as \".000000\"",
       "2026-01-01T00:00:00.1234567Z|true|parsing time \"2026-01-01T00:00:00.1234567Z\" as "
           + "\"2006-01-02T15:04:05.000000Z07:00\": cannot parse \"7Z\" as \"Z07:00\"",
+      // a chunk that does not parse is shown from where the chunk began (parse's hold)
+      "20x4-01-01T00:00:00Z|false|parsing time \"20x4-01-01T00:00:00Z\" as \"2006-01-02T15:04:05Z07:00\": cannot "
+          + "parse \"20x4-01-01T00:00:00Z\" as \"2006\"",
+      "2026-01-01T00:00:00.12x456Z|true|parsing time \"2026-01-01T00:00:00.12x456Z\" as "
+          + "\"2006-01-02T15:04:05.000000Z07:00\": cannot parse \".12x456Z\" as \".000000\"",
+      "2026-01-01T00:00:24.5877+01:00|true|parsing time \"2026-01-01T00:00:24.5877+01:00\" as "
+          + "\"2006-01-02T15:04:05.000000Z07:00\": cannot parse \".5877+01:00\" as \".000000\"",
+      // Go's atoi reads the six fraction characters: a sign is allowed, a negative fraction is out of range
+      "2026-01-01T00:00:00.+12345Z|true|2026-01-01T00:00:00.012345Z",
+      "2026-01-01T00:00:00.-12345Z|true|parsing time \"2026-01-01T00:00:00.-12345Z\": fractional second out of range",
+      "2026-01-01T00:00:00+25:6x|false|parsing time \"2026-01-01T00:00:00+25:6x\": time zone offset hour out of range",
+      "2026-01-01T00:00:00+01:00|false|2025-12-31T23:00:00Z",
       "2026-01-01T00:00:00é|false|parsing time \"2026-01-01T00:00:00\\xc3\\xa9\" as \"2006-01-02T15:04:05Z07:00\": "
           + "cannot parse \"\\xc3\\xa9\" as \"Z07:00\""})
   void parsesAsGo(String value, boolean micro, String expected) {

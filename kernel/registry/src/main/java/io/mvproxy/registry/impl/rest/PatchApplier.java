@@ -158,20 +158,31 @@ public final class PatchApplier {
       return target.copy();  // jsonpatch.DecodePatch("null"): a patch without operations
     }
     if (!p.isArray()) {
-      throw StatusException.badRequest("json: cannot unmarshal " + (p.isObject() ? "object" : p.isTextual() ? "string"
-          : p.isBoolean() ? "bool" : "number") + " into Go value of type jsonpatch.Patch");
+      throw StatusException.badRequest("json: cannot unmarshal " + goType(p) + " into Go value of type jsonpatch.Patch");
+    }
+    for (JsonNode op : p) {
+      if (!op.isObject()) {
+        throw StatusException.badRequest("json: cannot unmarshal " + goType(op)
+            + " into Go value of type jsonpatch.Operation");
+      }
     }
     try {
       JsonNode out = JsonPatch.apply(p, json.readTree(target.encode()), JSON_PATCH_V4);
       return new JsonObject(json.writeValueAsString(out));
-    } catch (JsonPatchApplicationException e) {
-      // an operation that does not apply (a failed test, a missing path, an unknown op): patch.go answers
-      // NewGenericServerResponse(422, ...) without the server message, so the text is this fixed one
+    } catch (JsonPatchApplicationException | IllegalArgumentException | IllegalStateException e) {
+      // an operation that does not apply (a failed test, a missing path, an unknown op, an array index zjsonpatch
+      // cannot read): patch.go answers NewGenericServerResponse(422, ...) without the server message
       throw new StatusException(StatusReason.Invalid, "the server rejected our request due to an error in our "
           + "request", new JsonObject());
     } catch (IOException e) {
       throw StatusException.badRequest(e.getMessage());
     }
+  }
+
+  /** @return the JSON type of {@code n} as Go's {@code UnmarshalTypeError} names it */
+  private static String goType(JsonNode n) {
+    return n.isObject() ? "object" : n.isArray() ? "array" : n.isTextual() ? "string" : n.isBoolean() ? "bool"
+        : "number";
   }
 
   /** @return {@code patch} merged into a copy of {@code target} per RFC 7386 */
