@@ -8,8 +8,6 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.Base64;
 import java.util.List;
 
@@ -23,10 +21,6 @@ public final class ProtoBodies {
   /** The protobuf media type of kube-apiserver. */
   public static final String MEDIA_TYPE = "application/vnd.kubernetes.protobuf";
   private static final byte[] MAGIC = {'k', '8', 's', 0};
-  private static final DateTimeFormatter SECONDS = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss'Z'")
-      .withZone(ZoneOffset.UTC);
-  private static final DateTimeFormatter MICROS = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSS'Z'")
-      .withZone(ZoneOffset.UTC);
 
   private ProtoBodies() {
   }
@@ -103,8 +97,8 @@ public final class ProtoBodies {
         case INT -> in.readInt64();
         case BOOL -> in.readBool();
         case MESSAGE -> message(in.readByteArray(), f.message());
-        case TIME -> time(in.readByteArray(), SECONDS);
-        case MICROTIME -> time(in.readByteArray(), MICROS);
+        case TIME -> time(in.readByteArray(), false);
+        case MICROTIME -> time(in.readByteArray(), true);
         case RAW_JSON -> new JsonObject(new String(in.readByteArray(), java.nio.charset.StandardCharsets.UTF_8));
         case STRINGS_WRAPPER -> message(in.readByteArray(), f.message()).getJsonArray("items", new JsonArray());
         case MAP_STRING, MAP_BYTES, MAP_MESSAGE -> {
@@ -162,7 +156,7 @@ public final class ProtoBodies {
   }
 
   /** @return the time, or null for an empty message (Go writes a zero {@code metav1.Time} so: JSON {@code null}) */
-  private static String time(byte[] bytes, DateTimeFormatter format) throws IOException {
+  private static String time(byte[] bytes, boolean micro) throws IOException {
     if (bytes.length == 0) {
       return null;
     }
@@ -177,7 +171,7 @@ public final class ProtoBodies {
         default -> in.skipField(tag);
       }
     }
-    return format.format(Instant.ofEpochSecond(seconds, nanos));
+    return GoTime.format(Instant.ofEpochSecond(seconds, nanos), micro);
   }
 
   private static ProtoField find(List<ProtoField> fields, int number) {
