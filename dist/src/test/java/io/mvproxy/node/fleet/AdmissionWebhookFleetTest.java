@@ -116,9 +116,8 @@ class AdmissionWebhookFleetTest {
               .encode());
         }))
         .listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-    try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-      downPort = s.getLocalPort();
-    }
+    // a port nothing listens on, below the ephemeral range so no outgoing connection makes it answer
+    downPort = io.mvproxy.testkit.TestPorts.belowEphemeral();
     caBundle = Base64.getEncoder().encodeToString(Files.readAllBytes(fleet.pki().caCert()));
     // node-b finds the service "webhooks/widget-hook:443" of a clientConfig.service here
     fleet.configure("node-b", new JsonObject().put("serviceResolution", new JsonObject()

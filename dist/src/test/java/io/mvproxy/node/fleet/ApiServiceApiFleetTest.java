@@ -198,7 +198,8 @@ class ApiServiceApiFleetTest {
       long a0 = System.nanoTime();
       assertEquals(200, fleet.admin().get(fleet.node(node).url(), "/apis").status());
       long apisMs = (System.nanoTime() - a0) / 1_000_000;
-      assertTrue(apisMs < 1000, node + " /apis took " + apisMs + " ms");
+      // never waits on the unavailable service; the bound leaves room for a pause of a loaded CI machine
+      assertTrue(apisMs < 3000, node + " /apis took " + apisMs + " ms");
     }
 
     // delete: the group leaves discovery on both nodes

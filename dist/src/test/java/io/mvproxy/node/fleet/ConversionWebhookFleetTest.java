@@ -58,7 +58,9 @@ class ConversionWebhookFleetTest {
     new PluginPacker().pack(fleet.dir().resolve("plugins-node-b").resolve("gizmos.jar"), "gizmos", "test",
         List.of(gizmos));
     vertx = Vertx.vertx();
-    webhook = startWebhook(0);
+    // below the ephemeral range: the webhook is started again on this port later, and no outgoing connection of a
+    // node or client may have taken it meanwhile
+    webhook = startWebhook(io.mvproxy.testkit.TestPorts.belowEphemeral());
     webhookPort = webhook.actualPort();
     fleet.configure("node-b", new JsonObject().put("serviceResolution", new JsonObject()
         .put("demo/gizmo-converter:443", "https://127.0.0.1:" + webhookPort)));

@@ -141,7 +141,8 @@ class PeerFailoverTest {
       FleetTest.await("every watch gets the event", 60_000, () -> watches.sawMarker() >= WATCHES);
       System.out.printf("FIGURE %d proxied watches through node-a: short proxied requests took %s ms (worst %d ms);"
           + " %d watches got the event%n", WATCHES, times, worst, watches.sawMarker());
-      assertTrue(worst < 2000, "a short proxied request took " + worst + " ms while watches were open");
+      // starving would mean tens of seconds (the watches' lifetime); the bound leaves room for a loaded CI machine
+      assertTrue(worst < 5000, "a short proxied request took " + worst + " ms while watches were open");
     }
   }
 

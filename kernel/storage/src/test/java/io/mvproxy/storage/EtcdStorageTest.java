@@ -124,8 +124,8 @@ class EtcdStorageTest extends StorageConformance {
       assertTrue(ms < 5000, "answered in " + ms + " ms");
       Awaitility.await().pollInSameThread().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(50))
           .atMost(Duration.ofSeconds(10))
-          .untilAsserted(() -> assertTrue(!s.healthy(), "health check fails while etcd is down"));
-      assertTrue(!s.ready(), "readiness check fails while etcd is down");
+          .untilAsserted(() -> assertTrue(!s.healthy() && !s.ready(),
+              "health and readiness checks fail while etcd is down"));
       own.members().get(0).start();
       StoredObject back = Awaitility.await("reads work again once etcd is back").pollInSameThread()
           .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(100)).atMost(Duration.ofSeconds(30))

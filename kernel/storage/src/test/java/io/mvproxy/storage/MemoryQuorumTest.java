@@ -120,6 +120,7 @@ class MemoryQuorumTest {
     members.add(TestHazelcast.start(a.getConfig().getClusterName(), x -> MemoryClusterConfig.apply(x, 3, cfg), q[0],
         a.getCluster().getLocalMember().getAddress().getPort(), q[0]));
     await("two members", () -> a.getCluster().getMembers().size() == 2);
+    awaitQuorum(a);
     StoredObject next = StorageConformance.await(rs.create("ns/next", StorageConformance.obj("ns", "next", 1)));
     long after = System.currentTimeMillis() - locked;
     System.out.printf("FIGURE memory storage: a write after its holder's refused unlock went through %d ms after the"
@@ -164,6 +165,7 @@ class MemoryQuorumTest {
           x -> MemoryClusterConfig.apply(x, 3, cfg), q[0], a.getCluster().getLocalMember().getAddress().getPort(), q[0]);
       members.add(d);
       await("two members", () -> a.getCluster().getMembers().size() == 2);
+      awaitQuorum(d);
       ResourceStorage onD = NodeStorage.create(vertx, d, cfg).resource("lock.example.com/things");
       long t0 = System.currentTimeMillis();
       StoredObject next = StorageConformance.await(onD.create("ns/next", StorageConformance.obj("ns", "next", 1)));
@@ -184,6 +186,16 @@ class MemoryQuorumTest {
    */
   private static void awaitQuorumLost(HazelcastInstance m) {
     await("split-brain protection without its minimum size", () -> !m.getSplitBrainProtectionService()
+        .getSplitBrainProtection(MemoryClusterConfig.PROTECTION).hasMinimumSize());
+  }
+
+  /**
+   * Waits until member {@code m}'s split-brain protection counts enough members again (a new member's starts without
+   * its minimum size; either is updated from the membership listener after the member list changed), so a write the
+   * test needs to pass is not refused by a protection that has not caught up yet.
+   */
+  private static void awaitQuorum(HazelcastInstance m) {
+    await("split-brain protection with its minimum size", () -> m.getSplitBrainProtectionService()
         .getSplitBrainProtection(MemoryClusterConfig.PROTECTION).hasMinimumSize());
   }
 

@@ -94,7 +94,13 @@ class WatchTest {
     for (int i = 0; i < 30; i++) {
       http.patch(ns("w3") + "/churn", "application/merge-patch+json", "{\"spec\":{\"n\":" + i + "}}");
     }
-    Thread.sleep(300);
+    // the shared watch cache takes the 30 changes in asynchronously: waits until its ring has moved past first
+    Awaitility.await("the watch cache moved past " + first).atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(100)).until(() -> {
+          try (Http.Watch w = http.watch(ns("w3") + "?watch=true&resourceVersion=" + first)) {
+            return w.code == 200 && "ERROR".equals(w.next(5).getString("type"));
+          }
+        });
     try (Http.Watch w = http.watch(ns("w3") + "?watch=true&resourceVersion=" + first)) {
       assertEquals(200, w.code);
       JsonObject e = w.next(5);

@@ -178,10 +178,9 @@ class PeerProxyTest {
     vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
   }
 
+  /** @return a port nothing listens on, below the ephemeral range so no outgoing connection takes it meanwhile */
   static int freePort() throws Exception {
-    try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
-      return s.getLocalPort();
-    }
+    return io.mvproxy.testkit.TestPorts.belowEphemeral();
   }
 
   /** A view whose live peers serving gadgets are {@code capable}. */
