@@ -27,9 +27,13 @@ import java.util.TreeMap;
  *   ({@code internal/conflict.go}), unless {@code force=true}, which takes it over. Applying a value equal to the live
  *   one makes the managers co-owners.</li>
  * </ul>
- * Differences from upstream, documented in the README: lists are owned as a whole (atomic, as a list without
- * {@code x-kubernetes-list-type: map/set}), and maps are owned field by field (no {@code "."} ownership of a map
- * itself). A write that changes nothing keeps every timestamp (as {@code IgnoreManagedFieldsTimestampsTransformer}).
+ * The two associative lists of {@code ObjectMeta} are merged and owned item by item as upstream ({@link FieldSet}
+ * {@code ASSOCIATIVE}: {@code finalizers} a set, {@code ownerReferences} a map keyed by {@code uid}), so an apply
+ * keeps the finalizers and owner references other managers added and removes only the items its manager applied
+ * before and no longer applies.
+ * Differences from upstream, documented in the README: every other list is owned as a whole (atomic, as a list
+ * without {@code x-kubernetes-list-type: map/set}), and maps are owned field by field (no {@code "."} ownership of a
+ * map itself). A write that changes nothing keeps every timestamp (as {@code IgnoreManagedFieldsTimestampsTransformer}).
  */
 final class FieldManager {
   /** Longest manager name taken from a User-Agent ({@code FieldManagerMaxLength}). */
@@ -78,6 +82,7 @@ final class FieldManager {
         mf = liveMf;
       }
     }
+    mf.expandWholeLists(live);
     FieldSet.Comparison cmp = FieldSet.compare(live, next);
     Set<List<String>> changed = cmp.changed();
     String key = ManagedFields.key(manager, ManagedFields.UPDATE, apiVersion, subresource);
@@ -122,9 +127,11 @@ final class FieldManager {
   static JsonObject apply(JsonObject live, JsonObject config, String manager, String apiVersion, String subresource,
                           boolean force) {
     ManagedFields mf = ManagedFields.of(live);
+    mf.expandWholeLists(live);
     JsonObject base = live.copy();
     ObjectRules.metadata(base).remove("managedFields");
     JsonObject merged = PatchApplier.merge(base, config);
+    mergeAssociative(merged, base, config);
     Set<List<String>> now = new LinkedHashSet<>(FieldSet.leaves(config).keySet());
     String key = ManagedFields.key(manager, ManagedFields.APPLY, apiVersion, subresource);
     ManagedFields.Entry last = mf.get(key);
@@ -207,25 +214,152 @@ final class FieldManager {
     return new StatusException(StatusReason.Conflict, msg, new JsonObject().put("causes", causes));
   }
 
-  /** Removes the leaf at {@code path}, then ancestors left empty that the new configuration does not set. */
+  /**
+   * Merges each {@link FieldSet#ASSOCIATIVE} list the configuration sets into {@code merged} item by item, as
+   * structured-merge-diff's merge does ({@code typed/merge.go} {@code visitListItems}): the live items stay, the
+   * configuration's items are added, the shared ones in the configuration's order, a map item's fields merged into the
+   * live item's. A list whose items cannot be keyed (on either side) stays as the JSON merge left it (replaced).
+   *
+   * @param merged the live object with the configuration merged in (changed)
+   * @param live   the live object
+   * @param config the apply configuration
+   */
+  static void mergeAssociative(JsonObject merged, JsonObject live, JsonObject config) {
+    for (Map.Entry<List<String>, String> e : FieldSet.ASSOCIATIVE.entrySet()) {
+      List<String> path = e.getKey();
+      if (!(at(live, path) instanceof JsonArray l) || !(at(config, path) instanceof JsonArray r)
+          || !(at(merged, path.subList(0, path.size() - 1)) instanceof JsonObject parent)) {
+        continue;
+      }
+      Map<String, Object> lhs = FieldSet.items(path, l);
+      Map<String, Object> rhs = FieldSet.items(path, r);
+      if (lhs != null && rhs != null) {
+        parent.put(path.get(path.size() - 1), mergeItems(lhs, rhs));
+      }
+    }
+  }
+
+  /**
+   * The item order of structured-merge-diff's {@code mergingWalker.visitListItems}: walks both lists; an item only
+   * live stays where it is, a configuration item comes in the configuration's order, and a live item the
+   * configuration also has waits until it is the next shared one in the configuration's order.
+   */
+  private static JsonArray mergeItems(Map<String, Object> lhs, Map<String, Object> rhs) {
+    List<String> lk = new ArrayList<>(lhs.keySet());
+    List<String> rk = new ArrayList<>(rhs.keySet());
+    java.util.Deque<String> shared = new java.util.ArrayDeque<>();
+    rk.stream().filter(lhs::containsKey).forEach(shared::add);
+    String nextShared = shared.poll();
+    Set<String> mergedRhs = new java.util.HashSet<>();
+    JsonArray out = new JsonArray();
+    int li = 0;
+    int ri = 0;
+    while (li < lk.size() || ri < rk.size()) {
+      if (li < lk.size() && ri < rk.size()) {
+        String pe = lk.get(li);
+        if (pe.equals(rk.get(ri))) {
+          mergedRhs.add(pe);
+          out.add(mergeItem(lhs.get(pe), rhs.get(pe)));
+          li++;
+          ri++;
+          nextShared = shared.poll();
+          continue;
+        }
+        if (rhs.containsKey(pe) && nextShared != null && !nextShared.equals(pe)) {
+          li++;
+          continue;
+        }
+      }
+      if (li < lk.size()) {
+        String pe = lk.get(li);
+        if (!rhs.containsKey(pe)) {
+          out.add(lhs.get(pe));
+          li++;
+          continue;
+        } else if (mergedRhs.contains(pe)) {
+          li++;
+        }
+      }
+      if (ri < rk.size()) {
+        String pe = rk.get(ri);
+        mergedRhs.add(pe);
+        out.add(mergeItem(lhs.get(pe), rhs.get(pe)));
+        ri++;
+        if (nextShared != null && nextShared.equals(pe)) {
+          nextShared = shared.poll();
+        }
+      }
+    }
+    return out;
+  }
+
+  private static Object mergeItem(Object live, Object config) {
+    return live instanceof JsonObject l && config instanceof JsonObject c ? PatchApplier.merge(l, c)
+        : config != null ? config : live;
+  }
+
+  /** @return the value at a path of field names, or null */
+  private static Object at(JsonObject o, List<String> path) {
+    Object cur = o;
+    for (String seg : path) {
+      if (!(cur instanceof JsonObject j)) {
+        return null;
+      }
+      cur = j.getValue(seg);
+    }
+    return cur;
+  }
+
+  /**
+   * Removes the leaf at {@code path} (a field, a set item, a map item or a map item's field), then ancestors left
+   * empty (objects and lists) that the new configuration does not set.
+   */
   private static void remove(JsonObject o, List<String> path, Set<List<String>> now) {
-    List<JsonObject> chain = new ArrayList<>();
-    JsonObject cur = o;
+    List<Object> chain = new ArrayList<>();
+    Object cur = o;
     for (int i = 0; i < path.size() - 1; i++) {
       chain.add(cur);
-      if (!(cur.getValue(path.get(i)) instanceof JsonObject next)) {
+      cur = child(cur, path.subList(0, i), path.get(i));
+      if (!(cur instanceof JsonObject) && !(cur instanceof JsonArray)) {
         return;
       }
-      cur = next;
     }
-    cur.remove(path.get(path.size() - 1));
+    removeChild(cur, path.subList(0, path.size() - 1), path.get(path.size() - 1));
     for (int i = path.size() - 2; i >= 0; i--) {
-      JsonObject parent = chain.get(i);
+      Object parent = chain.get(i);
       List<String> p = path.subList(0, i + 1);
-      if (parent.getValue(path.get(i)) instanceof JsonObject child && child.isEmpty() && !setsUnder(now, p)) {
-        parent.remove(path.get(i));
+      Object c = child(parent, path.subList(0, i), path.get(i));
+      boolean empty = c instanceof JsonObject j && j.isEmpty() || c instanceof JsonArray a && a.isEmpty();
+      if (empty && !setsUnder(now, p)) {
+        removeChild(parent, path.subList(0, i), path.get(i));
       } else {
         return;
+      }
+    }
+  }
+
+  /** @return the member {@code seg} of an object, or the item {@code seg} of the list at {@code at}; or null */
+  private static Object child(Object container, List<String> at, String seg) {
+    if (container instanceof JsonObject j && !FieldSet.isItem(seg)) {
+      return j.getValue(seg);
+    }
+    if (container instanceof JsonArray a && FieldSet.isItem(seg)) {
+      Map<String, Object> items = FieldSet.items(at, a);
+      return items == null ? null : items.get(seg);
+    }
+    return null;
+  }
+
+  private static void removeChild(Object container, List<String> at, String seg) {
+    if (container instanceof JsonObject j && !FieldSet.isItem(seg)) {
+      j.remove(seg);
+    } else if (container instanceof JsonArray a && FieldSet.isItem(seg) && FieldSet.ASSOCIATIVE.containsKey(at)) {
+      String key = FieldSet.ASSOCIATIVE.get(at);
+      for (int i = 0; i < a.size(); i++) {
+        if (seg.equals(FieldSet.segment(key, a.getValue(i)))) {
+          a.remove(i);
+          return;
+        }
       }
     }
   }

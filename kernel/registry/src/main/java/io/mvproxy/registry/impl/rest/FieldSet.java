@@ -11,11 +11,15 @@ import java.util.Set;
 
 /**
  * Sets of field paths as server-side apply tracks them ({@code sigs.k8s.io/structured-merge-diff} {@code fieldpath},
- * serialized as {@code FieldsV1}: {@code {"f:spec": {"f:x": {}}}}). A path is a list of field names; it ends at a
- * leaf: a scalar, {@code null}, an empty object or a list (lists are owned as a whole: atomic). Paths of fields the
- * server sets are never tracked (apimachinery {@code managedfields/internal/stripmeta.go}: {@code apiVersion},
- * {@code kind}, {@code metadata} name, namespace, creationTimestamp, selfLink, uid, generation, managedFields,
- * resourceVersion).
+ * serialized as {@code FieldsV1}: {@code {"f:spec": {"f:x": {}}}}). A path is a list of segments: field names, and
+ * list items of the two associative lists of {@code ObjectMeta} ({@link #ASSOCIATIVE}): {@code finalizers}, a
+ * {@code listType=set} whose items are owned one by one ({@code v:"example.com/f"}), and {@code ownerReferences}, a
+ * {@code listType=map} keyed by {@code uid} whose items and their fields are owned one by one
+ * ({@code k:{"uid":"..."}}); an item segment starts with {@link #ITEM}. A path ends at a leaf: a scalar, {@code null},
+ * an empty object, any other list (owned as a whole: atomic), a set item, or a map item (which is also the parent of
+ * its fields' paths). Paths of fields the server sets are never tracked (apimachinery
+ * {@code managedfields/internal/stripmeta.go}: {@code apiVersion}, {@code kind}, {@code metadata} name, namespace,
+ * creationTimestamp, selfLink, uid, generation, managedFields, resourceVersion).
  */
 final class FieldSet {
   private static final Set<List<String>> STRIPPED = Set.of(List.of("apiVersion"), List.of("kind"),
@@ -23,6 +27,25 @@ final class FieldSet {
       List.of("metadata", "creationTimestamp"), List.of("metadata", "selfLink"), List.of("metadata", "uid"),
       List.of("metadata", "clusterName"), List.of("metadata", "generation"), List.of("metadata", "managedFields"),
       List.of("metadata", "resourceVersion"));
+
+  /**
+   * The first character of a list item segment (a field named with a leading NUL is tracked like any field; only its
+   * FieldsV1 member then lacks the {@code f:} prefix).
+   */
+  static final char ITEM = '\u0000';
+
+  /**
+   * The associative lists, path to key: {@code ""} for a {@code listType=set} of strings, else the
+   * {@code listMapKey} of a {@code listType=map} of objects ({@code k8s.io/apimachinery} {@code ObjectMeta}'s
+   * {@code +listType} markers). A list whose items cannot be keyed (an item of the wrong type, a missing key, a
+   * duplicate) is owned as a whole, as before.
+   */
+  static final Map<List<String>, String> ASSOCIATIVE = Map.of(
+      List.of("metadata", "finalizers"), "",
+      List.of("metadata", "ownerReferences"), "uid");
+
+  /** The value a map item's own path has in {@link #leaves}: present, never modified. */
+  private static final Object PRESENT = new Object();
 
   /** What changed between two objects (structured-merge-diff {@code typed.Comparison}), as leaf paths. */
   record Comparison(Set<List<String>> added, Set<List<String>> modified, Set<List<String>> removed) {
@@ -59,14 +82,68 @@ final class FieldSet {
       List<String> p = new ArrayList<>(prefix);
       p.add(k);
       Object v = o.getValue(k);
+      Map<String, Object> items = v instanceof JsonArray a ? items(p, a) : null;
       if (v instanceof JsonObject child && !child.isEmpty()) {
         if (!p.equals(List.of("metadata", "managedFields"))) {
           walk(child, p, out);
         }
+      } else if (items != null) {
+        items.forEach((seg, item) -> {
+          List<String> ip = new ArrayList<>(p);
+          ip.add(seg);
+          if (item instanceof JsonObject io) {
+            out.put(List.copyOf(ip), PRESENT);
+            walk(io, ip, out);
+          } else {
+            out.put(List.copyOf(ip), item);
+          }
+        });
       } else if (!STRIPPED.contains(p)) {
         out.put(List.copyOf(p), v);
       }
     }
+  }
+
+  /**
+   * @param path the list's path
+   * @param list the list
+   * @return its items by segment ({@link #ITEM} + FieldsV1 key) in list order when {@code path} is one of the
+   *     {@link #ASSOCIATIVE} lists and every item can be keyed once; else null (the list is atomic). An empty list
+   *     has no items (structured-merge-diff's {@code ToFieldSet} adds nothing for it).
+   */
+  static Map<String, Object> items(List<String> path, JsonArray list) {
+    String key = ASSOCIATIVE.get(path);
+    if (key == null) {
+      return null;
+    }
+    Map<String, Object> out = new LinkedHashMap<>();
+    for (Object item : list) {
+      String seg = segment(key, item);
+      if (seg == null || out.put(seg, item) != null) {
+        return null;
+      }
+    }
+    return out;
+  }
+
+  /**
+   * @param key  the list's key ({@link #ASSOCIATIVE})
+   * @param item one item
+   * @return the item's segment, or null when it cannot be keyed
+   */
+  static String segment(String key, Object item) {
+    if (key.isEmpty() && item instanceof String str) {
+      return ITEM + "v:" + io.vertx.core.json.Json.encode(str);
+    }
+    if (!key.isEmpty() && item instanceof JsonObject obj && obj.getValue(key) instanceof String k) {
+      return ITEM + "k:{" + io.vertx.core.json.Json.encode(key) + ":" + io.vertx.core.json.Json.encode(k) + "}";
+    }
+    return null;
+  }
+
+  /** @return true when {@code segment} is a list item ({@link #ITEM}) */
+  static boolean isItem(String segment) {
+    return !segment.isEmpty() && segment.charAt(0) == ITEM;
   }
 
   /**
@@ -97,8 +174,9 @@ final class FieldSet {
 
   /**
    * @param fieldsV1 a {@code FieldsV1} object
-   * @return its paths; a path through a list item ({@code k:}, {@code v:}, {@code i:}) is cut at the list, which is
-   *     owned as a whole here
+   * @return its paths; a path through an item of an {@link #ASSOCIATIVE} list keeps the item ({@code v:} of a set,
+   *     {@code k:} of a map; the list's own {@code "."} is not tracked, as a map's), a path through any other list
+   *     item ({@code k:}, {@code v:}, {@code i:}) is cut at the list, which is owned as a whole here
    */
   static Set<List<String>> parse(JsonObject fieldsV1) {
     Set<List<String>> out = new LinkedHashSet<>();
@@ -111,7 +189,7 @@ final class FieldSet {
   private static void parse(JsonObject set, List<String> prefix, Set<List<String>> out) {
     for (String k : set.fieldNames()) {
       if (k.equals(".")) {
-        if (!prefix.isEmpty()) {
+        if (!prefix.isEmpty() && !ASSOCIATIVE.containsKey(prefix)) {
           out.add(List.copyOf(prefix));
         }
       } else if (k.startsWith("f:")) {
@@ -122,10 +200,23 @@ final class FieldSet {
         } else {
           out.add(List.copyOf(p));
         }
+      } else if (associativeItem(prefix, k)) {
+        List<String> p = new ArrayList<>(prefix);
+        p.add(ITEM + k);
+        if (set.getValue(k) instanceof JsonObject child && !child.isEmpty()) {
+          parse(child, p, out);
+        } else {
+          out.add(List.copyOf(p));
+        }
       } else if (!prefix.isEmpty()) {
         out.add(List.copyOf(prefix));
       }
     }
+  }
+
+  private static boolean associativeItem(List<String> list, String fieldsV1Key) {
+    String key = ASSOCIATIVE.get(list);
+    return key != null && (key.isEmpty() ? fieldsV1Key.startsWith("v:") : fieldsV1Key.startsWith("k:"));
   }
 
   /**
@@ -138,10 +229,10 @@ final class FieldSet {
     for (List<String> p : paths) {
       JsonObject cur = root;
       for (String seg : p) {
-        Object next = cur.getValue("f:" + seg);
+        Object next = cur.getValue(fieldsV1Key(seg));
         if (!(next instanceof JsonObject n)) {
           JsonObject created = new JsonObject();
-          cur.put("f:" + seg, created);
+          cur.put(fieldsV1Key(seg), created);
           cur = created;
         } else {
           cur = n;
@@ -151,7 +242,7 @@ final class FieldSet {
     for (List<String> p : paths) {
       JsonObject cur = root;
       for (String seg : p) {
-        cur = cur.getJsonObject("f:" + seg);
+        cur = cur.getJsonObject(fieldsV1Key(seg));
       }
       if (!cur.isEmpty() && !cur.containsKey(".")) {
         JsonObject node = cur;
@@ -164,9 +255,60 @@ final class FieldSet {
     return root;
   }
 
-  /** @return a path as Kubernetes prints it in conflicts: {@code .spec.x} */
+  /** @return the FieldsV1 member name of a segment: {@code f:<field>}, or the item's {@code v:...} / {@code k:...} */
+  private static String fieldsV1Key(String seg) {
+    return isItem(seg) ? seg.substring(1) : "f:" + seg;
+  }
+
+  /**
+   * @return a path as Kubernetes prints it in conflicts ({@code fieldpath.Path.String}): {@code .spec.x},
+   *     {@code .metadata.finalizers[="example.com/f"]}, {@code .metadata.ownerReferences[uid="u1"].name}
+   */
   static String print(List<String> path) {
-    return "." + String.join(".", path);
+    StringBuilder b = new StringBuilder();
+    for (String seg : path) {
+      if (!isItem(seg)) {
+        b.append('.').append(seg);
+      } else if (seg.startsWith("v:", 1)) {
+        b.append("[=").append(goQuote(new JsonArray("[" + seg.substring(3) + "]").getValue(0))).append(']');
+      } else {
+        JsonObject key = new JsonObject(seg.substring(3));
+        b.append('[');
+        String sep = "";
+        for (String k : key.fieldNames()) {
+          b.append(sep).append(k).append('=').append(goQuote(key.getValue(k)));
+          sep = ",";
+        }
+        b.append(']');
+      }
+    }
+    return b.toString();
+  }
+
+  /** @return a value as structured-merge-diff's {@code value.ToString} prints it (a string as Go's {@code %q}) */
+  private static String goQuote(Object v) {
+    if (!(v instanceof String s)) {
+      return String.valueOf(v);
+    }
+    StringBuilder b = new StringBuilder("\"");
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      switch (c) {
+        case '"' -> b.append("\\\"");
+        case '\\' -> b.append("\\\\");
+        case '\n' -> b.append("\\n");
+        case '\t' -> b.append("\\t");
+        case '\r' -> b.append("\\r");
+        default -> {
+          if (c < 0x20 || c == 0x7f) {
+            b.append(String.format("\\x%02x", (int) c));
+          } else {
+            b.append(c);
+          }
+        }
+      }
+    }
+    return b.append('"').toString();
   }
 
   /** @return true when two JSON values are equal (numbers by value, objects regardless of key order) */

@@ -148,6 +148,41 @@ final class ManagedFields {
     entries.put(e.key(), e);
   }
 
+  /**
+   * Reads ownership of a whole {@link FieldSet#ASSOCIATIVE} list (as this server recorded it before it owned their
+   * items one by one: {@code "f:finalizers": {}}) as ownership of every item {@code live} has in it, so a manager
+   * that owned the list keeps owning what it held.
+   *
+   * @param live the object the entries describe (null: nothing to read)
+   */
+  void expandWholeLists(JsonObject live) {
+    if (live == null) {
+      return;
+    }
+    Set<List<String>> liveLeaves = null;
+    for (Entry e : entries.values()) {
+      if (e.fields.stream().noneMatch(FieldSet.ASSOCIATIVE::containsKey)) {
+        continue;
+      }
+      if (liveLeaves == null) {
+        liveLeaves = FieldSet.leaves(live).keySet();
+      }
+      Set<List<String>> f = new LinkedHashSet<>();
+      for (List<String> p : e.fields) {
+        if (FieldSet.ASSOCIATIVE.containsKey(p) && !liveLeaves.contains(p)) {
+          for (List<String> l : liveLeaves) {
+            if (l.size() > p.size() && l.subList(0, p.size()).equals(p)) {
+              f.add(l);
+            }
+          }
+        } else {
+          f.add(p);
+        }
+      }
+      e.set(f);
+    }
+  }
+
   /** Drops entries that own nothing. */
   void dropEmpty() {
     entries.values().removeIf(e -> e.fields.isEmpty());

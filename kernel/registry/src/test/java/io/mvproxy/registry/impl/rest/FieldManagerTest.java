@@ -1,0 +1,150 @@
+package io.mvproxy.registry.impl.rest;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.mvproxy.api.StatusException;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Server-side apply of {@code ObjectMeta}'s associative lists as kube-apiserver's field manager treats them
+ * ({@code finalizers} {@code +listType=set}, {@code ownerReferences} {@code +listType=map +listMapKey=uid};
+ * structured-merge-diff {@code merge/update.go}, {@code typed/merge.go}): a manager owns the items it applied, an
+ * apply keeps other managers' items, and only items the manager dropped are removed.
+ */
+@Tag("unit")
+class FieldManagerTest {
+  private static final String AV = "v1";
+
+  private static JsonObject cm(String metadata) {
+    return new JsonObject("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"c\","
+        + "\"namespace\":\"ns\"" + (metadata.isEmpty() ? "" : "," + metadata) + "},\"data\":{\"k\":\"v\"}}");
+  }
+
+  /** Creates by apply as {@code user}, then lets {@code controller} add through an Update what {@code update} adds. */
+  private static JsonObject appliedThenUpdated(String applied, String updated) {
+    JsonObject config = cm(applied);
+    JsonObject created = config.copy();
+    FieldManager.applyCreate(created, config, "user", AV, "");
+    JsonObject next = cm(updated);
+    ObjectRules.metadata(next).put("managedFields", ObjectRules.metadata(created).getValue("managedFields"));
+    return FieldManager.update(created, next, "controller", AV, "");
+  }
+
+  private static JsonObject fieldsOf(JsonObject o, String manager) {
+    for (Object e : ObjectRules.metadata(o).getJsonArray("managedFields")) {
+      if (((JsonObject) e).getString("manager").equals(manager)) {
+        return ((JsonObject) e).getJsonObject("fieldsV1");
+      }
+    }
+    return null;
+  }
+
+  @Test
+  void anApplyKeepsAnotherManagersFinalizerAndRemovesOnlyItsOwn() {
+    JsonObject live = appliedThenUpdated("\"finalizers\":[\"example.com/a\"]",
+        "\"finalizers\":[\"example.com/a\",\"example.com/b\"]");
+    assertEquals(new JsonObject("{\"f:metadata\":{\"f:finalizers\":{\"v:\\\"example.com/b\\\"\":{}}}}"),
+        fieldsOf(live, "controller"), "the updater owns the item it added, not the list");
+    assertEquals(new JsonObject("{\"f:data\":{\"f:k\":{}},\"f:metadata\":{\"f:finalizers\":"
+        + "{\"v:\\\"example.com/a\\\"\":{}}}}"), fieldsOf(live, "user"));
+
+    // the user's manifest lists its finalizer only: no conflict, the controller's stays (upstream: a set merges)
+    JsonObject same = FieldManager.apply(live, cm("\"finalizers\":[\"example.com/a\"]"), "user", AV, "", false);
+    assertEquals(new JsonArray().add("example.com/a").add("example.com/b"),
+        ObjectRules.metadata(same).getJsonArray("finalizers"));
+    // the user drops its finalizer: only that item goes, also with force
+    JsonObject dropped = FieldManager.apply(live, cm(""), "user", AV, "", true);
+    assertEquals(new JsonArray().add("example.com/b"), ObjectRules.metadata(dropped).getJsonArray("finalizers"));
+    // the user adds one: appended after the live items
+    JsonObject added = FieldManager.apply(live, cm("\"finalizers\":[\"example.com/a\",\"example.com/c\"]"), "user",
+        AV, "", false);
+    assertEquals(new JsonArray().add("example.com/a").add("example.com/b").add("example.com/c"),
+        ObjectRules.metadata(added).getJsonArray("finalizers"));
+  }
+
+  @Test
+  void aFinalizerBothManagersHoldStaysWhenOneDropsIt() {
+    JsonObject live = appliedThenUpdated("\"finalizers\":[\"example.com/a\"]",
+        "\"finalizers\":[\"example.com/a\",\"example.com/b\"]");
+    JsonObject both = FieldManager.apply(live, cm("\"finalizers\":[\"example.com/a\",\"example.com/b\"]"), "user",
+        AV, "", false);
+    JsonObject dropped = FieldManager.apply(both, cm("\"finalizers\":[\"example.com/a\"]"), "user", AV, "", false);
+    assertEquals(new JsonArray().add("example.com/a").add("example.com/b"),
+        ObjectRules.metadata(dropped).getJsonArray("finalizers"), "the controller still owns example.com/b");
+    JsonObject none = FieldManager.apply(dropped, cm(""), "user", AV, "", false);
+    assertEquals(new JsonArray().add("example.com/b"), ObjectRules.metadata(none).getJsonArray("finalizers"));
+  }
+
+  @Test
+  void ownerReferencesAreOwnedByUidAndTheirFields() {
+    String u1 = "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"name\":\"p1\",\"uid\":\"u1\"}";
+    String u2 = "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"name\":\"p2\",\"uid\":\"u2\",\"controller\":true}";
+    JsonObject live = appliedThenUpdated("\"ownerReferences\":[" + u1 + "]", "\"ownerReferences\":[" + u1 + "," + u2
+        + "]");
+    JsonObject controller = fieldsOf(live, "controller").getJsonObject("f:metadata").getJsonObject("f:ownerReferences");
+    assertEquals(new JsonObject("{\"k:{\\\"uid\\\":\\\"u2\\\"}\":{\".\":{},\"f:apiVersion\":{},\"f:kind\":{},"
+        + "\"f:name\":{},\"f:uid\":{},\"f:controller\":{}}}"), controller);
+
+    JsonObject dropped = FieldManager.apply(live, cm(""), "user", AV, "", false);
+    JsonArray refs = ObjectRules.metadata(dropped).getJsonArray("ownerReferences");
+    assertEquals(1, refs.size(), refs.encode());
+    assertEquals("u2", refs.getJsonObject(0).getString("uid"));
+
+    // changing a field of the controller's item is a conflict named as upstream names it
+    String u2off = u2.replace("\"controller\":true", "\"controller\":false");
+    StatusException e = assertThrows(StatusException.class, () -> FieldManager.apply(live,
+        cm("\"ownerReferences\":[" + u1 + "," + u2off + "]"), "user", AV, "", false));
+    assertEquals(409, e.code());
+    assertEquals("Apply failed with 1 conflict: conflict with \"controller\" using v1: "
+        + ".metadata.ownerReferences[uid=\"u2\"].controller", e.getMessage());
+    JsonObject forced = FieldManager.apply(live, cm("\"ownerReferences\":[" + u1 + "," + u2off + "]"), "user", AV,
+        "", true);
+    assertFalse(ObjectRules.metadata(forced).getJsonArray("ownerReferences").getJsonObject(1).getBoolean("controller"));
+  }
+
+  @Test
+  void aWholeListOwnedBeforeIsReadAsItsItems() {
+    // as this server recorded a list before it owned items: "f:finalizers": {}
+    JsonObject live = cm("\"finalizers\":[\"example.com/a\",\"example.com/b\"],\"managedFields\":[{\"manager\":"
+        + "\"user\",\"operation\":\"Apply\",\"apiVersion\":\"v1\",\"time\":\"2026-12-01T00:00:00Z\","
+        + "\"fieldsType\":\"FieldsV1\",\"fieldsV1\":{\"f:data\":{\"f:k\":{}},\"f:metadata\":{\"f:finalizers\":{}}}}]");
+    JsonObject next = FieldManager.apply(live, cm("\"finalizers\":[\"example.com/a\"]"), "user", AV, "", false);
+    assertEquals(new JsonArray().add("example.com/a"), ObjectRules.metadata(next).getJsonArray("finalizers"));
+    assertEquals(new JsonObject("{\"f:data\":{\"f:k\":{}},\"f:metadata\":{\"f:finalizers\":"
+        + "{\"v:\\\"example.com/a\\\"\":{}}}}"), fieldsOf(next, "user"));
+  }
+
+  /** The item order of structured-merge-diff's merge: live items stay, shared ones in the configuration's order. */
+  @ParameterizedTest(name = "live {0} + config {1} = {2}")
+  @CsvSource(delimiter = '|', value = {
+      "a,b|c|a,b,c",
+      "a,b,c|c,a|b,c,a",
+      "a,b|b|a,b",
+      "a|b,a|b,a",
+      "a,b,c|b,d|a,b,c,d"})
+  void setItemsMergeInStructuredMergeDiffsOrder(String live, String config, String want) {
+    JsonObject l = cm("\"finalizers\":" + list(live));
+    JsonObject c = cm("\"finalizers\":" + list(config));
+    JsonObject merged = PatchApplier.merge(l, c);
+    FieldManager.mergeAssociative(merged, l, c);
+    assertEquals(new JsonArray(list(want)), ObjectRules.metadata(merged).getJsonArray("finalizers"));
+  }
+
+  private static String list(String csv) {
+    return new JsonArray(java.util.Arrays.stream(csv.split(",")).map(s -> "x.io/" + s).toList()).encode();
+  }
+
+  @Test
+  void conflictPathsPrintAsFieldpath() {
+    assertEquals(".metadata.finalizers[=\"x.io/a\\\"b\"]", FieldSet.print(java.util.List.of("metadata", "finalizers",
+        FieldSet.ITEM + "v:" + io.vertx.core.json.Json.encode("x.io/a\"b"))));
+    assertEquals(".spec.x", FieldSet.print(java.util.List.of("spec", "x")));
+  }
+}
