@@ -51,6 +51,32 @@ class TypedDecodingTest {
         "{\"metadata\":{\"name\":\"c\"},\"data\":{\"x\":\"5\",\"n\":null},\"immutable\":null,\"unknown\":5}");
   }
 
+  /** ObjectMeta's ownerReferences and finalizers as Go's decoder reads them (null items are zero values). */
+  @Test
+  void ownerReferencesAndFinalizersAreDecodedAsGo() {
+    String cms = "/api/v1/namespaces/a/configmaps";
+    String prefix = "ConfigMap in version \"v1\" cannot be handled as a ConfigMap: json: cannot unmarshal ";
+    assertEquals(prefix + "string into Go struct field ObjectMeta.metadata.ownerReferences of type v1.OwnerReference",
+        refused("configmaps", cms, ObjectStrategy.NONE, "{\"metadata\":{\"name\":\"c\",\"ownerReferences\":[\"u1\"]}}")
+            .getMessage());
+    assertEquals(prefix + "object into Go struct field ObjectMeta.metadata.ownerReferences of type []v1.OwnerReference",
+        refused("configmaps", cms, ObjectStrategy.NONE, "{\"metadata\":{\"name\":\"c\",\"ownerReferences\":{}}}")
+            .getMessage());
+    assertEquals(prefix + "number into Go struct field OwnerReference.metadata.ownerReferences.uid of type types.UID",
+        refused("configmaps", cms, ObjectStrategy.NONE,
+            "{\"metadata\":{\"name\":\"c\",\"ownerReferences\":[{\"uid\":5}]}}").getMessage());
+    assertEquals(prefix + "string into Go struct field OwnerReference.metadata.ownerReferences.controller of type bool",
+        refused("configmaps", cms, ObjectStrategy.NONE,
+            "{\"metadata\":{\"name\":\"c\",\"ownerReferences\":[{\"uid\":\"u\",\"controller\":\"yes\"}]}}")
+            .getMessage());
+    JsonObject nulls = new JsonObject("{\"metadata\":{\"name\":\"c\",\"finalizers\":[null],\"ownerReferences\":[null]}}");
+    RULES.checkIdentity(StrategiesTest.request("configmaps", "POST", cms, new KindSemantics("configmaps")), nulls,
+        false);
+    assertEquals("[\"\"]", nulls.getJsonObject("metadata").getJsonArray("finalizers").encode(),
+        "a null item is the zero value, which validation then refuses");
+    assertEquals("[{}]", nulls.getJsonObject("metadata").getJsonArray("ownerReferences").encode());
+  }
+
   /**
    * {@code metav1.Time} / {@code MicroTime} fields are parsed by the typed decoder ({@code time.Parse}): a value Go
    * refuses is the 400 decoding error, wherever the field is (top level, nested, in ObjectMeta's managedFields); a

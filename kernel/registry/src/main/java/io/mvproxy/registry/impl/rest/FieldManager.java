@@ -28,9 +28,9 @@ import java.util.TreeMap;
  *   one makes the managers co-owners.</li>
  * </ul>
  * The two associative lists of {@code ObjectMeta} are merged and owned item by item as upstream ({@link FieldSet}
- * {@code ASSOCIATIVE}: {@code finalizers} a set, {@code ownerReferences} a map keyed by {@code uid}), so an apply
- * keeps the finalizers and owner references other managers added and removes only the items its manager applied
- * before and no longer applies.
+ * {@code ASSOCIATIVE}: {@code finalizers} a set, {@code ownerReferences} a map keyed by {@code uid} of atomic items),
+ * so an apply keeps the finalizers and owner references other managers added and removes only the items its manager
+ * applied before and no longer applies; a configuration holding an item twice is refused.
  * Differences from upstream, documented in the README: every other list is owned as a whole (atomic, as a list
  * without {@code x-kubernetes-list-type: map/set}), and maps are owned field by field (no {@code "."} ownership of a
  * map itself). A write that changes nothing keeps every timestamp (as {@code IgnoreManagedFieldsTimestampsTransformer}).
@@ -126,6 +126,7 @@ final class FieldManager {
    */
   static JsonObject apply(JsonObject live, JsonObject config, String manager, String apiVersion, String subresource,
                           boolean force) {
+    checkConfiguration(config);
     ManagedFields mf = ManagedFields.of(live);
     mf.expandWholeLists(live);
     JsonObject base = live.copy();
@@ -188,6 +189,7 @@ final class FieldManager {
    */
   static void applyCreate(JsonObject created, JsonObject config, String manager, String apiVersion,
                           String subresource) {
+    checkConfiguration(config);
     ManagedFields mf = ManagedFields.parse(null);
     mf.put(new ManagedFields.Entry(manager, ManagedFields.APPLY, apiVersion, subresource, ObjectRules.now(),
         new LinkedHashSet<>(FieldSet.leaves(config).keySet()), null));
@@ -216,25 +218,30 @@ final class FieldManager {
 
   /**
    * Merges each {@link FieldSet#ASSOCIATIVE} list the configuration sets into {@code merged} item by item, as
-   * structured-merge-diff's merge does ({@code typed/merge.go} {@code visitListItems}): the live items stay, the
-   * configuration's items are added, the shared ones in the configuration's order, a map item's fields merged into the
-   * live item's. A list whose items cannot be keyed (on either side) stays as the JSON merge left it (replaced).
+   * structured-merge-diff's merge does ({@code typed/merge.go} {@code visitListItems}): the live items stay (items
+   * the live list holds twice too), the configuration's items are added, the shared ones in the configuration's order;
+   * an item the configuration has replaces the live one ({@code OwnerReference} is atomic). A list the configuration
+   * sets to {@code null} keeps the live items (the JSON merge would have removed them). A list whose items cannot be
+   * keyed stays as the JSON merge left it (replaced).
    *
    * @param merged the live object with the configuration merged in (changed)
    * @param live   the live object
-   * @param config the apply configuration
+   * @param config the apply configuration ({@link #checkConfiguration}: no duplicates)
    */
   static void mergeAssociative(JsonObject merged, JsonObject live, JsonObject config) {
-    for (Map.Entry<List<String>, String> e : FieldSet.ASSOCIATIVE.entrySet()) {
-      List<String> path = e.getKey();
-      if (!(at(live, path) instanceof JsonArray l) || !(at(config, path) instanceof JsonArray r)
-          || !(at(merged, path.subList(0, path.size() - 1)) instanceof JsonObject parent)) {
+    for (List<String> path : FieldSet.ASSOCIATIVE.keySet()) {
+      String field = path.get(path.size() - 1);
+      if (!(at(live, path) instanceof JsonArray l)
+          || !(at(merged, path.subList(0, path.size() - 1)) instanceof JsonObject parent)
+          || !(at(config, path.subList(0, path.size() - 1)) instanceof JsonObject configParent)
+          || !configParent.containsKey(field)) {
         continue;
       }
-      Map<String, Object> lhs = FieldSet.items(path, l);
-      Map<String, Object> rhs = FieldSet.items(path, r);
+      Object r = configParent.getValue(field);
+      List<FieldSet.Item> lhs = FieldSet.items(path, l);
+      List<FieldSet.Item> rhs = r == null ? List.of() : r instanceof JsonArray ra ? FieldSet.items(path, ra) : null;
       if (lhs != null && rhs != null) {
-        parent.put(path.get(path.size() - 1), mergeItems(lhs, rhs));
+        parent.put(field, mergeItems(lhs, rhs));
       }
     }
   }
@@ -242,48 +249,53 @@ final class FieldManager {
   /**
    * The item order of structured-merge-diff's {@code mergingWalker.visitListItems}: walks both lists; an item only
    * live stays where it is, a configuration item comes in the configuration's order, and a live item the
-   * configuration also has waits until it is the next shared one in the configuration's order.
+   * configuration also has waits until it is the next shared one in the configuration's order; a live item held
+   * twice that the configuration also has becomes the configuration's one item.
    */
-  private static JsonArray mergeItems(Map<String, Object> lhs, Map<String, Object> rhs) {
-    List<String> lk = new ArrayList<>(lhs.keySet());
-    List<String> rk = new ArrayList<>(rhs.keySet());
+  private static JsonArray mergeItems(List<FieldSet.Item> lhs, List<FieldSet.Item> rhs) {
+    Map<String, Object> observedLhs = new java.util.HashMap<>();
+    for (FieldSet.Item i : lhs) {
+      observedLhs.put(i.segment(), observedLhs.containsKey(i.segment()) ? null : i.value());
+    }
+    Map<String, Object> observedRhs = new java.util.LinkedHashMap<>();
+    rhs.forEach(i -> observedRhs.put(i.segment(), i.value()));
     java.util.Deque<String> shared = new java.util.ArrayDeque<>();
-    rk.stream().filter(lhs::containsKey).forEach(shared::add);
+    rhs.stream().map(FieldSet.Item::segment).filter(observedLhs::containsKey).forEach(shared::add);
     String nextShared = shared.poll();
     Set<String> mergedRhs = new java.util.HashSet<>();
     JsonArray out = new JsonArray();
     int li = 0;
     int ri = 0;
-    while (li < lk.size() || ri < rk.size()) {
-      if (li < lk.size() && ri < rk.size()) {
-        String pe = lk.get(li);
-        if (pe.equals(rk.get(ri))) {
+    while (li < lhs.size() || ri < rhs.size()) {
+      if (li < lhs.size() && ri < rhs.size()) {
+        String pe = lhs.get(li).segment();
+        if (pe.equals(rhs.get(ri).segment())) {
           mergedRhs.add(pe);
-          out.add(mergeItem(lhs.get(pe), rhs.get(pe)));
+          out.add(mergeItem(observedLhs.get(pe), observedRhs.get(pe)));
           li++;
           ri++;
           nextShared = shared.poll();
           continue;
         }
-        if (rhs.containsKey(pe) && nextShared != null && !nextShared.equals(pe)) {
+        if (observedRhs.containsKey(pe) && nextShared != null && !nextShared.equals(pe)) {
           li++;
           continue;
         }
       }
-      if (li < lk.size()) {
-        String pe = lk.get(li);
-        if (!rhs.containsKey(pe)) {
-          out.add(lhs.get(pe));
+      if (li < lhs.size()) {
+        String pe = lhs.get(li).segment();
+        if (!observedRhs.containsKey(pe)) {
+          out.add(lhs.get(li).value());
           li++;
           continue;
         } else if (mergedRhs.contains(pe)) {
           li++;
         }
       }
-      if (ri < rk.size()) {
-        String pe = rk.get(ri);
+      if (ri < rhs.size()) {
+        String pe = rhs.get(ri).segment();
         mergedRhs.add(pe);
-        out.add(mergeItem(lhs.get(pe), rhs.get(pe)));
+        out.add(mergeItem(observedLhs.get(pe), observedRhs.get(pe)));
         ri++;
         if (nextShared != null && nextShared.equals(pe)) {
           nextShared = shared.poll();
@@ -293,9 +305,44 @@ final class FieldManager {
     return out;
   }
 
+  /**
+   * Refuses an apply configuration whose {@link FieldSet#ASSOCIATIVE} list holds an item twice, as kube-apiserver's
+   * field manager does when it types the patch ({@code structuredmerge.go}; structured-merge-diff's
+   * {@code validate.go}).
+   *
+   * @param config the apply configuration
+   * @throws StatusException 500 without a reason: {@code failed to create typed patch object (<ns>/<name>;
+   *     <group>/<version>, Kind=<Kind>): .metadata.finalizers: duplicate entries for key [="x"]} (several lines
+   *     after {@code errors:} for several)
+   */
+  static void checkConfiguration(JsonObject config) {
+    List<String> errors = new ArrayList<>();
+    for (List<String> path : FieldSet.ASSOCIATIVE.keySet()) {
+      List<FieldSet.Item> items = at(config, path) instanceof JsonArray a ? FieldSet.items(path, a) : null;
+      if (items != null) {
+        for (String dup : FieldSet.duplicates(items)) {
+          errors.add(FieldSet.print(path) + ": duplicate entries for key " + FieldSet.printSegment(dup));
+        }
+      }
+    }
+    if (errors.isEmpty()) {
+      return;
+    }
+    JsonObject meta = config.getValue("metadata") instanceof JsonObject m ? m : new JsonObject();
+    String av = config.getValue("apiVersion") instanceof String s ? s : "";
+    String gv = av.contains("/") ? av : "/" + av;
+    String gvknn = str(meta, "namespace") + "/" + str(meta, "name") + "; " + gv + ", Kind="
+        + (config.getValue("kind") instanceof String k ? k : "");
+    String detail = errors.size() == 1 ? errors.get(0) : "errors:\n  " + String.join("\n  ", errors);
+    throw StatusException.withoutReason(500, "failed to create typed patch object (" + gvknn + "): " + detail);
+  }
+
+  private static String str(JsonObject o, String key) {
+    return o.getValue(key) instanceof String s ? s : "";
+  }
+
   private static Object mergeItem(Object live, Object config) {
-    return live instanceof JsonObject l && config instanceof JsonObject c ? PatchApplier.merge(l, c)
-        : config != null ? config : live;
+    return config != null ? config : live;
   }
 
   /** @return the value at a path of field names, or null */
@@ -343,22 +390,23 @@ final class FieldManager {
     if (container instanceof JsonObject j && !FieldSet.isItem(seg)) {
       return j.getValue(seg);
     }
-    if (container instanceof JsonArray a && FieldSet.isItem(seg)) {
-      Map<String, Object> items = FieldSet.items(at, a);
-      return items == null ? null : items.get(seg);
+    List<FieldSet.Item> items = container instanceof JsonArray a && FieldSet.isItem(seg) ? FieldSet.items(at, a)
+        : null;
+    if (items != null) {
+      return items.stream().filter(i -> i.segment().equals(seg)).map(FieldSet.Item::value).findFirst().orElse(null);
     }
     return null;
   }
 
+  /** Removes the member {@code seg} of an object, or every item {@code seg} of the list at {@code at}. */
   private static void removeChild(Object container, List<String> at, String seg) {
     if (container instanceof JsonObject j && !FieldSet.isItem(seg)) {
       j.remove(seg);
     } else if (container instanceof JsonArray a && FieldSet.isItem(seg) && FieldSet.ASSOCIATIVE.containsKey(at)) {
       String key = FieldSet.ASSOCIATIVE.get(at);
-      for (int i = 0; i < a.size(); i++) {
+      for (int i = a.size() - 1; i >= 0; i--) {
         if (seg.equals(FieldSet.segment(key, a.getValue(i)))) {
           a.remove(i);
-          return;
         }
       }
     }

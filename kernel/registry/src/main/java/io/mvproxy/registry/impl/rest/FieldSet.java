@@ -14,11 +14,12 @@ import java.util.Set;
  * serialized as {@code FieldsV1}: {@code {"f:spec": {"f:x": {}}}}). A path is a list of segments: field names, and
  * list items of the two associative lists of {@code ObjectMeta} ({@link #ASSOCIATIVE}): {@code finalizers}, a
  * {@code listType=set} whose items are owned one by one ({@code v:"example.com/f"}), and {@code ownerReferences}, a
- * {@code listType=map} keyed by {@code uid} whose items and their fields are owned one by one
- * ({@code k:{"uid":"..."}}); an item segment starts with {@link #ITEM}. A path ends at a leaf: a scalar, {@code null},
- * an empty object, any other list (owned as a whole: atomic), a set item, or a map item (which is also the parent of
- * its fields' paths). Paths of fields the server sets are never tracked (apimachinery
- * {@code managedfields/internal/stripmeta.go}: {@code apiVersion}, {@code kind}, {@code metadata} name, namespace,
+ * {@code listType=map} keyed by {@code uid} whose items are owned one by one, each as a whole
+ * ({@code k:{"uid":"..."}}; {@code OwnerReference} is a {@code structType=atomic}); an item segment starts with
+ * {@link #ITEM}. A path ends at a leaf: a scalar, {@code null}, an empty object, any other list (owned as a whole:
+ * atomic) or an item (items a list holds more than once are one leaf, as structured-merge-diff tracks duplicates).
+ * Paths of fields the server sets are never tracked (apimachinery {@code managedfields/internal/stripmeta.go}:
+ * {@code apiVersion}, {@code kind}, {@code metadata} name, namespace,
  * creationTimestamp, selfLink, uid, generation, managedFields, resourceVersion).
  */
 final class FieldSet {
@@ -40,12 +41,19 @@ final class FieldSet {
    * {@code +listType} markers). A list whose items cannot be keyed (an item of the wrong type, a missing key, a
    * duplicate) is owned as a whole, as before.
    */
-  static final Map<List<String>, String> ASSOCIATIVE = Map.of(
-      List.of("metadata", "finalizers"), "",
-      List.of("metadata", "ownerReferences"), "uid");
+  static final Map<List<String>, String> ASSOCIATIVE = associative();
 
-  /** The value a map item's own path has in {@link #leaves}: present, never modified. */
-  private static final Object PRESENT = new Object();
+  /** @return {@link #ASSOCIATIVE} in ObjectMeta's field order (errors are listed in it) */
+  private static Map<List<String>, String> associative() {
+    Map<List<String>, String> m = new LinkedHashMap<>();
+    m.put(List.of("metadata", "ownerReferences"), "uid");
+    m.put(List.of("metadata", "finalizers"), "");
+    return java.util.Collections.unmodifiableMap(m);
+  }
+
+  /** One item of an associative list: its segment ({@link #ITEM} + FieldsV1 key) and its value. */
+  record Item(String segment, Object value) {
+  }
 
   /** What changed between two objects (structured-merge-diff {@code typed.Comparison}), as leaf paths. */
   record Comparison(Set<List<String>> added, Set<List<String>> modified, Set<List<String>> removed) {
@@ -82,22 +90,21 @@ final class FieldSet {
       List<String> p = new ArrayList<>(prefix);
       p.add(k);
       Object v = o.getValue(k);
-      Map<String, Object> items = v instanceof JsonArray a ? items(p, a) : null;
+      List<Item> items = v instanceof JsonArray a ? items(p, a) : null;
       if (v instanceof JsonObject child && !child.isEmpty()) {
         if (!p.equals(List.of("metadata", "managedFields"))) {
           walk(child, p, out);
         }
       } else if (items != null) {
-        items.forEach((seg, item) -> {
+        Map<String, List<Object>> bySegment = new LinkedHashMap<>();
+        items.forEach(i -> bySegment.computeIfAbsent(i.segment(), x -> new ArrayList<>()).add(i.value()));
+        bySegment.forEach((seg, values) -> {
           List<String> ip = new ArrayList<>(p);
           ip.add(seg);
-          if (item instanceof JsonObject io) {
-            out.put(List.copyOf(ip), PRESENT);
-            walk(io, ip, out);
-          } else {
-            out.put(List.copyOf(ip), item);
-          }
+          out.put(List.copyOf(ip), values.size() == 1 ? values.get(0) : new JsonArray(values));
         });
+      } else if (v == null && ASSOCIATIVE.containsKey(p)) {
+        continue; // a null list: no items, and the list itself is not tracked here
       } else if (!STRIPPED.contains(p)) {
         out.put(List.copyOf(p), v);
       }
@@ -107,20 +114,34 @@ final class FieldSet {
   /**
    * @param path the list's path
    * @param list the list
-   * @return its items by segment ({@link #ITEM} + FieldsV1 key) in list order when {@code path} is one of the
-   *     {@link #ASSOCIATIVE} lists and every item can be keyed once; else null (the list is atomic). An empty list
-   *     has no items (structured-merge-diff's {@code ToFieldSet} adds nothing for it).
+   * @return its items in list order (an item held twice is there twice) when {@code path} is one of the
+   *     {@link #ASSOCIATIVE} lists and every item can be keyed (a string in a set, an object with a string key in a
+   *     map); else null (the list is atomic). An empty list has no items (structured-merge-diff's {@code ToFieldSet}
+   *     adds nothing for it).
    */
-  static Map<String, Object> items(List<String> path, JsonArray list) {
+  static List<Item> items(List<String> path, JsonArray list) {
     String key = ASSOCIATIVE.get(path);
     if (key == null) {
       return null;
     }
-    Map<String, Object> out = new LinkedHashMap<>();
+    List<Item> out = new ArrayList<>();
     for (Object item : list) {
       String seg = segment(key, item);
-      if (seg == null || out.put(seg, item) != null) {
+      if (seg == null) {
         return null;
+      }
+      out.add(new Item(seg, item));
+    }
+    return out;
+  }
+
+  /** @return the segments {@code items} holds more than once, once each per repetition, in list order */
+  static List<String> duplicates(List<Item> items) {
+    Set<String> seen = new java.util.HashSet<>();
+    List<String> out = new ArrayList<>();
+    for (Item i : items) {
+      if (!seen.add(i.segment())) {
+        out.add(i.segment());
       }
     }
     return out;
@@ -203,11 +224,7 @@ final class FieldSet {
       } else if (associativeItem(prefix, k)) {
         List<String> p = new ArrayList<>(prefix);
         p.add(ITEM + k);
-        if (set.getValue(k) instanceof JsonObject child && !child.isEmpty()) {
-          parse(child, p, out);
-        } else {
-          out.add(List.copyOf(p));
-        }
+        out.add(List.copyOf(p)); // an item is owned as a whole (fields under it, as older writers kept, are read so)
       } else if (!prefix.isEmpty()) {
         out.add(List.copyOf(prefix));
       }
@@ -267,22 +284,27 @@ final class FieldSet {
   static String print(List<String> path) {
     StringBuilder b = new StringBuilder();
     for (String seg : path) {
-      if (!isItem(seg)) {
-        b.append('.').append(seg);
-      } else if (seg.startsWith("v:", 1)) {
-        b.append("[=").append(goQuote(new JsonArray("[" + seg.substring(3) + "]").getValue(0))).append(']');
-      } else {
-        JsonObject key = new JsonObject(seg.substring(3));
-        b.append('[');
-        String sep = "";
-        for (String k : key.fieldNames()) {
-          b.append(sep).append(k).append('=').append(goQuote(key.getValue(k)));
-          sep = ",";
-        }
-        b.append(']');
-      }
+      b.append(printSegment(seg));
     }
     return b.toString();
+  }
+
+  /** @return one segment as {@code fieldpath.PathElement.String} prints it: {@code .x}, {@code [="v"]}, {@code [k="v"]} */
+  static String printSegment(String seg) {
+    if (!isItem(seg)) {
+      return "." + seg;
+    }
+    if (seg.startsWith("v:", 1)) {
+      return "[=" + goQuote(new JsonArray("[" + seg.substring(3) + "]").getValue(0)) + "]";
+    }
+    JsonObject key = new JsonObject(seg.substring(3));
+    StringBuilder b = new StringBuilder("[");
+    String sep = "";
+    for (String k : key.fieldNames()) {
+      b.append(sep).append(k).append('=').append(goQuote(key.getValue(k)));
+      sep = ",";
+    }
+    return b.append(']').toString();
   }
 
   /** @return a value as structured-merge-diff's {@code value.ToString} prints it (a string as Go's {@code %q}) */

@@ -207,9 +207,45 @@ public final class ObjectRules {
       throw typeError(req, "metadata.finalizers", typeName(fin), "[]string", " ObjectMeta");
     }
     if (fin instanceof JsonArray a) {
-      for (Object v : a) {
-        if (!(v instanceof String)) {
+      for (int i = 0; i < a.size(); i++) {
+        Object v = a.getValue(i);
+        if (v == null) {
+          a.set(i, ""); // Go's decoder leaves a null item of a []string its zero value
+        } else if (!(v instanceof String)) {
           throw typeError(req, "metadata.finalizers", typeName(v), "string", " ObjectMeta");
+        }
+      }
+    }
+    checkOwnerReferenceTypes(req, meta.getValue("ownerReferences"));
+  }
+
+  /** The decoder's checks of {@code metadata.ownerReferences}: a list of objects with string and bool fields. */
+  private static void checkOwnerReferenceTypes(CrdRequest req, Object refs) {
+    if (refs != null && !(refs instanceof JsonArray)) {
+      throw typeError(req, "metadata.ownerReferences", typeName(refs), "[]v1.OwnerReference", " ObjectMeta");
+    }
+    if (refs instanceof JsonArray a) {
+      for (int i = 0; i < a.size(); i++) {
+        Object v = a.getValue(i);
+        if (v == null) {
+          a.set(i, new JsonObject()); // the zero OwnerReference, which validation then refuses
+        } else if (!(v instanceof JsonObject)) {
+          throw typeError(req, "metadata.ownerReferences", typeName(v), "v1.OwnerReference", " ObjectMeta");
+        }
+        if (v instanceof JsonObject ref) {
+          for (String[] f : new String[][] {{"apiVersion", "string"}, {"kind", "string"}, {"name", "string"},
+              {"uid", "types.UID"}}) {
+            Object x = ref.getValue(f[0]);
+            if (x != null && !(x instanceof String)) {
+              throw typeError(req, "metadata.ownerReferences." + f[0], typeName(x), f[1], " OwnerReference");
+            }
+          }
+          for (String f : new String[] {"controller", "blockOwnerDeletion"}) {
+            Object x = ref.getValue(f);
+            if (x != null && !(x instanceof Boolean)) {
+              throw typeError(req, "metadata.ownerReferences." + f, typeName(x), "bool", " OwnerReference");
+            }
+          }
         }
       }
     }
@@ -396,7 +432,7 @@ public final class ObjectRules {
   }
 
   /**
-   * Drops the {@code omitempty} collections of ObjectMeta that are empty ({@code labels: {}}, {@code annotations: {}},
+   * Drops the {@code omitempty} collections of ObjectMeta that are empty or null ({@code labels: {}}, {@code annotations: {}},
    * {@code ownerReferences: []}, {@code finalizers: []}), as the typed round trip of every write does (Go's encoder
    * never writes them; for custom resources {@code schema/objectmeta Coerce}), so they are neither stored nor
    * returned: {@code kubectl diff} of an unchanged object finds no difference. {@code managedFields: []} is left for
@@ -405,7 +441,7 @@ public final class ObjectRules {
   private static void omitEmpty(JsonObject meta) {
     for (String f : new String[] {"labels", "annotations", "ownerReferences", "finalizers"}) {
       Object v = meta.getValue(f);
-      if (v instanceof JsonObject m && m.isEmpty() || v instanceof JsonArray a && a.isEmpty()) {
+      if (v == null || v instanceof JsonObject m && m.isEmpty() || v instanceof JsonArray a && a.isEmpty()) {
         meta.remove(f);
       }
     }

@@ -3,6 +3,7 @@ package io.mvproxy.registry.impl.rest;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.mvproxy.api.StatusException;
 import io.vertx.core.json.JsonArray;
@@ -83,30 +84,67 @@ class FieldManagerTest {
   }
 
   @Test
-  void ownerReferencesAreOwnedByUidAndTheirFields() {
+  void ownerReferencesAreOwnedByUidEachAsAWhole() {
     String u1 = "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"name\":\"p1\",\"uid\":\"u1\"}";
     String u2 = "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"name\":\"p2\",\"uid\":\"u2\",\"controller\":true}";
     JsonObject live = appliedThenUpdated("\"ownerReferences\":[" + u1 + "]", "\"ownerReferences\":[" + u1 + "," + u2
         + "]");
-    JsonObject controller = fieldsOf(live, "controller").getJsonObject("f:metadata").getJsonObject("f:ownerReferences");
-    assertEquals(new JsonObject("{\"k:{\\\"uid\\\":\\\"u2\\\"}\":{\".\":{},\"f:apiVersion\":{},\"f:kind\":{},"
-        + "\"f:name\":{},\"f:uid\":{},\"f:controller\":{}}}"), controller);
+    // OwnerReference is a structType=atomic: the item is owned, not its fields
+    assertEquals(new JsonObject("{\"f:metadata\":{\"f:ownerReferences\":{\"k:{\\\"uid\\\":\\\"u2\\\"}\":{}}}}"),
+        fieldsOf(live, "controller"));
 
     JsonObject dropped = FieldManager.apply(live, cm(""), "user", AV, "", false);
     JsonArray refs = ObjectRules.metadata(dropped).getJsonArray("ownerReferences");
     assertEquals(1, refs.size(), refs.encode());
     assertEquals("u2", refs.getJsonObject(0).getString("uid"));
 
-    // changing a field of the controller's item is a conflict named as upstream names it
+    // changing the controller's item is a conflict on the item, as upstream names it
     String u2off = u2.replace("\"controller\":true", "\"controller\":false");
     StatusException e = assertThrows(StatusException.class, () -> FieldManager.apply(live,
         cm("\"ownerReferences\":[" + u1 + "," + u2off + "]"), "user", AV, "", false));
     assertEquals(409, e.code());
     assertEquals("Apply failed with 1 conflict: conflict with \"controller\" using v1: "
-        + ".metadata.ownerReferences[uid=\"u2\"].controller", e.getMessage());
-    JsonObject forced = FieldManager.apply(live, cm("\"ownerReferences\":[" + u1 + "," + u2off + "]"), "user", AV,
+        + ".metadata.ownerReferences[uid=\"u2\"]", e.getMessage());
+    // forced, the applier's item replaces the live one whole
+    String u2bare = "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"name\":\"p2\",\"uid\":\"u2\"}";
+    JsonObject forced = FieldManager.apply(live, cm("\"ownerReferences\":[" + u1 + "," + u2bare + "]"), "user", AV,
         "", true);
-    assertFalse(ObjectRules.metadata(forced).getJsonArray("ownerReferences").getJsonObject(1).getBoolean("controller"));
+    assertEquals(new JsonObject(u2bare), ObjectRules.metadata(forced).getJsonArray("ownerReferences").getJsonObject(1));
+  }
+
+  @Test
+  void aNullListInTheConfigurationKeepsTheLiveItems() {
+    JsonObject live = appliedThenUpdated("\"finalizers\":[\"example.com/a\"]",
+        "\"finalizers\":[\"example.com/a\",\"example.com/b\"]");
+    JsonObject next = FieldManager.apply(live, cm("\"finalizers\":null"), "user", AV, "", false);
+    assertEquals(new JsonArray().add("example.com/b"), ObjectRules.metadata(next).getJsonArray("finalizers"),
+        "the controller's item stays; the applier's, no longer applied, goes");
+  }
+
+  @Test
+  void aConfigurationHoldingAnItemTwiceIsRefusedAsTheTypedPatch() {
+    JsonObject live = appliedThenUpdated("\"finalizers\":[\"example.com/a\"]", "\"finalizers\":[\"example.com/a\"]");
+    StatusException e = assertThrows(StatusException.class, () -> FieldManager.apply(live,
+        cm("\"finalizers\":[\"x.io/a\",\"x.io/a\"]"), "user", AV, "", false));
+    assertEquals(500, e.code());
+    assertEquals(null, e.reason());
+    assertEquals("failed to create typed patch object (ns/c; /v1, Kind=ConfigMap): .metadata.finalizers: duplicate "
+        + "entries for key [=\"x.io/a\"]", e.getMessage());
+    StatusException two = assertThrows(StatusException.class, () -> FieldManager.applyCreate(cm(""), cm(
+        "\"finalizers\":[\"x.io/a\",\"x.io/a\"],\"ownerReferences\":[{\"uid\":\"u\"},{\"uid\":\"u\"}]"), "user", AV, ""));
+    assertTrue(two.getMessage().endsWith("): errors:\n  .metadata.ownerReferences: duplicate entries for key "
+        + "[uid=\"u\"]\n  .metadata.finalizers: duplicate entries for key [=\"x.io/a\"]"), two.getMessage());
+  }
+
+  @Test
+  void itemsTheLiveListHoldsTwiceStayWhenAnotherManagerApplies() {
+    JsonObject live = cm("\"finalizers\":[\"x.io/a\",\"x.io/a\",\"x.io/c\"]");
+    JsonObject next = FieldManager.apply(live, cm("\"finalizers\":[\"y.io/b\"]"), "m2", AV, "", false);
+    assertEquals(new JsonArray().add("x.io/a").add("x.io/a").add("x.io/c").add("y.io/b"),
+        ObjectRules.metadata(next).getJsonArray("finalizers"));
+    JsonObject taken = FieldManager.apply(live, cm("\"finalizers\":[\"x.io/a\"]"), "m2", AV, "", true);
+    assertEquals(new JsonArray().add("x.io/a").add("x.io/c"), ObjectRules.metadata(taken).getJsonArray("finalizers"),
+        "an item held twice that the configuration has becomes its one item");
   }
 
   @Test
