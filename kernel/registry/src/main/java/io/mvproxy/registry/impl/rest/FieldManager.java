@@ -122,7 +122,8 @@ final class FieldManager {
    * @param subresource {@code ""} or {@code status}
    * @param force       {@code force=true}: take conflicting fields over instead of failing
    * @return the merged object with its managedFields
-   * @throws StatusException 409 Conflict listing every conflict, without {@code force}
+   * @throws StatusException 409 Conflict listing every conflict, without {@code force}; 500 for a configuration
+   *     holding an item of an associative list twice ({@link #checkConfiguration})
    */
   static JsonObject apply(JsonObject live, JsonObject config, String manager, String apiVersion, String subresource,
                           boolean force) {
@@ -253,14 +254,12 @@ final class FieldManager {
    * twice that the configuration also has becomes the configuration's one item.
    */
   private static JsonArray mergeItems(List<FieldSet.Item> lhs, List<FieldSet.Item> rhs) {
-    Map<String, Object> observedLhs = new java.util.HashMap<>();
-    for (FieldSet.Item i : lhs) {
-      observedLhs.put(i.segment(), observedLhs.containsKey(i.segment()) ? null : i.value());
-    }
+    Set<String> observedLhs = new java.util.HashSet<>();
+    lhs.forEach(i -> observedLhs.add(i.segment()));
     Map<String, Object> observedRhs = new java.util.LinkedHashMap<>();
     rhs.forEach(i -> observedRhs.put(i.segment(), i.value()));
     java.util.Deque<String> shared = new java.util.ArrayDeque<>();
-    rhs.stream().map(FieldSet.Item::segment).filter(observedLhs::containsKey).forEach(shared::add);
+    rhs.stream().map(FieldSet.Item::segment).filter(observedLhs::contains).forEach(shared::add);
     String nextShared = shared.poll();
     Set<String> mergedRhs = new java.util.HashSet<>();
     JsonArray out = new JsonArray();
@@ -271,7 +270,7 @@ final class FieldManager {
         String pe = lhs.get(li).segment();
         if (pe.equals(rhs.get(ri).segment())) {
           mergedRhs.add(pe);
-          out.add(mergeItem(observedLhs.get(pe), observedRhs.get(pe)));
+          out.add(observedRhs.get(pe)); // an item is atomic: the configuration's replaces the live one
           li++;
           ri++;
           nextShared = shared.poll();
@@ -295,7 +294,7 @@ final class FieldManager {
       if (ri < rhs.size()) {
         String pe = rhs.get(ri).segment();
         mergedRhs.add(pe);
-        out.add(mergeItem(observedLhs.get(pe), observedRhs.get(pe)));
+        out.add(observedRhs.get(pe)); // an item is atomic: the configuration's replaces the live one
         ri++;
         if (nextShared != null && nextShared.equals(pe)) {
           nextShared = shared.poll();
@@ -339,10 +338,6 @@ final class FieldManager {
 
   private static String str(JsonObject o, String key) {
     return o.getValue(key) instanceof String s ? s : "";
-  }
-
-  private static Object mergeItem(Object live, Object config) {
-    return config != null ? config : live;
   }
 
   /** @return the value at a path of field names, or null */

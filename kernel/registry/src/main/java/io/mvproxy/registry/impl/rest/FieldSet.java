@@ -38,8 +38,8 @@ final class FieldSet {
   /**
    * The associative lists, path to key: {@code ""} for a {@code listType=set} of strings, else the
    * {@code listMapKey} of a {@code listType=map} of objects ({@code k8s.io/apimachinery} {@code ObjectMeta}'s
-   * {@code +listType} markers). A list whose items cannot be keyed (an item of the wrong type, a missing key, a
-   * duplicate) is owned as a whole, as before.
+   * {@code +listType} markers). A list whose items cannot be keyed (an item of the wrong type, a missing key) is
+   * owned as a whole, as any other list.
    */
   static final Map<List<String>, String> ASSOCIATIVE = associative();
 
@@ -279,7 +279,7 @@ final class FieldSet {
 
   /**
    * @return a path as Kubernetes prints it in conflicts ({@code fieldpath.Path.String}): {@code .spec.x},
-   *     {@code .metadata.finalizers[="example.com/f"]}, {@code .metadata.ownerReferences[uid="u1"].name}
+   *     {@code .metadata.finalizers[="example.com/f"]}, {@code .metadata.ownerReferences[uid="u1"]}
    */
   static String print(List<String> path) {
     StringBuilder b = new StringBuilder();
