@@ -115,6 +115,10 @@ class CrdRestTest {
     Http.Res dry = http.post(W + "?dryRun=All", widget("w-dry"));
     assertEquals(201, dry.code());
     assertEquals(404, http.get(W + "/w-dry").code());
+    // a dry-run create of an object that exists is the real create's 409 (DryRunnableStorage.Create)
+    Http.Res dryExisting = http.post(W + "?dryRun=All", widget(g.json().getJsonObject("metadata").getString("name")));
+    assertEquals(409, dryExisting.code(), dryExisting.body());
+    assertEquals("AlreadyExists", dryExisting.json().getString("reason"));
     for (String v : java.util.List.of("Bogus", "true", "all")) {
       Http.Res unsupported = http.post(W + "?dryRun=" + v, widget("w-dry-" + v.toLowerCase()));
       assertEquals(422, unsupported.code(), v);

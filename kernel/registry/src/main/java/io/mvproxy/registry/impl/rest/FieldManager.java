@@ -65,9 +65,11 @@ final class FieldManager {
    * @param subresource {@code ""}, {@code status} or {@code scale}; a subresource write cannot set managedFields
    *                    (the live object's are used), a main-resource write may (an empty list in the request, or a
    *                    list holding one empty entry, resets them: {@code isResetManagedFields})
+   * @param reset       the top-level fields the request's strategy resets ({@link #resetFields}): never owned
    * @return {@code next}
    */
-  static JsonObject update(JsonObject live, JsonObject next, String manager, String apiVersion, String subresource) {
+  static JsonObject update(JsonObject live, JsonObject next, String manager, String apiVersion, String subresource,
+                           Set<String> reset) {
     ManagedFields liveMf = ManagedFields.of(live);
     ManagedFields mf;
     Object sent = ObjectRules.metadata(next).getValue("managedFields");
@@ -85,6 +87,7 @@ final class FieldManager {
     mf.expandWholeLists(live);
     FieldSet.Comparison cmp = FieldSet.compare(live, next);
     Set<List<String>> changed = cmp.changed();
+    changed.removeIf(p -> reset.contains(p.get(0)));
     String key = ManagedFields.key(manager, ManagedFields.UPDATE, apiVersion, subresource);
     for (ManagedFields.Entry e : mf.all()) {
       Set<List<String>> f = new LinkedHashSet<>(e.fields);
@@ -121,20 +124,23 @@ final class FieldManager {
    * @param apiVersion  the request's {@code group/version} (recorded in managedFields)
    * @param subresource {@code ""} or {@code status}
    * @param force       {@code force=true}: take conflicting fields over instead of failing
+   * @param reset       the top-level fields the request's strategy resets ({@link #resetFields}): neither owned nor
+   *                    a conflict
    * @return the merged object with its managedFields
    * @throws StatusException 409 Conflict listing every conflict, without {@code force}; 500 for a configuration
    *     holding an item of an associative list twice ({@link #checkConfiguration})
    */
   static JsonObject apply(JsonObject live, JsonObject config, String manager, String apiVersion, String subresource,
-                          boolean force) {
+                          boolean force, Set<String> reset) {
     checkConfiguration(config);
     ManagedFields mf = ManagedFields.of(live);
     mf.expandWholeLists(live);
     JsonObject base = live.copy();
     ObjectRules.metadata(base).remove("managedFields");
-    JsonObject merged = PatchApplier.merge(base, config);
+    JsonObject merged = PatchApplier.merge(base, withoutNullMaps(config, base));
     mergeAssociative(merged, base, config);
     Set<List<String>> now = new LinkedHashSet<>(FieldSet.leaves(config).keySet());
+    now.removeIf(p -> reset.contains(p.get(0)));
     String key = ManagedFields.key(manager, ManagedFields.APPLY, apiVersion, subresource);
     ManagedFields.Entry last = mf.get(key);
     if (last != null) {
@@ -146,6 +152,7 @@ final class FieldManager {
     }
     FieldSet.Comparison cmp = FieldSet.compare(base, merged);
     Set<List<String>> changed = cmp.changed();
+    changed.removeIf(p -> reset.contains(p.get(0)));
     Map<String, List<String>> conflicts = new TreeMap<>();
     List<String[]> ordered = new ArrayList<>();
     for (ManagedFields.Entry e : mf.all()) {
@@ -180,6 +187,21 @@ final class FieldManager {
   }
 
   /**
+   * The fields a request's strategy resets, which the field manager ignores ({@code rest.ResetFieldsStrategy},
+   * structured-merge-diff's {@code IgnoreFilter}): the main resource of a kind with a status subresource resets
+   * {@code status}, the status subresource {@code spec} (the custom resource and Namespace strategies'
+   * {@code GetResetFields}).
+   *
+   * @param subresource    {@code ""}, {@code status} or {@code scale}
+   * @param statusEnabled  whether the kind has a status subresource
+   * @return the top-level field names
+   */
+  static Set<String> resetFields(String subresource, boolean statusEnabled) {
+    return "status".equals(subresource) ? Set.of("spec")
+        : subresource.isEmpty() && statusEnabled ? Set.of("status") : Set.of();
+  }
+
+  /**
    * Records the Apply entry of an object created by server-side apply.
    *
    * @param created     the object to create (the configuration), changed
@@ -194,6 +216,7 @@ final class FieldManager {
     ManagedFields mf = ManagedFields.parse(null);
     mf.put(new ManagedFields.Entry(manager, ManagedFields.APPLY, apiVersion, subresource, ObjectRules.now(),
         new LinkedHashSet<>(FieldSet.leaves(config).keySet()), null));
+    mf.dropEmpty(); // a configuration of only the name owns nothing: no entry (structured-merge-diff update())
     mf.writeTo(created);
   }
 
@@ -300,6 +323,26 @@ final class FieldManager {
           nextShared = shared.poll();
         }
       }
+    }
+    return out;
+  }
+
+  /**
+   * @param config the apply configuration
+   * @param live   the live object
+   * @return {@code config} without the {@code null} members whose live value is an object: structured-merge-diff
+   *     merges a null map as an empty one (an empty {@code labels:} line of a manifest keeps the live labels); the
+   *     JSON merge would remove the map with every other manager's keys
+   */
+  static JsonObject withoutNullMaps(JsonObject config, JsonObject live) {
+    JsonObject out = new JsonObject();
+    for (String k : config.fieldNames()) {
+      Object v = config.getValue(k);
+      Object l = live == null ? null : live.getValue(k);
+      if (v == null && l instanceof JsonObject) {
+        continue;
+      }
+      out.put(k, v instanceof JsonObject c && l instanceof JsonObject lo ? withoutNullMaps(c, lo) : v);
     }
     return out;
   }

@@ -91,7 +91,8 @@ public final class Patches {
     JsonObject base = scale ? ScaleCodec.toScale(cur.object(), req.version().scale()) : req.view(cur.object());
     JsonObject patched = type == PatchApplier.Type.APPLY && !scale
         ? FieldManager.apply(base, applier.applyConfiguration(body), manager(req), req.apiVersion(),
-            req.info().subresource(), io.mvproxy.api.BoolParam.of(req.param("force")))
+            req.info().subresource(), io.mvproxy.api.BoolParam.of(req.param("force")),
+            FieldManager.resetFields(req.info().subresource(), req.version().statusEnabled()))
         : applier.apply(type, base, body, scale ? PatchMeta.NONE : rt.strategy().strategicMergePatch());
     JsonObject meta = ObjectRules.metadata(patched);
     String rv = meta.getValue("resourceVersion") instanceof String s ? s : "";

@@ -93,7 +93,8 @@ public final class Writes {
     JsonObject pruned = SchemaDefaults.apply(req.version(), FieldPruner.apply(req, o));
     JsonObject prepared = rt.strategy().prepareCreate(req, rt.rules().prepareCreate(req, pruned));
     if (!applied) {
-      FieldManager.update(null, prepared, manager(req), req.apiVersion(), "");
+      FieldManager.update(null, prepared, manager(req), req.apiVersion(), "",
+          FieldManager.resetFields("", req.version().statusEnabled()));
     }
     io.mvproxy.api.admission.Admission admission = AdmissionStep.active(rt);
     if (admission == null) {
@@ -112,7 +113,13 @@ public final class Writes {
         : AdmissionStep.admit(admission, rt.rules(), req, "CREATE", prepared, null, null, "CreateOptions"))
         .compose(obj -> {
       if (req.dryRun()) {
-        return Future.succeededFuture(obj);
+        // DryRunnableStorage.Create: an object that exists is 409 AlreadyExists, as the real create
+        String key = req.key(obj.getJsonObject("metadata").getString("name"));
+        return rt.store(req).get(key).transform(ar -> ar.succeeded()
+            ? Future.failedFuture(io.mvproxy.api.storage.StorageException.keyExists(key))
+            : ar.cause() instanceof io.mvproxy.api.storage.StorageException se
+                && se.storageCode() == io.mvproxy.api.storage.StorageException.Code.NOT_FOUND
+            ? Future.succeededFuture(obj) : Future.failedFuture(ar.cause()));
       }
       if (versionSet) {
         return Future.failedFuture(StatusException.withoutReason(500, RESOURCE_VERSION_SET_ON_CREATE));
@@ -304,7 +311,8 @@ public final class Writes {
     JsonObject next = status ? rt.rules().prepareStatusUpdate(old, in) : rt.rules().prepareUpdate(req, old, in);
     next = rt.strategy().prepareUpdate(req, cur.object(), next);
     if (!applied) {
-      FieldManager.update(old, next, manager(req), req.apiVersion(), req.info().subresource());
+      FieldManager.update(old, next, manager(req), req.apiVersion(), req.info().subresource(),
+          FieldManager.resetFields(req.info().subresource(), req.version().statusEnabled()));
     } else if (status && ObjectRules.metadata(incoming).getValue("managedFields") != null) {
       ObjectRules.metadata(next).put("managedFields", ObjectRules.metadata(incoming).getValue("managedFields"));
     }
@@ -316,7 +324,7 @@ public final class Writes {
     JsonObject applied = ScaleCodec.applyScale(req, cur.object(), scale, req.version().scale());
     JsonObject old = req.stored(cur.object());
     JsonObject next = rt.rules().prepareUpdate(req, old, applied);
-    FieldManager.update(old, next, manager(req), req.apiVersion(), "scale");
+    FieldManager.update(old, next, manager(req), req.apiVersion(), "scale", java.util.Set.of());
     return next;
   }
 

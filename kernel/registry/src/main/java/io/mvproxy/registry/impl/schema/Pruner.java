@@ -24,6 +24,9 @@ public final class Pruner {
   public static final Set<String> OBJECT_META_FIELDS = Set.of("name", "generateName", "namespace", "selfLink", "uid",
       "resourceVersion", "generation", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
       "labels", "annotations", "ownerReferences", "finalizers", "managedFields");
+  /** The fields of {@code OwnerReference} (ibid.). */
+  public static final Set<String> OWNER_REFERENCE_FIELDS = Set.of("apiVersion", "kind", "name", "uid", "controller",
+      "blockOwnerDeletion");
   private static final Set<String> META = Set.of("apiVersion", "kind", "metadata");
 
   private Pruner() {
@@ -71,6 +74,18 @@ public final class Pruner {
       if (!OBJECT_META_FIELDS.contains(k)) {
         m.remove(k);
         out.add(path + "." + k);
+      }
+    }
+    if (m.getValue("ownerReferences") instanceof JsonArray refs) {
+      for (int i = 0; i < refs.size(); i++) {
+        if (refs.getValue(i) instanceof JsonObject ref) {
+          for (String k : new ArrayList<>(ref.fieldNames())) {
+            if (!OWNER_REFERENCE_FIELDS.contains(k)) {
+              ref.remove(k);
+              out.add(path + ".ownerReferences[" + i + "]." + k);
+            }
+          }
+        }
       }
     }
   }

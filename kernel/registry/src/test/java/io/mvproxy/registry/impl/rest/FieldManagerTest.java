@@ -22,6 +22,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 @Tag("unit")
 class FieldManagerTest {
   private static final String AV = "v1";
+  private static final java.util.Set<String> NONE = java.util.Set.of();
 
   private static JsonObject cm(String metadata) {
     return new JsonObject("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"c\","
@@ -35,7 +36,7 @@ class FieldManagerTest {
     FieldManager.applyCreate(created, config, "user", AV, "");
     JsonObject next = cm(updated);
     ObjectRules.metadata(next).put("managedFields", ObjectRules.metadata(created).getValue("managedFields"));
-    return FieldManager.update(created, next, "controller", AV, "");
+    return FieldManager.update(created, next, "controller", AV, "", NONE);
   }
 
   private static JsonObject fieldsOf(JsonObject o, String manager) {
@@ -57,15 +58,15 @@ class FieldManagerTest {
         + "{\"v:\\\"example.com/a\\\"\":{}}}}"), fieldsOf(live, "user"));
 
     // the user's manifest lists its finalizer only: no conflict, the controller's stays (upstream: a set merges)
-    JsonObject same = FieldManager.apply(live, cm("\"finalizers\":[\"example.com/a\"]"), "user", AV, "", false);
+    JsonObject same = FieldManager.apply(live, cm("\"finalizers\":[\"example.com/a\"]"), "user", AV, "", false, NONE);
     assertEquals(new JsonArray().add("example.com/a").add("example.com/b"),
         ObjectRules.metadata(same).getJsonArray("finalizers"));
     // the user drops its finalizer: only that item goes, also with force
-    JsonObject dropped = FieldManager.apply(live, cm(""), "user", AV, "", true);
+    JsonObject dropped = FieldManager.apply(live, cm(""), "user", AV, "", true, NONE);
     assertEquals(new JsonArray().add("example.com/b"), ObjectRules.metadata(dropped).getJsonArray("finalizers"));
     // the user adds one: appended after the live items
     JsonObject added = FieldManager.apply(live, cm("\"finalizers\":[\"example.com/a\",\"example.com/c\"]"), "user",
-        AV, "", false);
+        AV, "", false, NONE);
     assertEquals(new JsonArray().add("example.com/a").add("example.com/b").add("example.com/c"),
         ObjectRules.metadata(added).getJsonArray("finalizers"));
   }
@@ -75,11 +76,11 @@ class FieldManagerTest {
     JsonObject live = appliedThenUpdated("\"finalizers\":[\"example.com/a\"]",
         "\"finalizers\":[\"example.com/a\",\"example.com/b\"]");
     JsonObject both = FieldManager.apply(live, cm("\"finalizers\":[\"example.com/a\",\"example.com/b\"]"), "user",
-        AV, "", false);
-    JsonObject dropped = FieldManager.apply(both, cm("\"finalizers\":[\"example.com/a\"]"), "user", AV, "", false);
+        AV, "", false, NONE);
+    JsonObject dropped = FieldManager.apply(both, cm("\"finalizers\":[\"example.com/a\"]"), "user", AV, "", false, NONE);
     assertEquals(new JsonArray().add("example.com/a").add("example.com/b"),
         ObjectRules.metadata(dropped).getJsonArray("finalizers"), "the controller still owns example.com/b");
-    JsonObject none = FieldManager.apply(dropped, cm(""), "user", AV, "", false);
+    JsonObject none = FieldManager.apply(dropped, cm(""), "user", AV, "", false, NONE);
     assertEquals(new JsonArray().add("example.com/b"), ObjectRules.metadata(none).getJsonArray("finalizers"));
   }
 
@@ -93,7 +94,7 @@ class FieldManagerTest {
     assertEquals(new JsonObject("{\"f:metadata\":{\"f:ownerReferences\":{\"k:{\\\"uid\\\":\\\"u2\\\"}\":{}}}}"),
         fieldsOf(live, "controller"));
 
-    JsonObject dropped = FieldManager.apply(live, cm(""), "user", AV, "", false);
+    JsonObject dropped = FieldManager.apply(live, cm(""), "user", AV, "", false, NONE);
     JsonArray refs = ObjectRules.metadata(dropped).getJsonArray("ownerReferences");
     assertEquals(1, refs.size(), refs.encode());
     assertEquals("u2", refs.getJsonObject(0).getString("uid"));
@@ -101,14 +102,14 @@ class FieldManagerTest {
     // changing the controller's item is a conflict on the item, as upstream names it
     String u2off = u2.replace("\"controller\":true", "\"controller\":false");
     StatusException e = assertThrows(StatusException.class, () -> FieldManager.apply(live,
-        cm("\"ownerReferences\":[" + u1 + "," + u2off + "]"), "user", AV, "", false));
+        cm("\"ownerReferences\":[" + u1 + "," + u2off + "]"), "user", AV, "", false, NONE));
     assertEquals(409, e.code());
     assertEquals("Apply failed with 1 conflict: conflict with \"controller\" using v1: "
         + ".metadata.ownerReferences[uid=\"u2\"]", e.getMessage());
     // forced, the applier's item replaces the live one whole
     String u2bare = "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"name\":\"p2\",\"uid\":\"u2\"}";
     JsonObject forced = FieldManager.apply(live, cm("\"ownerReferences\":[" + u1 + "," + u2bare + "]"), "user", AV,
-        "", true);
+        "", true, NONE);
     assertEquals(new JsonObject(u2bare), ObjectRules.metadata(forced).getJsonArray("ownerReferences").getJsonObject(1));
   }
 
@@ -116,16 +117,56 @@ class FieldManagerTest {
   void aNullListInTheConfigurationKeepsTheLiveItems() {
     JsonObject live = appliedThenUpdated("\"finalizers\":[\"example.com/a\"]",
         "\"finalizers\":[\"example.com/a\",\"example.com/b\"]");
-    JsonObject next = FieldManager.apply(live, cm("\"finalizers\":null"), "user", AV, "", false);
+    JsonObject next = FieldManager.apply(live, cm("\"finalizers\":null"), "user", AV, "", false, NONE);
     assertEquals(new JsonArray().add("example.com/b"), ObjectRules.metadata(next).getJsonArray("finalizers"),
         "the controller's item stays; the applier's, no longer applied, goes");
+  }
+
+  @Test
+  void aNullMapInTheConfigurationKeepsTheLiveKeys() {
+    JsonObject live = appliedThenUpdated("\"labels\":{\"team\":\"a\"}", "\"labels\":{\"team\":\"a\",\"ctl\":\"x\"}");
+    JsonObject config = cm("\"labels\":null");
+    config.put("data", (Object) null);
+    JsonObject next = FieldManager.apply(live, config, "other", AV, "", false, NONE);
+    assertEquals(new JsonObject("{\"team\":\"a\",\"ctl\":\"x\"}"), ObjectRules.metadata(next).getJsonObject("labels"));
+    assertEquals(new JsonObject("{\"k\":\"v\"}"), next.getJsonObject("data"), "an empty data: line keeps the data");
+  }
+
+  @Test
+  void fieldsTheStrategyResetsAreNeitherOwnedNorAConflict() {
+    JsonObject w = new JsonObject("{\"apiVersion\":\"x.io/v1\",\"kind\":\"W\",\"metadata\":{\"name\":\"w\"},"
+        + "\"spec\":{\"color\":\"red\"}}");
+    JsonObject created = w.copy();
+    FieldManager.applyCreate(created, w, "main", "x.io/v1", "");
+    JsonObject status = new JsonObject("{\"apiVersion\":\"x.io/v1\",\"kind\":\"W\",\"metadata\":{\"name\":\"w\"},"
+        + "\"spec\":{\"color\":\"blue\"},\"status\":{\"ready\":true}}");
+    // a status apply that carries the spec: the status strategy resets spec, so no conflict with "main"
+    JsonObject afterStatus = FieldManager.apply(created, status, "st", "x.io/v1", "status", false,
+        FieldManager.resetFields("status", true));
+    assertEquals(new JsonObject("{\"f:status\":{\"f:ready\":{}}}"), fieldsOf(afterStatus, "st"));
+    afterStatus.put("spec", created.getJsonObject("spec")); // the status strategy keeps the stored spec
+    // a main apply that carries the status: the main strategy resets status, so no conflict with "st"
+    JsonObject main = w.copy().put("status", new JsonObject().put("ready", false));
+    JsonObject afterMain = FieldManager.apply(afterStatus, main, "main", "x.io/v1", "", false,
+        FieldManager.resetFields("", true));
+    assertEquals(new JsonObject("{\"f:spec\":{\"f:color\":{}}}"), fieldsOf(afterMain, "main"));
+    assertEquals(java.util.Set.of(), FieldManager.resetFields("scale", true));
+    assertEquals(java.util.Set.of(), FieldManager.resetFields("", false));
+  }
+
+  @Test
+  void aConfigurationOfOnlyTheNameRecordsNoManager() {
+    JsonObject config = new JsonObject("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"c\"}}");
+    JsonObject created = config.copy();
+    FieldManager.applyCreate(created, config, "user", AV, "");
+    assertFalse(ObjectRules.metadata(created).containsKey("managedFields"), created.encode());
   }
 
   @Test
   void aConfigurationHoldingAnItemTwiceIsRefusedAsTheTypedPatch() {
     JsonObject live = appliedThenUpdated("\"finalizers\":[\"example.com/a\"]", "\"finalizers\":[\"example.com/a\"]");
     StatusException e = assertThrows(StatusException.class, () -> FieldManager.apply(live,
-        cm("\"finalizers\":[\"x.io/a\",\"x.io/a\"]"), "user", AV, "", false));
+        cm("\"finalizers\":[\"x.io/a\",\"x.io/a\"]"), "user", AV, "", false, NONE));
     assertEquals(500, e.code());
     assertEquals(null, e.reason());
     assertEquals("failed to create typed patch object (ns/c; /v1, Kind=ConfigMap): .metadata.finalizers: duplicate "
@@ -139,10 +180,10 @@ class FieldManagerTest {
   @Test
   void itemsTheLiveListHoldsTwiceStayWhenAnotherManagerApplies() {
     JsonObject live = cm("\"finalizers\":[\"x.io/a\",\"x.io/a\",\"x.io/c\"]");
-    JsonObject next = FieldManager.apply(live, cm("\"finalizers\":[\"y.io/b\"]"), "m2", AV, "", false);
+    JsonObject next = FieldManager.apply(live, cm("\"finalizers\":[\"y.io/b\"]"), "m2", AV, "", false, NONE);
     assertEquals(new JsonArray().add("x.io/a").add("x.io/a").add("x.io/c").add("y.io/b"),
         ObjectRules.metadata(next).getJsonArray("finalizers"));
-    JsonObject taken = FieldManager.apply(live, cm("\"finalizers\":[\"x.io/a\"]"), "m2", AV, "", true);
+    JsonObject taken = FieldManager.apply(live, cm("\"finalizers\":[\"x.io/a\"]"), "m2", AV, "", true, NONE);
     assertEquals(new JsonArray().add("x.io/a").add("x.io/c"), ObjectRules.metadata(taken).getJsonArray("finalizers"),
         "an item held twice that the configuration has becomes its one item");
   }
@@ -153,7 +194,7 @@ class FieldManagerTest {
     JsonObject live = cm("\"finalizers\":[\"example.com/a\",\"example.com/b\"],\"managedFields\":[{\"manager\":"
         + "\"user\",\"operation\":\"Apply\",\"apiVersion\":\"v1\",\"time\":\"2026-12-01T00:00:00Z\","
         + "\"fieldsType\":\"FieldsV1\",\"fieldsV1\":{\"f:data\":{\"f:k\":{}},\"f:metadata\":{\"f:finalizers\":{}}}}]");
-    JsonObject next = FieldManager.apply(live, cm("\"finalizers\":[\"example.com/a\"]"), "user", AV, "", false);
+    JsonObject next = FieldManager.apply(live, cm("\"finalizers\":[\"example.com/a\"]"), "user", AV, "", false, NONE);
     assertEquals(new JsonArray().add("example.com/a"), ObjectRules.metadata(next).getJsonArray("finalizers"));
     assertEquals(new JsonObject("{\"f:data\":{\"f:k\":{}},\"f:metadata\":{\"f:finalizers\":"
         + "{\"v:\\\"example.com/a\\\"\":{}}}}"), fieldsOf(next, "user"));

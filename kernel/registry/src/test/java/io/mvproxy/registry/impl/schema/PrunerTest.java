@@ -49,4 +49,18 @@ class PrunerTest {
           "free": {"other": null, "deep": {"x": null, "list": [null, {"y": null}]}}
         }}"""), o);
   }
+
+  /** Unknown fields of ObjectMeta and of its OwnerReferences are dropped and reported, as the typed decoder does. */
+  @Test
+  void dropsUnknownMetadataAndOwnerReferenceFields() {
+    JsonObject o = new JsonObject("""
+        {"apiVersion": "x/v1", "kind": "X", "metadata": {"name": "n", "bogus": 1, "ownerReferences": [
+          {"apiVersion": "v1", "kind": "ConfigMap", "name": "p", "uid": "u", "controller": true, "foo": "bar"},
+          {"apiVersion": "v1", "kind": "ConfigMap", "name": "q", "uid": "w", "blockOwnerDeletion": true}]}}""");
+    assertEquals(List.of("metadata.bogus", "metadata.ownerReferences[0].foo"), Pruner.prune(o, SCHEMA));
+    assertEquals(new JsonObject("""
+        {"apiVersion": "x/v1", "kind": "X", "metadata": {"name": "n", "ownerReferences": [
+          {"apiVersion": "v1", "kind": "ConfigMap", "name": "p", "uid": "u", "controller": true},
+          {"apiVersion": "v1", "kind": "ConfigMap", "name": "q", "uid": "w", "blockOwnerDeletion": true}]}}"""), o);
+  }
 }
