@@ -139,20 +139,29 @@ final class FieldManager {
     ObjectRules.metadata(base).remove("managedFields");
     JsonObject merged = PatchApplier.merge(base, withoutNullMaps(config, base));
     mergeAssociative(merged, base, config);
+    // the strategy puts the reset fields back as stored: the merge keeps them as stored, so they neither conflict,
+    // nor change ownership, nor make an unchanged apply a write
+    for (String r : reset) {
+      if (base.containsKey(r)) {
+        merged.put(r, base.getValue(r));
+      } else {
+        merged.remove(r);
+      }
+    }
     Set<List<String>> now = new LinkedHashSet<>(FieldSet.leaves(config).keySet());
     now.removeIf(p -> reset.contains(p.get(0)));
     String key = ManagedFields.key(manager, ManagedFields.APPLY, apiVersion, subresource);
     ManagedFields.Entry last = mf.get(key);
     if (last != null) {
       for (List<String> p : last.fields) {
-        if (!now.contains(p) && !mf.ownedByOther(p, key)) {
+        // a path the configuration now sets fields under (an empty map before, a filled one now) stays
+        if (!now.contains(p) && !setsUnder(now, p) && !mf.ownedByOther(p, key)) {
           remove(merged, p, now);
         }
       }
     }
     FieldSet.Comparison cmp = FieldSet.compare(base, merged);
     Set<List<String>> changed = cmp.changed();
-    changed.removeIf(p -> reset.contains(p.get(0)));
     Map<String, List<String>> conflicts = new TreeMap<>();
     List<String[]> ordered = new ArrayList<>();
     for (ManagedFields.Entry e : mf.all()) {
@@ -209,13 +218,16 @@ final class FieldManager {
    * @param manager     the {@code fieldManager}
    * @param apiVersion  the request's {@code group/version}
    * @param subresource {@code ""} or {@code status}
+   * @param reset       the top-level fields the request's strategy resets ({@link #resetFields}): not owned
    */
   static void applyCreate(JsonObject created, JsonObject config, String manager, String apiVersion,
-                          String subresource) {
+                          String subresource, Set<String> reset) {
     checkConfiguration(config);
     ManagedFields mf = ManagedFields.parse(null);
+    Set<List<String>> owned = new LinkedHashSet<>(FieldSet.leaves(config).keySet());
+    owned.removeIf(p -> reset.contains(p.get(0)));
     mf.put(new ManagedFields.Entry(manager, ManagedFields.APPLY, apiVersion, subresource, ObjectRules.now(),
-        new LinkedHashSet<>(FieldSet.leaves(config).keySet()), null));
+        owned, null));
     mf.dropEmpty(); // a configuration of only the name owns nothing: no entry (structured-merge-diff update())
     mf.writeTo(created);
   }

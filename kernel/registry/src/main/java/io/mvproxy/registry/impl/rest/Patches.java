@@ -67,7 +67,8 @@ public final class Patches {
         return patchExisting(req, PatchApplier.Type.APPLY, body).map(o -> new Result(200, o));
       }
       JsonObject created = config.copy();
-      FieldManager.applyCreate(created, config, manager(req), req.apiVersion(), req.info().subresource());
+      FieldManager.applyCreate(created, config, manager(req), req.apiVersion(), req.info().subresource(),
+          FieldManager.resetFields(req.info().subresource(), req.version().statusEnabled()));
       return writes.create(req, created, true, true).map(o -> new Result(201, req.view(o)))
           .recover(t -> t instanceof StatusException se && se.reason() == StatusReason.AlreadyExists
               ? patchExisting(req, PatchApplier.Type.APPLY, body).map(o -> new Result(200, o))

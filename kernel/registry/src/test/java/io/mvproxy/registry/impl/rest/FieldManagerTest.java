@@ -33,7 +33,7 @@ class FieldManagerTest {
   private static JsonObject appliedThenUpdated(String applied, String updated) {
     JsonObject config = cm(applied);
     JsonObject created = config.copy();
-    FieldManager.applyCreate(created, config, "user", AV, "");
+    FieldManager.applyCreate(created, config, "user", AV, "", NONE);
     JsonObject next = cm(updated);
     ObjectRules.metadata(next).put("managedFields", ObjectRules.metadata(created).getValue("managedFields"));
     return FieldManager.update(created, next, "controller", AV, "", NONE);
@@ -137,7 +137,7 @@ class FieldManagerTest {
     JsonObject w = new JsonObject("{\"apiVersion\":\"x.io/v1\",\"kind\":\"W\",\"metadata\":{\"name\":\"w\"},"
         + "\"spec\":{\"color\":\"red\"}}");
     JsonObject created = w.copy();
-    FieldManager.applyCreate(created, w, "main", "x.io/v1", "");
+    FieldManager.applyCreate(created, w, "main", "x.io/v1", "", FieldManager.resetFields("", true));
     JsonObject status = new JsonObject("{\"apiVersion\":\"x.io/v1\",\"kind\":\"W\",\"metadata\":{\"name\":\"w\"},"
         + "\"spec\":{\"color\":\"blue\"},\"status\":{\"ready\":true}}");
     // a status apply that carries the spec: the status strategy resets spec, so no conflict with "main"
@@ -155,10 +155,46 @@ class FieldManagerTest {
   }
 
   @Test
+  void aMapAppliedEmptyThenFilledIsStoredFilled() {
+    for (String empty : new String[] {"\"labels\":null", "\"labels\":{}"}) {
+      JsonObject config = cm(empty);
+      JsonObject created = config.copy();
+      FieldManager.applyCreate(created, config, "A", AV, "", NONE);
+      JsonObject filled = FieldManager.apply(created, cm("\"labels\":{\"app\":\"web\"}"), "A", AV, "", false, NONE);
+      assertEquals(new JsonObject("{\"app\":\"web\"}"), ObjectRules.metadata(filled).getJsonObject("labels"), empty);
+    }
+  }
+
+  @Test
+  void resetFieldsInAnApplyAreNotOwnedAtCreateNorAWriteLater() {
+    java.util.Set<String> main = FieldManager.resetFields("", true);
+    JsonObject w = new JsonObject("{\"apiVersion\":\"x.io/v1\",\"kind\":\"W\",\"metadata\":{\"name\":\"w\"},"
+        + "\"spec\":{\"size\":2},\"status\":{\"ready\":true}}");
+    JsonObject created = w.copy();
+    FieldManager.applyCreate(created, w, "A", "x.io/v1", "", main);
+    assertEquals(new JsonObject("{\"f:spec\":{\"f:size\":{}}}"), fieldsOf(created, "A"), "no f:status at create");
+    // the strategy dropped the created status; another manager owns it through /status
+    JsonObject live = created.copy();
+    live.put("status", new JsonObject().put("ready", false));
+    ObjectRules.metadata(live).getJsonArray("managedFields").add(new JsonObject().put("manager", "S")
+        .put("operation", "Apply").put("apiVersion", "x.io/v1").put("time", "2026-12-01T00:00:00Z")
+        .put("fieldsType", "FieldsV1").put("fieldsV1", new JsonObject("{\"f:status\":{\"f:ready\":{}}}"))
+        .put("subresource", "status"));
+    ManagedFields.of(live).writeTo(live); // in the order the server writes them
+    // an unchanged re-apply carrying a status that differs from the stored one changes nothing
+    JsonObject again = FieldManager.apply(live, w, "A", "x.io/v1", "", false, main);
+    assertTrue(FieldSet.same(live, again), again.encode());
+    // a null inside the reset status takes nothing from S
+    JsonObject nulled = w.copy().put("status", new JsonObject().put("ready", (Object) null));
+    JsonObject after = FieldManager.apply(live, nulled, "A", "x.io/v1", "", false, main);
+    assertEquals(new JsonObject("{\"f:status\":{\"f:ready\":{}}}"), fieldsOf(after, "S"));
+  }
+
+  @Test
   void aConfigurationOfOnlyTheNameRecordsNoManager() {
     JsonObject config = new JsonObject("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"c\"}}");
     JsonObject created = config.copy();
-    FieldManager.applyCreate(created, config, "user", AV, "");
+    FieldManager.applyCreate(created, config, "user", AV, "", NONE);
     assertFalse(ObjectRules.metadata(created).containsKey("managedFields"), created.encode());
   }
 
@@ -172,7 +208,7 @@ class FieldManagerTest {
     assertEquals("failed to create typed patch object (ns/c; /v1, Kind=ConfigMap): .metadata.finalizers: duplicate "
         + "entries for key [=\"x.io/a\"]", e.getMessage());
     StatusException two = assertThrows(StatusException.class, () -> FieldManager.applyCreate(cm(""), cm(
-        "\"finalizers\":[\"x.io/a\",\"x.io/a\"],\"ownerReferences\":[{\"uid\":\"u\"},{\"uid\":\"u\"}]"), "user", AV, ""));
+        "\"finalizers\":[\"x.io/a\",\"x.io/a\"],\"ownerReferences\":[{\"uid\":\"u\"},{\"uid\":\"u\"}]"), "user", AV, "", NONE));
     assertTrue(two.getMessage().endsWith("): errors:\n  .metadata.ownerReferences: duplicate entries for key "
         + "[uid=\"u\"]\n  .metadata.finalizers: duplicate entries for key [=\"x.io/a\"]"), two.getMessage());
   }
