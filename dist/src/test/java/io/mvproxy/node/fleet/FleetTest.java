@@ -422,6 +422,26 @@ public class FleetTest {
   public static final long POLL_MS = 50;
 
   /**
+   * @param admin a client with the admin's certificate
+   * @param url   a node's base URL
+   * @return the nodes that node lists as {@code Ready} in {@code apiservernodes} (its routing has their records and
+   *     capabilities), -1 when the list is not answered
+   */
+  public static int readyNodes(HttpsClient admin, String url) throws Exception {
+    HttpsClient.Resp r = admin.get(url, "/apis/mvproxy.io/v1alpha1/apiservernodes");
+    if (r.status() != 200) {
+      return -1;
+    }
+    int n = 0;
+    for (Object o : r.json().getJsonArray("items")) {
+      if ("Ready".equals(((JsonObject) o).getJsonObject("status").getString("state"))) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /**
    * The one polling helper of the tests: polls {@code check} every {@value #POLL_MS} ms (Awaitility, in the calling
    * thread, the first time at once) until it holds; a check that throws an exception counts as "not yet", an
    * {@link Error} (a failed assertion inside the check) ends the wait at once.

@@ -95,11 +95,11 @@ class PeerFailoverTest {
         FleetTest.await("GETs flowing", 30_000, () -> ok.get() > before + 20);
         fleet.kill9(victim);
         int atKill = ok.get();
-        FleetTest.await("node-a drops " + victim, 30_000, () -> nodes(a) == 2);
+        FleetTest.await("node-a drops " + victim, 30_000, () -> FleetTest.readyNodes(admin, a) == 2);
         FleetTest.await("GETs after the kill", 30_000, () -> ok.get() > atKill + 20);
         fleet.start(victim);
         fleet.awaitStarted(victim, 120_000);
-        FleetTest.await("node-a sees " + victim + " again", 60_000, () -> nodes(a) == 3);
+        FleetTest.await("node-a sees " + victim + " again", 60_000, () -> FleetTest.readyNodes(admin, a) == 3);
       }
     } finally {
       load.forEach(Thread::interrupt);
@@ -146,18 +146,4 @@ class PeerFailoverTest {
     }
   }
 
-  /** @return the number of live fleet members (Ready) node-a lists in apiservernodes, itself included */
-  private int nodes(String url) throws Exception {
-    HttpsClient.Resp r = admin.get(url, "/apis/mvproxy.io/v1alpha1/apiservernodes");
-    if (r.status() != 200) {
-      return -1;
-    }
-    int n = 0;
-    for (Object o : r.json().getJsonArray("items")) {
-      if ("Ready".equals(((JsonObject) o).getJsonObject("status").getString("state"))) {
-        n++;
-      }
-    }
-    return n;
-  }
 }

@@ -104,7 +104,7 @@ class RollingRestartTest {
       // which the next stop needs (node-a, the old node, proxies widgets v2 to whichever new node is up)
       for (String other : List.of("node-a", "node-b", "node-c")) {
         String url = fleet.node(other).url();
-        FleetTest.await(other + " routes to all three nodes again", 90_000, () -> readyNodes(url) == 3);
+        FleetTest.await(other + " routes to all three nodes again", 90_000, () -> FleetTest.readyNodes(admin, url) == 3);
       }
     }
     load.interrupt();
@@ -113,20 +113,5 @@ class RollingRestartTest {
         (System.nanoTime() - t0) / 1_000_000, ok.get(), failures.size());
     assertTrue(ok.get() > 50, "too few requests: " + ok.get());
     assertEquals(List.of(), failures);
-  }
-
-  /** @return the nodes {@code url}'s node lists as Ready (its routing has their capabilities), -1 on an error */
-  private int readyNodes(String url) throws Exception {
-    HttpsClient.Resp r = admin.get(url, "/apis/mvproxy.io/v1alpha1/apiservernodes");
-    if (r.status() != 200) {
-      return -1;
-    }
-    int n = 0;
-    for (Object o : r.json().getJsonArray("items")) {
-      if ("Ready".equals(((JsonObject) o).getJsonObject("status").getString("state"))) {
-        n++;
-      }
-    }
-    return n;
   }
 }

@@ -202,36 +202,41 @@ public final class ObjectRules {
         }
       }
     }
-    Object fin = meta.getValue("finalizers");
-    if (fin != null && !(fin instanceof JsonArray)) {
-      throw typeError(req, "metadata.finalizers", typeName(fin), "[]string", " ObjectMeta");
+    checkList(req, meta.getValue("finalizers"), "metadata.finalizers", "string", String.class, () -> "");
+    checkOwnerReferenceTypes(req, meta.getValue("ownerReferences"));
+  }
+
+  /**
+   * The decoder's checks of a list field of ObjectMeta: a list, each item a {@code type}; a null item becomes Go's
+   * zero value of the item type ({@code zero}), which validation then judges.
+   *
+   * @param goType the item's Go type as the decoder names it ({@code string}, {@code v1.OwnerReference})
+   * @return the list, or null when absent
+   * @throws StatusException 400 {@link #typeError} naming {@code []<goType>} or {@code <goType>}
+   */
+  private static JsonArray checkList(CrdRequest req, Object v, String field, String goType, Class<?> type,
+                                     java.util.function.Supplier<Object> zero) {
+    if (v != null && !(v instanceof JsonArray)) {
+      throw typeError(req, field, typeName(v), "[]" + goType, " ObjectMeta");
     }
-    if (fin instanceof JsonArray a) {
-      for (int i = 0; i < a.size(); i++) {
-        Object v = a.getValue(i);
-        if (v == null) {
-          a.set(i, ""); // Go's decoder leaves a null item of a []string its zero value
-        } else if (!(v instanceof String)) {
-          throw typeError(req, "metadata.finalizers", typeName(v), "string", " ObjectMeta");
-        }
+    JsonArray a = (JsonArray) v;
+    for (int i = 0; a != null && i < a.size(); i++) {
+      Object item = a.getValue(i);
+      if (item == null) {
+        a.set(i, zero.get());
+      } else if (!type.isInstance(item)) {
+        throw typeError(req, field, typeName(item), goType, " ObjectMeta");
       }
     }
-    checkOwnerReferenceTypes(req, meta.getValue("ownerReferences"));
+    return a;
   }
 
   /** The decoder's checks of {@code metadata.ownerReferences}: a list of objects with string and bool fields. */
   private static void checkOwnerReferenceTypes(CrdRequest req, Object refs) {
-    if (refs != null && !(refs instanceof JsonArray)) {
-      throw typeError(req, "metadata.ownerReferences", typeName(refs), "[]v1.OwnerReference", " ObjectMeta");
-    }
-    if (refs instanceof JsonArray a) {
-      for (int i = 0; i < a.size(); i++) {
-        Object v = a.getValue(i);
-        if (v == null) {
-          a.set(i, new JsonObject()); // the zero OwnerReference, which validation then refuses
-        } else if (!(v instanceof JsonObject)) {
-          throw typeError(req, "metadata.ownerReferences", typeName(v), "v1.OwnerReference", " ObjectMeta");
-        }
+    JsonArray a = checkList(req, refs, "metadata.ownerReferences", "v1.OwnerReference", JsonObject.class,
+        JsonObject::new);
+    if (a != null) {
+      for (Object v : a) {
         if (v instanceof JsonObject ref) {
           for (String[] f : new String[][] {{"apiVersion", "string"}, {"kind", "string"}, {"name", "string"},
               {"uid", "types.UID"}}) {
