@@ -162,6 +162,8 @@ final class FieldManager {
     }
     FieldSet.Comparison cmp = FieldSet.compare(base, merged);
     Set<List<String>> changed = cmp.changed();
+    changed.addAll(replaced(base, config, cmp));
+    changed.removeIf(p -> reset.contains(p.get(0)));
     Map<String, List<String>> conflicts = new TreeMap<>();
     List<String[]> ordered = new ArrayList<>();
     for (ManagedFields.Entry e : mf.all()) {
@@ -333,6 +335,36 @@ final class FieldManager {
         ri++;
         if (nextShared != null && nextShared.equals(pe)) {
           nextShared = shared.poll();
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The stored leaves an apply changes although they are not added or modified leaves here, which
+   * structured-merge-diff's comparison reports as modified (so another owner's field is a conflict): a field the
+   * configuration sets to {@code null} (the JSON merge removes it), a scalar the configuration replaces by a map, and
+   * the fields under a map it replaces by a scalar or a list.
+   *
+   * @param base   the live object without managedFields
+   * @param config the apply configuration
+   * @param cmp    the comparison of {@code base} with the merged object
+   * @return those leaf paths of {@code base}
+   */
+  private static Set<List<String>> replaced(JsonObject base, JsonObject config, FieldSet.Comparison cmp) {
+    Map<List<String>, Object> stored = FieldSet.leaves(base);
+    Set<List<String>> out = new LinkedHashSet<>();
+    FieldSet.leaves(config).forEach((p, v) -> {
+      if (v == null && stored.get(p) != null && !(stored.get(p) instanceof JsonObject)) { // a null map merges empty
+        out.add(p);
+      }
+    });
+    for (List<String> r : cmp.removed()) {
+      for (List<String> a : cmp.added()) {
+        if (a.size() > r.size() && a.subList(0, r.size()).equals(r)
+            || r.size() > a.size() && r.subList(0, a.size()).equals(a)) {
+          out.add(r);
         }
       }
     }

@@ -190,6 +190,40 @@ class FieldManagerTest {
     assertEquals(new JsonObject("{\"f:status\":{\"f:ready\":{}}}"), fieldsOf(after, "S"));
   }
 
+  /** A null, or a value of another shape, over another manager's field is a conflict (structured-merge-diff: Modified). */
+  @ParameterizedTest(name = "{0} over {1}")
+  @CsvSource(delimiter = '|', quoteCharacter = '\'', value = {
+      "{\"k\":null}|{\"k\":\"s\"}|.spec.any.k",
+      "{\"k\":{\"a\":1}}|{\"k\":\"s\"}|.spec.any.k",
+      "{\"k\":\"s\"}|{\"k\":{\"z\":1}}|.spec.any.k.z",
+      "{\"k\":[1]}|{\"k\":{\"z\":1}}|.spec.any.k.z"})
+  void aNullOrAnotherShapeOverAnotherManagersFieldIsAConflict(String mine, String theirs, String path) {
+    JsonObject theirConfig = new JsonObject("{\"apiVersion\":\"x.io/v1\",\"kind\":\"W\",\"metadata\":{\"name\":\"w\"},"
+        + "\"spec\":{\"any\":" + theirs + "}}");
+    JsonObject live = theirConfig.copy();
+    FieldManager.applyCreate(live, theirConfig, "m1", "x.io/v1", "", NONE);
+    JsonObject myConfig = theirConfig.copy().put("spec", new JsonObject().put("any", new JsonObject(mine)));
+    StatusException e = assertThrows(StatusException.class, () -> FieldManager.apply(live, myConfig, "m2", "x.io/v1", "",
+        false, NONE));
+    assertEquals("Apply failed with 1 conflict: conflict with \"m1\": " + path, e.getMessage());
+    JsonObject forced = FieldManager.apply(live, myConfig, "m2", "x.io/v1", "", true, NONE);
+    assertFalse(fieldsOf(forced, "m2") == null);
+  }
+
+  @Test
+  void aNullOverTheApplierOwnFieldOrAnEmptyMapIsNoConflict() {
+    JsonObject config = new JsonObject("{\"apiVersion\":\"x.io/v1\",\"kind\":\"W\",\"metadata\":{\"name\":\"w\"},"
+        + "\"spec\":{\"s\":\"x\",\"m\":{}}}");
+    JsonObject live = config.copy();
+    FieldManager.applyCreate(live, config, "m1", "x.io/v1", "", NONE);
+    JsonObject mine = FieldManager.apply(live, new JsonObject(config.encode()).put("spec",
+        new JsonObject("{\"s\":null}")), "m1", "x.io/v1", "", false, NONE);
+    assertFalse(mine.getJsonObject("spec").containsKey("s"));
+    JsonObject other = FieldManager.apply(live, new JsonObject(config.encode()).put("spec",
+        new JsonObject("{\"m\":null}")), "m2", "x.io/v1", "", false, NONE);
+    assertEquals(new JsonObject(), other.getJsonObject("spec").getJsonObject("m"), "a null map merges as an empty one");
+  }
+
   @Test
   void aConfigurationOfOnlyTheNameRecordsNoManager() {
     JsonObject config = new JsonObject("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"c\"}}");
