@@ -148,7 +148,8 @@ final class FieldManager {
         merged.remove(r);
       }
     }
-    Set<List<String>> now = new LinkedHashSet<>(FieldSet.leaves(config).keySet());
+    Map<List<String>, Object> configLeaves = FieldSet.leaves(config);
+    Set<List<String>> now = new LinkedHashSet<>(configLeaves.keySet());
     now.removeIf(p -> reset.contains(p.get(0)));
     String key = ManagedFields.key(manager, ManagedFields.APPLY, apiVersion, subresource);
     ManagedFields.Entry last = mf.get(key);
@@ -160,9 +161,10 @@ final class FieldManager {
         }
       }
     }
-    FieldSet.Comparison cmp = FieldSet.compare(base, merged);
+    Map<List<String>, Object> baseLeaves = FieldSet.leaves(base);
+    FieldSet.Comparison cmp = FieldSet.compare(baseLeaves, FieldSet.leaves(merged));
     Set<List<String>> changed = cmp.changed();
-    changed.addAll(replaced(base, config, cmp));
+    changed.addAll(replaced(baseLeaves, configLeaves, cmp));
     changed.removeIf(p -> reset.contains(p.get(0)));
     Map<String, List<String>> conflicts = new TreeMap<>();
     List<String[]> ordered = new ArrayList<>();
@@ -210,6 +212,11 @@ final class FieldManager {
   static Set<String> resetFields(String subresource, boolean statusEnabled) {
     return "status".equals(subresource) ? Set.of("spec")
         : subresource.isEmpty() && statusEnabled ? Set.of("status") : Set.of();
+  }
+
+  /** @return {@link #resetFields(String, boolean)} of the request's subresource and version */
+  static Set<String> resetFields(CrdRequest req) {
+    return resetFields(req.info().subresource(), req.version().statusEnabled());
   }
 
   /**
@@ -347,15 +354,15 @@ final class FieldManager {
    * configuration sets to {@code null} (the JSON merge removes it), a scalar the configuration replaces by a map, and
    * the fields under a map it replaces by a scalar or a list.
    *
-   * @param base   the live object without managedFields
-   * @param config the apply configuration
-   * @param cmp    the comparison of {@code base} with the merged object
-   * @return those leaf paths of {@code base}
+   * @param stored the leaves of the live object ({@link FieldSet#leaves})
+   * @param config the leaves of the apply configuration
+   * @param cmp    the comparison of the live object with the merged one
+   * @return those leaf paths of the live object
    */
-  private static Set<List<String>> replaced(JsonObject base, JsonObject config, FieldSet.Comparison cmp) {
-    Map<List<String>, Object> stored = FieldSet.leaves(base);
+  private static Set<List<String>> replaced(Map<List<String>, Object> stored, Map<List<String>, Object> config,
+                                            FieldSet.Comparison cmp) {
     Set<List<String>> out = new LinkedHashSet<>();
-    FieldSet.leaves(config).forEach((p, v) -> {
+    config.forEach((p, v) -> {
       if (v == null && stored.get(p) != null && !(stored.get(p) instanceof JsonObject)) { // a null map merges empty
         out.add(p);
       }

@@ -173,8 +173,15 @@ final class FieldSet {
    * @return the leaf paths added, modified (another value) and removed
    */
   static Comparison compare(JsonObject old, JsonObject now) {
-    Map<List<String>, Object> a = leaves(old);
-    Map<List<String>, Object> b = leaves(now);
+    return compare(leaves(old), leaves(now));
+  }
+
+  /**
+   * @param a the leaves of the object before ({@link #leaves})
+   * @param b the leaves of the object after
+   * @return the leaf paths added, modified (another value) and removed
+   */
+  static Comparison compare(Map<List<String>, Object> a, Map<List<String>, Object> b) {
     Set<List<String>> added = new LinkedHashSet<>();
     Set<List<String>> modified = new LinkedHashSet<>();
     Set<List<String>> removed = new LinkedHashSet<>();

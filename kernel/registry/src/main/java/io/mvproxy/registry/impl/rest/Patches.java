@@ -68,7 +68,7 @@ public final class Patches {
       }
       JsonObject created = config.copy();
       FieldManager.applyCreate(created, config, manager(req), req.apiVersion(), req.info().subresource(),
-          FieldManager.resetFields(req.info().subresource(), req.version().statusEnabled()));
+          FieldManager.resetFields(req));
       return writes.create(req, created, true, true).map(o -> new Result(201, req.view(o)))
           .recover(t -> t instanceof StatusException se && se.reason() == StatusReason.AlreadyExists
               ? patchExisting(req, PatchApplier.Type.APPLY, body).map(o -> new Result(200, o))
@@ -93,7 +93,7 @@ public final class Patches {
     JsonObject patched = type == PatchApplier.Type.APPLY && !scale
         ? FieldManager.apply(base, applier.applyConfiguration(body), manager(req), req.apiVersion(),
             req.info().subresource(), io.mvproxy.api.BoolParam.of(req.param("force")),
-            FieldManager.resetFields(req.info().subresource(), req.version().statusEnabled()))
+            FieldManager.resetFields(req))
         : applier.apply(type, base, body, scale ? PatchMeta.NONE : rt.strategy().strategicMergePatch());
     JsonObject meta = ObjectRules.metadata(patched);
     String rv = meta.getValue("resourceVersion") instanceof String s ? s : "";

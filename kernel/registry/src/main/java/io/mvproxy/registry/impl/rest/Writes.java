@@ -93,8 +93,7 @@ public final class Writes {
     JsonObject pruned = SchemaDefaults.apply(req.version(), FieldPruner.apply(req, o));
     JsonObject prepared = rt.strategy().prepareCreate(req, rt.rules().prepareCreate(req, pruned));
     if (!applied) {
-      FieldManager.update(null, prepared, manager(req), req.apiVersion(), "",
-          FieldManager.resetFields("", req.version().statusEnabled()));
+      FieldManager.update(null, prepared, manager(req), req.apiVersion(), "", FieldManager.resetFields(req));
     }
     io.mvproxy.api.admission.Admission admission = AdmissionStep.active(rt);
     if (admission == null) {
@@ -312,7 +311,7 @@ public final class Writes {
     next = rt.strategy().prepareUpdate(req, cur.object(), next);
     if (!applied) {
       FieldManager.update(old, next, manager(req), req.apiVersion(), req.info().subresource(),
-          FieldManager.resetFields(req.info().subresource(), req.version().statusEnabled()));
+          FieldManager.resetFields(req));
     } else if (status && ObjectRules.metadata(incoming).getValue("managedFields") != null) {
       ObjectRules.metadata(next).put("managedFields", ObjectRules.metadata(incoming).getValue("managedFields"));
     }
@@ -324,7 +323,7 @@ public final class Writes {
     JsonObject applied = ScaleCodec.applyScale(req, cur.object(), scale, req.version().scale());
     JsonObject old = req.stored(cur.object());
     JsonObject next = rt.rules().prepareUpdate(req, old, applied);
-    FieldManager.update(old, next, manager(req), req.apiVersion(), "scale", java.util.Set.of());
+    FieldManager.update(old, next, manager(req), req.apiVersion(), "scale", FieldManager.resetFields(req));
     return next;
   }
 
