@@ -26,6 +26,7 @@ public final class RequestScope {
   private io.vertx.core.json.JsonObject auditStatus;
   private io.vertx.core.json.JsonObject auditResponseObject;
   private Throwable auditPanic;
+  private Warnings warnings;
 
   private RequestScope() {
   }
@@ -235,5 +236,13 @@ public final class RequestScope {
   /** @return the unexpected failure that ended the request, or null */
   public Throwable auditPanic() {
     return auditPanic;
+  }
+
+  /** @return the request's warning recorder ({@link Warnings#add} writes through it), created on first use */
+  public Warnings warnings() {
+    if (warnings == null) {
+      warnings = new Warnings();
+    }
+    return warnings;
   }
 }

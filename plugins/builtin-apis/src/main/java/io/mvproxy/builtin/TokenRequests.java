@@ -104,8 +104,8 @@ final class TokenRequests extends ForwardingApiSource {
     }
     long max = tokens.maxExpiration().getSeconds();
     if (max > 0 && seconds > max) {
-      ctx.response().headers().add("Warning", "299 - \"requested expiration of " + seconds
-          + " seconds shortened to " + max + " seconds\"");
+      io.mvproxy.api.Warnings.add(ctx, "requested expiration of " + seconds + " seconds shortened to " + max
+          + " seconds");
       seconds = max;
     }
     List<String> audiences = new ArrayList<>();

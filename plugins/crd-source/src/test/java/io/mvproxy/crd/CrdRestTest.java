@@ -420,6 +420,46 @@ class CrdRestTest {
     assertEquals(400, http.patch(W + "/w-patch", "application/merge-patch+json", "{oops").code());
   }
 
+  /**
+   * handlers/rest.go dedupOwnerReferences: exact duplicates of an owner reference are dropped with a warning naming
+   * their uids (a create's and a PUT's text, and a patch's "after mutating admission" one); a reference with the same
+   * uid but another field is kept; an exact duplicate of the controller reference is not a second controller.
+   */
+  @Test
+  void duplicateOwnerReferencesAreDroppedWithAWarning() throws Exception {
+    JsonObject owner = new JsonObject().put("apiVersion", "example.com/v1").put("kind", "Widget")
+        .put("name", "o1").put("uid", "u-1").put("controller", true);
+    JsonObject other = new JsonObject().put("apiVersion", "example.com/v1").put("kind", "Widget")
+        .put("name", "o2").put("uid", "u-2");
+    JsonObject w = widget("w-dedup");
+    w.getJsonObject("metadata").put("ownerReferences", new JsonArray().add(owner).add(other).add(owner.copy())
+        .add(other.copy().put("blockOwnerDeletion", null)).add(other.copy().put("blockOwnerDeletion", false)));
+    Http.Res c = http.post(W, w);
+    assertEquals(201, c.code(), c.body());
+    assertEquals(new JsonArray().add(owner).add(other).add(other.copy().put("blockOwnerDeletion", false)),
+        c.json().getJsonObject("metadata").getJsonArray("ownerReferences"));
+    String tail = "API server dedups owner references in 1.20+, and may reject such requests as early as 1.24; "
+        + "please fix your requests; duplicate UID(s) observed: ";
+    assertEquals("299 - \".metadata.ownerReferences contains duplicate entries; " + tail + "u-1, u-2\"",
+        c.header("Warning"));
+    JsonObject put = c.json();
+    put.getJsonObject("metadata").getJsonArray("ownerReferences").add(other.copy());
+    Http.Res u = http.put(W + "/w-dedup", put);
+    assertEquals(200, u.code(), u.body());
+    assertEquals(3, u.json().getJsonObject("metadata").getJsonArray("ownerReferences").size());
+    assertEquals("299 - \".metadata.ownerReferences contains duplicate entries; " + tail + "u-2\"",
+        u.header("Warning"));
+    Http.Res p = http.patch(W + "/w-dedup", "application/json-patch+json",
+        "[{\"op\":\"add\",\"path\":\"/metadata/ownerReferences/-\",\"value\":" + owner.encode() + "}]");
+    assertEquals(200, p.code(), p.body());
+    assertEquals(3, p.json().getJsonObject("metadata").getJsonArray("ownerReferences").size());
+    assertEquals("299 - \".metadata.ownerReferences contains duplicate entries after mutating admission happens; "
+        + tail + "u-1\"", p.header("Warning"));
+    Http.Res same = http.patch(W + "/w-dedup", "application/merge-patch+json", "{}");
+    assertEquals(200, same.code(), same.body());
+    assertNull(same.header("Warning"));
+  }
+
   /** store.go DeleteCollection: an item's failed delete (here its precondition) is the answer, not an empty list. */
   @Test
   void deleteCollectionAnswersAnItemsError() throws Exception {

@@ -53,12 +53,9 @@ final class AdmissionStep {
         w -> warn(req, w));
   }
 
-  /** Adds {@code Warning: 299 - "<text>"} to the response (as apiserver's {@code warning.AddWarning}). */
+  /** Adds a warning to the response ({@link io.mvproxy.api.Warnings#add}, apiserver's {@code warning.AddWarning}). */
   private static void warn(CrdRequest req, String text) {
-    io.vertx.core.http.HttpServerResponse resp = req.ctx().response();
-    if (!resp.headWritten() && text != null && !text.isEmpty()) {
-      resp.headers().add("Warning", "299 - \"" + text.replace("\\", "\\\\").replace("\"", "\\\"") + "\"");
-    }
+    io.mvproxy.api.Warnings.add(req.ctx(), text);
   }
 
   private static JsonObject inRequestVersion(CrdRequest req, JsonObject o) {
@@ -133,6 +130,9 @@ final class AdmissionStep {
     JsonObject sent = attrs.object();
     return a.mutate(attrs).compose(mutated -> {
       JsonObject converted = toStorage(req, next, mutated, sent);
+      if (converted != next) {
+        OwnerReferences.dedup(req, converted, true);
+      }
       JsonObject stored = converted == next ? next : rules.afterMutation(req, converted, next, oldView);
       validateSchema(req, stored, oldView);
       return a.validate(attrs.withObject(inRequestVersion(req, stored))).compose(v -> withinDeadline(req, stored));

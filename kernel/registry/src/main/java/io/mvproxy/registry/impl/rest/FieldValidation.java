@@ -1,7 +1,6 @@
 package io.mvproxy.registry.impl.rest;
 
 import io.mvproxy.api.StatusException;
-import io.vertx.core.http.HttpServerResponse;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -44,13 +43,7 @@ public final class FieldValidation {
           + kind + ": strict decoding error: " + String.join(", ", problems));
     }
     if (!"Ignore".equals(mode)) {
-      HttpServerResponse resp = req.ctx().response();
-      if (!resp.headWritten()) {
-        resp.headers().remove("Warning");
-        for (String p : problems) {
-          resp.headers().add("Warning", "299 - \"" + p.replace("\"", "\\\"") + "\"");
-        }
-      }
+      problems.forEach(p -> io.mvproxy.api.Warnings.add(req.ctx(), p));
     }
   }
 }

@@ -4,7 +4,6 @@ import io.mvproxy.api.StatusException;
 import io.mvproxy.registry.impl.schema.FieldError;
 import io.mvproxy.registry.impl.schema.VersionSchema;
 import io.vertx.core.json.JsonObject;
-import io.vertx.core.http.HttpServerResponse;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -33,12 +32,7 @@ public final class SchemaValidator {
     }
     List<String> warnings = new ArrayList<>();
     List<FieldError> errs = vs.validate(o, old, status, warnings);
-    HttpServerResponse resp = req.ctx().response();
-    if (!warnings.isEmpty() && !resp.headWritten()) {
-      for (String w : warnings) {
-        resp.headers().add("Warning", "299 - \"" + w.replace("\\", "\\\\").replace("\"", "\\\"") + "\"");
-      }
-    }
+    warnings.forEach(w -> io.mvproxy.api.Warnings.add(req.ctx(), w));
     req.failIfInvalid(o, errs);
   }
 }

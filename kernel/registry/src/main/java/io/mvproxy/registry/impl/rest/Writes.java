@@ -91,6 +91,7 @@ public final class Writes {
     rt.rules().checkIdentity(req, o, nameFromPath);
     boolean versionSet = !applied && resourceVersionSet(o);
     JsonObject pruned = SchemaDefaults.apply(req.version(), FieldPruner.apply(req, o));
+    OwnerReferences.dedup(req, pruned, false);
     JsonObject prepared = rt.strategy().prepareCreate(req, rt.rules().prepareCreate(req, pruned));
     if (!applied) {
       FieldManager.update(null, prepared, manager(req), req.apiVersion(), "", FieldManager.resetFields(req));
@@ -307,6 +308,7 @@ public final class Writes {
     boolean status = "status".equals(req.info().subresource());
     JsonObject old = req.stored(cur.object());
     JsonObject in = SchemaDefaults.apply(req.version(), FieldPruner.apply(req, incoming));
+    OwnerReferences.dedup(req, in, false);
     JsonObject next = status ? rt.rules().prepareStatusUpdate(old, in) : rt.rules().prepareUpdate(req, old, in);
     next = rt.strategy().prepareUpdate(req, cur.object(), next);
     if (!applied) {
