@@ -343,7 +343,8 @@ class AdmissionWebhookFleetTest {
     assertEquals("Internal error occurred: failed calling webhook \"slow.example.com\": failed to call webhook: "
         + "Post \"https://127.0.0.1:" + webhook.actualPort() + "/slow?timeout=1s\": context deadline exceeded",
         timedOut.json().getString("message"));
-    assertTrue(ms >= 900 && ms < 3900, "answered after " + ms + " ms");
+    // the webhook's 1 s timeout, not the 10 s default: the upper bound leaves a loaded CI machine room
+    assertTrue(ms >= 900 && ms < 8000, "answered after " + ms + " ms");
     assertEquals(404, send(HttpMethod.GET, "node-b", WIDGETS_V2 + "/slow", null).status());
     // a deleted configuration stops applying on every node within seconds
     assertEquals(200, send(HttpMethod.DELETE, "node-a", VWC + "/down", null).status());
