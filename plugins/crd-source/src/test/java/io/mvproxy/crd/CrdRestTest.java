@@ -421,6 +421,42 @@ class CrdRestTest {
   }
 
   /**
+   * The field manager's checks of an apply configuration (managedfields versioncheck.go, structuredmerge.go Apply):
+   * another version, another kind or none is {@code 400 invalid object type}, a configuration with managedFields
+   * {@code 400 metadata.managedFields must be nil}; nothing is created or changed.
+   */
+  @Test
+  void applyConfigurationsOfAnotherTypeOrWithManagedFieldsAre400() throws Exception {
+    String path = W + "/w-apply-type?fieldManager=tester";
+    String good = "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w-apply-type\nspec:\n  replicas: 2\n";
+    for (String[] row : new String[][] {
+        {good.replace("example.com/v1", "example.com/v2"), "invalid object type: example.com/v2, Kind=Widget"},
+        {good.replace("kind: Widget", "kind: Gadget"), "invalid object type: example.com/v1, Kind=Gadget"},
+        {good.replace("apiVersion: example.com/v1\n", "").replace("kind: Widget\n", ""), "invalid object type: /, Kind="},
+        {good.replace("example.com/v1", "a/b/c"), "invalid object type: /, Kind=Widget"},
+        {good.replace("example.com/v1", "v1"), "invalid object type: /v1, Kind=Widget"},
+        {good.replace("  name: w-apply-type\n", "  name: w-apply-type\n  managedFields:\n  - manager: x\n"),
+            "metadata.managedFields must be nil"}}) {
+      Http.Res r = http.patch(path, "application/apply-patch+yaml", row[0]);
+      assertEquals(400, r.code(), row[0] + " -> " + r.body());
+      assertEquals("BadRequest", r.json().getString("reason"));
+      assertEquals(row[1], r.json().getString("message"));
+    }
+    assertEquals(404, http.get(W + "/w-apply-type").code(), "nothing created");
+    Http.Res created = http.patch(path, "application/apply-patch+yaml",
+        good.replace("  name: w-apply-type\n", "  name: w-apply-type\n  managedFields: null\n"));
+    assertEquals(201, created.code(), created.body());
+    Http.Res other = http.patch(path, "application/apply-patch+yaml", good.replace("replicas: 2", "replicas: 3")
+        .replace("kind: Widget", "kind: Gadget"));
+    assertEquals(400, other.code(), other.body());
+    assertEquals(2, http.get(W + "/w-apply-type").json().getJsonObject("spec").getInteger("replicas"));
+    Http.Res status = http.patch(W + "/w-apply-type/status?fieldManager=tester", "application/apply-patch+yaml",
+        good.replace("example.com/v1", "example.com/v2"));
+    assertEquals(400, status.code(), status.body());
+    assertEquals("invalid object type: example.com/v2, Kind=Widget", status.json().getString("message"));
+  }
+
+  /**
    * handlers/rest.go dedupOwnerReferences: exact duplicates of an owner reference are dropped with a warning naming
    * their uids (a create's and a PUT's text, and a patch's "after mutating admission" one); a reference with the same
    * uid but another field is kept; an exact duplicate of the controller reference is not a second controller.

@@ -103,6 +103,51 @@ public final class PatchApplier {
   }
 
   /**
+   * An apply configuration for an endpoint of {@code apiVersion} and {@code kind}, checked as kube-apiserver's field
+   * manager checks it before merging ({@code managedfields/internal/versioncheck.go}, then
+   * {@code structuredmerge.go Apply}): without the endpoint's group, version and kind it would be merged as another
+   * version's fields.
+   *
+   * @param body       an apply configuration (YAML or JSON)
+   * @param apiVersion the endpoint's {@code group/version} ({@code v1} for the core group)
+   * @param kind       the endpoint's kind
+   * @return the configuration as a JSON object
+   * @throws StatusException 400 {@code error decoding YAML: ...}; 400 {@code invalid object type: <group>/<version>,
+   *     Kind=<kind>} naming what the configuration gives (empty when absent, not a string, or an unparsable
+   *     apiVersion: {@code /, Kind=}); 400 {@code metadata.managedFields must be nil} when it carries a list of
+   *     entries ({@code Unstructured.GetManagedFields} non-nil; {@code null} or another type passes)
+   */
+  public JsonObject applyConfiguration(Buffer body, String apiVersion, String kind) {
+    JsonObject config = applyConfiguration(body);
+    String[] gv = groupVersion(config.getValue("apiVersion") instanceof String s ? s : "");
+    String[] want = groupVersion(apiVersion);
+    String k = config.getValue("kind") instanceof String s ? s : "";
+    if (!gv[0].equals(want[0]) || !gv[1].equals(want[1]) || !k.equals(kind)) {
+      throw StatusException.badRequest("invalid object type: " + gv[0] + "/" + gv[1] + ", Kind=" + k);
+    }
+    if (config.getValue("metadata") instanceof JsonObject meta && meta.getValue("managedFields") instanceof
+        io.vertx.core.json.JsonArray entries && entries.stream().allMatch(e -> e instanceof JsonObject)) {
+      throw StatusException.badRequest("metadata.managedFields must be nil");
+    }
+    return config;
+  }
+
+  /** {@code schema.ParseGroupVersion}: {group, version}; both empty for {@code ""}, {@code "/"} or two slashes. */
+  static String[] groupVersion(String apiVersion) {
+    if (apiVersion.isEmpty() || "/".equals(apiVersion)) {
+      return new String[] {"", ""};
+    }
+    int slash = apiVersion.indexOf('/');
+    if (slash < 0) {
+      return new String[] {"", apiVersion};
+    }
+    if (apiVersion.indexOf('/', slash + 1) >= 0) {
+      return new String[] {"", ""};
+    }
+    return new String[] {apiVersion.substring(0, slash), apiVersion.substring(slash + 1)};
+  }
+
+  /**
    * @param type   JSON or MERGE (APPLY is a merge of {@link #applyConfiguration})
    * @param target the object to patch (not changed)
    * @param patch  the patch body

@@ -58,7 +58,7 @@ public final class Patches {
   }
 
   private Future<Result> applyCreateOrPatch(CrdRequest req, Buffer body) {
-    JsonObject config = applier.applyConfiguration(body);
+    JsonObject config = applier.applyConfiguration(body, req.apiVersion(), req.crd().kind());
     return rt.store(req).get(req.key()).map(cur -> (StoredObject) cur).recover(t ->
         t instanceof io.mvproxy.api.storage.StorageException se
             && se.storageCode() == io.mvproxy.api.storage.StorageException.Code.NOT_FOUND
@@ -90,8 +90,10 @@ public final class Patches {
   private JsonObject next(CrdRequest req, PatchApplier.Type type, Buffer body, StoredObject cur, boolean scale) {
     String curRv = Long.toString(cur.resourceVersion());
     JsonObject base = scale ? ScaleCodec.toScale(cur.object(), req.version().scale()) : req.view(cur.object());
+    JsonObject config = type != PatchApplier.Type.APPLY ? null : applier.applyConfiguration(body,
+        scale ? "autoscaling/v1" : req.apiVersion(), scale ? "Scale" : req.crd().kind());
     JsonObject patched = type == PatchApplier.Type.APPLY && !scale
-        ? FieldManager.apply(base, applier.applyConfiguration(body), manager(req), req.apiVersion(),
+        ? FieldManager.apply(base, config, manager(req), req.apiVersion(),
             req.info().subresource(), io.mvproxy.api.BoolParam.of(req.param("force")),
             FieldManager.resetFields(req))
         : applier.apply(type, base, body, scale ? PatchMeta.NONE : rt.strategy().strategicMergePatch());
