@@ -418,6 +418,19 @@ class CrdRestTest {
     assertEquals(200, a2.code(), a2.body());
     assertEquals(3, a2.json().getJsonObject("spec").getInteger("replicas"));
     assertEquals(400, http.patch(W + "/w-patch", "application/merge-patch+json", "{oops").code());
+    // ValidateObjectMetaUpdate: a patch or an apply may repeat the uid, not change it
+    String uid = a2.json().getJsonObject("metadata").getString("uid");
+    Http.Res otherUid = http.patch(W + "/w-patch", "application/merge-patch+json", "{\"metadata\":{\"uid\":\"u-x\"}}");
+    assertEquals(422, otherUid.code(), otherUid.body());
+    assertEquals("Widget.example.com \"w-patch\" is invalid: metadata.uid: Invalid value: \"u-x\": field is immutable",
+        otherUid.json().getString("message"));
+    Http.Res applyOther = http.patch(W + "/w-apply?fieldManager=kubectl", "application/apply-patch+yaml",
+        apply.replace("  namespace: ns1\n", "  namespace: ns1\n  uid: u-x\n"));
+    assertEquals(422, applyOther.code(), applyOther.body());
+    Http.Res applySame = http.patch(W + "/w-apply?fieldManager=kubectl", "application/apply-patch+yaml",
+        apply.replace("  namespace: ns1\n", "  namespace: ns1\n  uid: " + uid + "\n").replace("replicas: 2", "replicas: 4"));
+    assertEquals(200, applySame.code(), applySame.body());
+    assertEquals(uid, applySame.json().getJsonObject("metadata").getString("uid"));
   }
 
   /**

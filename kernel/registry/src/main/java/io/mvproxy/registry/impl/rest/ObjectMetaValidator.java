@@ -66,7 +66,8 @@ public final class ObjectMetaValidator {
   /**
    * The checks of an update: those of {@link #validate} (kube-apiserver's {@code rest.BeforeUpdate} runs both) plus
    * {@code ValidateObjectMetaAccessorUpdate}'s: no finalizer added while the object is being deleted, generation not
-   * decremented.
+   * decremented, the uid unchanged (a patch or an apply sending another one: {@code metadata.uid: Invalid value:
+   * "x": field is immutable}).
    *
    * @param meta    the next object's {@code metadata}
    * @param oldMeta the stored object's {@code metadata}
@@ -85,6 +86,10 @@ public final class ObjectMetaValidator {
     long gen = number(meta.getValue("generation"));
     if (gen < number(oldMeta.getValue("generation"))) {
       errs.add(FieldError.invalid("metadata.generation", gen, "must not be decremented"));
+    }
+    String uid = str(meta.getValue("uid"));
+    if (!uid.equals(str(oldMeta.getValue("uid")))) {
+      errs.add(FieldError.invalid("metadata.uid", uid, "field is immutable"));
     }
     errs.addAll(validate(meta));
     return errs;

@@ -326,6 +326,9 @@ public final class ObjectRules {
     JsonObject oldMeta = old.getJsonObject("metadata");
     for (String k : new String[] {"uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds",
         "name", "namespace"}) {
+      if ("uid".equals(k) && meta.getValue(k) instanceof String uid && !uid.isEmpty()) {
+        continue;  // rest.BeforeUpdate keeps a uid sent; ValidateObjectMetaUpdate refuses another one
+      }
       if (oldMeta.containsKey(k)) {
         meta.put(k, oldMeta.getValue(k));
       } else {
