@@ -401,6 +401,12 @@ class AdmissionWebhookFleetTest {
     HttpsClient.Resp move = send(HttpMethod.PATCH, "node-a", WIDGETS_V2 + "/to-rename",
         "{\"metadata\":{\"labels\":{\"rogue\":\"namespace\"}}}");
     assertEquals(400, move.status(), move.text());
+    // an update's uid is immutable after admission too (rest.BeforeUpdate keeps a uid a webhook set, then refuses it)
+    HttpsClient.Resp reUid = send(HttpMethod.PATCH, "node-a", WIDGETS_V2 + "/to-rename",
+        "{\"metadata\":{\"labels\":{\"rogue\":\"uid\"}}}");
+    assertEquals(422, reUid.status(), reUid.text());
+    assertTrue(reUid.json().getString("message").contains("metadata.uid: Invalid value: \"forged-uid\": field is "
+        + "immutable"), reUid.text());
     HttpsClient.Resp kept = send(HttpMethod.GET, "node-b", WIDGETS_V2 + "/to-rename", null);
     assertEquals(200, kept.status(), kept.text());
     assertEquals("default", kept.json().getJsonObject("metadata").getString("namespace"));

@@ -10,7 +10,7 @@ import java.util.Set;
 /**
  * A request's {@code Warning} response headers, the one writer of them: apiserver's {@code warning.AddWarning} with
  * the deduplicating recorder of {@code pkg/endpoints/filters/warning.go}. A text is written once however often it is
- * added (a write retried after a lost race adds its warnings again); a text that is empty, not valid UTF-16 or holds
+ * added (a write retried after a lost race adds its warnings again); a text that is empty or holds
  * a control character is dropped ({@code net.NewWarningHeader} refuses it, and a line break would break the
  * response); once the texts exceed {@link #TRUNCATE_AT_TOTAL_RUNES} runes in all, every text, those written and those
  * to come, is cut to {@link #TRUNCATE_ITEM_RUNES} runes. The header is {@code 299 - "<text>"}, {@code "} and
@@ -99,8 +99,8 @@ public final class Warnings {
    * {@code net.NewWarningHeader(299, "", text)}.
    *
    * @param text the warning text
-   * @return {@code 299 - "<text>"} with {@code "} and {@code \} escaped, or null when the text holds a control
-   *     character ({@code unicode.IsControl}: U+0000-U+001F, U+007F-U+009F) or an unpaired surrogate
+   * @return {@code 299 - "<text>"} with {@code "} and {@code \} escaped and an unpaired surrogate as U+FFFD, or
+   *     null when the text holds a control character ({@code unicode.IsControl}: U+0000-U+001F, U+007F-U+009F)
    */
   public static String header(String text) {
     StringBuilder b = new StringBuilder(text.length() + 8).append("299 - \"");
@@ -114,7 +114,8 @@ public final class Warnings {
         continue;
       }
       if (Character.isSurrogate(c)) {
-        return null;
+        b.append('\uFFFD');  // a lone surrogate: Go's JSON decoder reads it as U+FFFD, the text is kept
+        continue;
       }
       if (c == '"' || c == '\\') {
         b.append('\\');

@@ -79,7 +79,7 @@ class WarningsTest {
       "plain|299 - \"plain\"",
       "a\u007fb|",
       "a\u0085b|",
-      "\ud800 lone surrogate|",
+      "\ud800 lone surrogate|299 - \"\ufffd lone surrogate\"",
   })
   void header(String text, String expected) {
     if (expected == null) {

@@ -52,6 +52,23 @@ class CrdParserTest {
     assertEquals(12, r.storageVersionHash().length());
   }
 
+  /** customresource_handler.go: a deprecated version's warning, its own or defaultDeprecationWarning's. */
+  @Test
+  void deprecatedVersionsCarryTheirWarning() throws Exception {
+    JsonObject m = widgets();
+    io.vertx.core.json.JsonArray versions = m.getJsonObject("spec").getJsonArray("versions");
+    versions.getJsonObject(0).put("deprecated", true);
+    CrdDefinition d = CrdParser.parse(m);
+    assertEquals("example.com/v1 Widget is deprecated; use example.com/v2 Widget",
+        d.served("v1").orElseThrow().deprecationWarning());
+    assertEquals(null, d.served("v2").orElseThrow().deprecationWarning());
+    versions.getJsonObject(1).put("deprecated", true).put("deprecationWarning", "v2 goes away in 2027");
+    d = CrdParser.parse(m);
+    assertEquals("example.com/v1 Widget is deprecated", d.served("v1").orElseThrow().deprecationWarning(),
+        "no served version that is not deprecated is preferred over it");
+    assertEquals("v2 goes away in 2027", d.served("v2").orElseThrow().deprecationWarning());
+  }
+
   @Test
   void storageVersionHashMatchesKubernetes() {
     // values kube-apiserver shows in legacy discovery (CRDs are stored as v1beta1, pods as v1)

@@ -433,6 +433,24 @@ class CrdRestTest {
     assertEquals(uid, applySame.json().getJsonObject("metadata").getString("uid"));
   }
 
+  /** Every request to a deprecated version warns (customresource_handler.go), whatever its answer. */
+  @Test
+  void requestsToADeprecatedVersionWarn() throws Exception {
+    JsonObject crd = widgetManifests().get(0).copy();
+    JsonObject spec = crd.getJsonObject("spec");
+    spec.put("group", "deprecated.example.com");
+    crd.getJsonObject("metadata").put("name", "widgets.deprecated.example.com");
+    spec.getJsonArray("versions").getJsonObject(0).put("deprecated", true);
+    node.addAll(List.of(crd));
+    String base = "/apis/deprecated.example.com/v1/namespaces/ns1/widgets";
+    String warning = "299 - \"deprecated.example.com/v1 Widget is deprecated; use deprecated.example.com/v2 Widget\"";
+    Http.Res list = http.get(base);
+    assertEquals(200, list.code(), list.body());
+    assertEquals(warning, list.header("Warning"));
+    assertEquals(warning, http.get(base + "/absent").header("Warning"));
+    assertNull(http.get("/apis/deprecated.example.com/v2/namespaces/ns1/widgets").header("Warning"));
+  }
+
   /**
    * The field manager's checks of an apply configuration (managedfields versioncheck.go, structuredmerge.go Apply):
    * another version, another kind or none is {@code 400 invalid object type}, a configuration with managedFields
@@ -446,7 +464,7 @@ class CrdRestTest {
         {good.replace("example.com/v1", "example.com/v2"), "invalid object type: example.com/v2, Kind=Widget"},
         {good.replace("kind: Widget", "kind: Gadget"), "invalid object type: example.com/v1, Kind=Gadget"},
         {good.replace("apiVersion: example.com/v1\n", "").replace("kind: Widget\n", ""), "invalid object type: /, Kind="},
-        {good.replace("example.com/v1", "a/b/c"), "invalid object type: /, Kind=Widget"},
+        {good.replace("example.com/v1", "a/b/c"), "invalid object type: /, Kind="},
         {good.replace("example.com/v1", "v1"), "invalid object type: /v1, Kind=Widget"},
         {good.replace("  name: w-apply-type\n", "  name: w-apply-type\n  managedFields:\n  - manager: x\n"),
             "metadata.managedFields must be nil"}}) {
@@ -459,6 +477,13 @@ class CrdRestTest {
     Http.Res created = http.patch(path, "application/apply-patch+yaml",
         good.replace("  name: w-apply-type\n", "  name: w-apply-type\n  managedFields: null\n"));
     assertEquals(201, created.code(), created.body());
+    // a uid in a configuration that creates: handlers/patch.go "uid mismatch" 409, nothing created
+    Http.Res uid = http.patch(W + "/w-apply-uid?fieldManager=tester", "application/apply-patch+yaml",
+        good.replace("w-apply-type", "w-apply-uid").replace("  name: w-apply-uid\n", "  name: w-apply-uid\n  uid: u-9\n"));
+    assertEquals(409, uid.code(), uid.body());
+    assertEquals("Operation cannot be fulfilled on widgets.example.com \"w-apply-uid\": uid mismatch: the provided "
+        + "object specified uid u-9, and no existing object was found", uid.json().getString("message"));
+    assertEquals(404, http.get(W + "/w-apply-uid").code());
     Http.Res other = http.patch(path, "application/apply-patch+yaml", good.replace("replicas: 2", "replicas: 3")
         .replace("kind: Widget", "kind: Gadget"));
     assertEquals(400, other.code(), other.body());

@@ -19,12 +19,15 @@ import java.util.logging.Logger;
  * The ValidatingAdmissionPolicy plugin ({@code apiserver/pkg/admission/plugin/policy/validating}): every
  * ValidatingAdmissionPolicyBinding (in name order) whose policy exists and whose policy {@code matchConstraints}
  * and binding {@code matchResources} cover the request, and whose {@code matchConditions} hold, has its policy's
- * {@code variables} and {@code validations} evaluated in CEL ({@link PolicyCel}); with {@code validationActions}
- * containing {@code Deny} the first failed validation denies the request:
+ * {@code variables} and every one of its {@code validations} evaluated in CEL ({@link PolicyCel}), as
+ * {@code validating/dispatcher.go} does: each failed validation of a binding whose {@code validationActions} hold
+ * {@code Warn} is a warning ({@code Validation failed for ValidatingAdmissionPolicy 'P' with binding 'B': MSG}),
+ * and once every binding is evaluated the first failure of a binding with {@code Deny} denies the request:
  * {@code <resource> "<name>" is forbidden: ValidatingAdmissionPolicy 'P' with binding 'B' denied request: MSG}, with
- * the validation's {@code reason} (default {@code Invalid}, 422). An expression that fails to evaluate denies under
- * {@code failurePolicy: Fail} and is skipped under {@code Ignore}. {@code Warn} sends the failure as a warning
- * ({@code Validation failed for ValidatingAdmissionPolicy 'P' with binding 'B': MSG}); {@code Audit} is accepted
+ * the validation's {@code reason} (default {@code Invalid}, 422). An expression that fails to evaluate is a failure
+ * under {@code failurePolicy: Fail} and is skipped under {@code Ignore}. Messages are {@code validator.go}'s: the
+ * {@code messageExpression}'s string trimmed (unless empty, over 5 KiB or multi-line), else the trimmed
+ * {@code message}, else {@code failed expression: <expression>}. {@code Audit} is accepted
  * and not acted on (no audit annotation). Policies and bindings are fed from watches ({@link #policyEvent},
  * {@link #bindingEvent}).
  */
@@ -118,6 +121,7 @@ public final class ValidatingPolicies {
    */
   public StatusException evaluate(Admission.Attributes a, JsonObject namespaceObject) {
     Map<String, String> nsLabels = WebhookMatching.labels(namespaceObject);
+    StatusException firstDenial = null;
     for (JsonObject binding : bindingOrder) {
       JsonObject spec = binding.getJsonObject("spec", new JsonObject());
       Compiled policy = compiled.get(spec.getString("policyName", ""));
@@ -133,23 +137,28 @@ public final class ValidatingPolicies {
       }
       JsonArray actions = spec.getJsonArray("validationActions", new JsonArray());
       String bindingName = binding.getJsonObject("metadata", new JsonObject()).getString("name", "");
-      String failure = check(policy, a, version, namespaceObject);
-      if (failure == null) {
-        continue;
-      }
-      if (actions.contains("Deny")) {
-        return denied(a, policy.name(), bindingName, failure);
-      }
-      if (actions.contains("Warn")) {
-        a.warnings().accept("Validation failed for ValidatingAdmissionPolicy '" + policy.name() + "' with binding '"
-            + bindingName + "': " + failure.split("\0", 2)[0]);
+      for (String failure : check(policy, a, version, namespaceObject)) {
+        if (actions.contains("Deny") && firstDenial == null) {
+          firstDenial = denied(a, policy.name(), bindingName, failure);
+        }
+        if (actions.contains("Warn")) {
+          a.warnings().accept("Validation failed for ValidatingAdmissionPolicy '" + policy.name() + "' with binding '"
+              + bindingName + "': " + failure.split("\0", 2)[0]);
+        }
       }
     }
-    return null;
+    return firstDenial;
   }
 
-  /** The first failed validation of {@code policy}: its message and reason joined by {@code \0}, or null. */
-  private static String check(Compiled policy, Admission.Attributes a, String version, JsonObject namespaceObject) {
+  /** Longest message a {@code messageExpression} may give, bytes ({@code celconfig.MaxEvaluatedMessageExpressionSizeBytes}). */
+  static final int MAX_EVALUATED_MESSAGE_BYTES = 5 * 1024;
+
+  /**
+   * @return every failed validation of {@code policy} in order, each its message and reason joined by {@code \0};
+   *     empty when it admits (a matchCondition false, or every validation true)
+   */
+  private static List<String> check(Compiled policy, Admission.Attributes a, String version,
+                                    JsonObject namespaceObject) {
     JsonObject request = AdmissionReviews.request("", a, version).getJsonObject("request");
     Map<String, Object> vars = new HashMap<>();
     vars.put("object", CelValues.toCel(request.getJsonObject("object"), null, false));
@@ -163,11 +172,11 @@ public final class ValidatingPolicies {
       try {
         Object r = policy.conditions().get(i).eval(vars);
         if (Boolean.FALSE.equals(r)) {
-          return null;
+          return List.of();
         }
       } catch (Exception e) {
-        return policy.ignore() ? null : "failed to evaluate matchCondition '" + policy.conditionNames().get(i)
-            + "': " + CelValues.goError(e) + "\0Invalid";
+        return policy.ignore() ? List.of() : List.of("failed to evaluate matchCondition '"
+            + policy.conditionNames().get(i) + "': " + CelValues.goError(e) + "\0Invalid");
       }
     }
     for (int i = 0; i < policy.variables().size(); i++) {
@@ -179,39 +188,48 @@ public final class ValidatingPolicies {
             + e.getMessage());
       }
     }
+    List<String> failures = new java.util.ArrayList<>();
     for (Validation v : policy.validations()) {
       Object r;
       try {
         r = v.program().eval(vars);
       } catch (Exception e) {
-        if (policy.ignore()) {
-          continue;
+        if (!policy.ignore()) {
+          failures.add("expression '" + v.expression() + "' resulted in error: " + CelValues.goError(e)
+              + "\0Invalid");
         }
-        return "expression '" + v.expression() + "' resulted in error: " + CelValues.goError(e) + "\0Invalid";
+        continue;
       }
       if (!(r instanceof Boolean b)) {
-        if (policy.ignore()) {
-          continue;
+        if (!policy.ignore()) {
+          failures.add("expression '" + v.expression() + "' resulted in error: must evaluate to bool\0Invalid");
         }
-        return "expression '" + v.expression() + "' resulted in error: must evaluate to bool\0Invalid";
+        continue;
       }
       if (!b) {
-        String msg = null;
+        String msg = "";
         if (v.messageProgram() != null) {
           try {
             Object m = v.messageProgram().eval(vars);
-            msg = m instanceof String s && !s.isBlank() && !s.contains("\n") ? s : null;
+            msg = m instanceof String s ? s.strip() : "";
           } catch (Exception e) {
-            msg = null;
+            msg = "";
+          }
+          if (msg.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > MAX_EVALUATED_MESSAGE_BYTES
+              || msg.contains("\n")) {
+            msg = "";
           }
         }
-        if (msg == null) {
-          msg = v.message() != null && !v.message().isEmpty() ? v.message() : "failed expression: " + v.expression();
+        if (msg.isEmpty() && v.message() != null) {
+          msg = v.message().strip();
         }
-        return msg + "\0" + (v.reason() == null ? "Invalid" : v.reason());
+        if (msg.isEmpty()) {
+          msg = "failed expression: " + v.expression().strip();
+        }
+        failures.add(msg + "\0" + (v.reason() == null ? "Invalid" : v.reason()));
       }
     }
-    return null;
+    return failures;
   }
 
   private static StatusException denied(Admission.Attributes a, String policy, String binding, String failure) {

@@ -128,7 +128,7 @@ public final class CrdParser {
       causes.add(cause("FieldValueNotSupported", "spec.scope",
           "Unsupported value: \"" + scope + "\": supported values: \"Cluster\", \"Namespaced\""));
     }
-    List<CrdVersion> versions = versions(spec);
+    List<CrdVersion> versions = deprecations(versions(spec), spec, group, kind);
     if (!builtIn) {
       List<FieldError> conv = new ArrayList<>();
       io.mvproxy.registry.impl.conversion.CrdConversion.validate(spec, conv);
@@ -139,6 +139,54 @@ public final class CrdParser {
     }
     return new CrdDefinition(name, group, plural, singular, kind, listKind, strings(names, "shortNames"),
         strings(names, "categories"), "Namespaced".equals(scope), versions);
+  }
+
+  /**
+   * The warnings of deprecated versions (apiextensions-apiserver {@code customresource_handler.go}): a version with
+   * {@code deprecated: true} warns every request with its {@code deprecationWarning}, else with
+   * {@code defaultDeprecationWarning}'s {@code <group>/<version> <Kind> is deprecated}, followed by
+   * {@code ; use <group>/<best> <Kind>} naming the most preferred served, not deprecated version preferred over it
+   * (kube-aware order).
+   *
+   * @param versions the parsed versions
+   * @return them with their warnings
+   */
+  static List<CrdVersion> deprecations(List<CrdVersion> versions, JsonObject spec, String group, String kind) {
+    JsonArray arr = spec.getValue("versions") instanceof JsonArray a ? a : new JsonArray();
+    Set<String> deprecated = new HashSet<>();
+    java.util.Map<String, String> custom = new java.util.HashMap<>();
+    for (Object o : arr) {
+      if (o instanceof JsonObject v && Boolean.TRUE.equals(v.getValue("deprecated"))
+          && v.getValue("name") instanceof String n) {
+        deprecated.add(n);
+        if (v.getValue("deprecationWarning") instanceof String w) {
+          custom.put(n, w);
+        }
+      }
+    }
+    if (deprecated.isEmpty()) {
+      return versions;
+    }
+    List<CrdVersion> out = new ArrayList<>();
+    for (CrdVersion v : versions) {
+      if (!deprecated.contains(v.name())) {
+        out.add(v);
+        continue;
+      }
+      String warning = custom.get(v.name());
+      if (warning == null) {
+        warning = group + "/" + v.name() + " " + kind + " is deprecated";
+        java.util.Optional<String> better = versions.stream()
+            .filter(o -> o.served() && !deprecated.contains(o.name())
+                && io.mvproxy.discovery.VersionOrder.INSTANCE.compare(o.name(), v.name()) < 0)
+            .map(CrdVersion::name).min(io.mvproxy.discovery.VersionOrder.INSTANCE);
+        if (better.isPresent()) {
+          warning += "; use " + group + "/" + better.get() + " " + kind;
+        }
+      }
+      out.add(v.withDeprecationWarning(warning));
+    }
+    return out;
   }
 
   private List<CrdVersion> versions(JsonObject spec) {

@@ -15,12 +15,26 @@ import java.util.List;
  * @param columns       additional printer columns (possibly empty)
  * @param schema        {@code schema.openAPIV3Schema}, or null
  * @param validation    the compiled schema (pruning, defaulting, validation, CEL), or null without a schema
+ * @param deprecationWarning the warning every request to this version gets when it is {@code deprecated}
+ *                      ({@link CrdParser}), or null
  */
 public record CrdVersion(String name, boolean served, boolean storage, boolean statusEnabled, ScaleSpec scale,
-                         List<PrinterColumn> columns, JsonObject schema, VersionSchema validation) {
+                         List<PrinterColumn> columns, JsonObject schema, VersionSchema validation,
+                         String deprecationWarning) {
   /** Copies the column list. */
   public CrdVersion {
     columns = List.copyOf(columns);
+  }
+
+  /** A version that is not deprecated. */
+  public CrdVersion(String name, boolean served, boolean storage, boolean statusEnabled, ScaleSpec scale,
+                    List<PrinterColumn> columns, JsonObject schema, VersionSchema validation) {
+    this(name, served, storage, statusEnabled, scale, columns, schema, validation, null);
+  }
+
+  /** @param warning the deprecation warning, or null @return this version with it */
+  public CrdVersion withDeprecationWarning(String warning) {
+    return new CrdVersion(name, served, storage, statusEnabled, scale, columns, schema, validation, warning);
   }
 
   /** A version whose schema is compiled here (tests and callers that validated it already). */

@@ -57,6 +57,8 @@ public final class CrdRouter {
       throw StatusException.resourceNotFound();
     }
     CrdRequest req = new CrdRequest(ctx, info, user, rt.crd(), version.get(), rt.strategy());
+    // customresource_handler.go: every request to a deprecated version, whatever comes of it
+    io.mvproxy.api.Warnings.add(ctx, version.get().deprecationWarning());
     boolean hasNs = !info.namespace().isEmpty();
     boolean hasName = !info.name().isEmpty();
     String verb = info.verb();

@@ -29,10 +29,13 @@ public final class FieldValidation {
   public static void report(CrdRequest req, List<String> unknown) {
     List<String> problems = new ArrayList<>();
     List<String> dups = req.ctx().get(DUPLICATES_KEY);
+    // a built-in kind's strict decoder quotes a field as Go's %q, a custom resource's as "%s"
+    java.util.function.UnaryOperator<String> quote = req.strategy().typedDecoding()
+        ? io.mvproxy.registry.impl.schema.GoValues::quote : f -> "\"" + f + "\"";
     if (dups != null) {
-      dups.forEach(d -> problems.add("duplicate field \"" + d + "\""));
+      dups.forEach(d -> problems.add("duplicate field " + quote.apply(d)));
     }
-    unknown.forEach(u -> problems.add("unknown field \"" + u + "\""));
+    unknown.forEach(u -> problems.add("unknown field " + quote.apply(u)));
     if (problems.isEmpty()) {
       return;
     }

@@ -359,9 +359,9 @@ public final class ObjectRules {
   /**
    * What kube-apiserver's {@code rest.BeforeCreate} / {@code rest.BeforeUpdate} do after the mutating admission
    * ({@code registry/rest/create.go}, {@code update.go}), applied again to an object a mutating webhook changed: the
-   * namespace must still be the request's, the system fields (uid, creationTimestamp, deletionTimestamp,
-   * resourceVersion, generation, and the status under a status subresource) are the server's, the name of an
-   * update is immutable, and the metadata is validated again.
+   * namespace must still be the request's, the system fields (a create's uid, creationTimestamp, deletionTimestamp,
+   * resourceVersion, generation, and the status under a status subresource) are the server's, the name and uid of an
+   * update are immutable, and the metadata is validated again.
    *
    * @param req      the request
    * @param mutated  the mutated object in storage form (changed in place)
@@ -369,7 +369,7 @@ public final class ObjectRules {
    * @param old      the stored object as {@link #prepareUpdate} saw it, or null for a create
    * @return the object to validate and store
    * @throws StatusException 400 {@code the namespace of the provided object does not match the namespace sent on
-   *     the request}; 422 Invalid for invalid metadata or a changed name ({@code field is immutable})
+   *     the request}; 422 Invalid for invalid metadata or a changed name or uid ({@code field is immutable})
    */
   public JsonObject afterMutation(CrdRequest req, JsonObject mutated, JsonObject prepared, JsonObject old) {
     JsonObject meta = metadata(mutated);
@@ -422,6 +422,9 @@ public final class ObjectRules {
       return out;
     }
     for (String k : new String[] {"uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds"}) {
+      if ("uid".equals(k) && meta.getValue(k) instanceof String uid && !uid.isEmpty()) {
+        continue;  // rest.BeforeUpdate after admission: a uid a webhook set is kept, and refused when another
+      }
       copy(pm, meta, k);
     }
     meta.remove("selfLink");

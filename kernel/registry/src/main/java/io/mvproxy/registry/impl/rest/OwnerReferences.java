@@ -27,7 +27,7 @@ final class OwnerReferences {
   static final String DUPLICATES_AFTER_ADMISSION = ".metadata.ownerReferences contains duplicate entries after "
       + "mutating admission happens; API server dedups owner references in 1.20+, and may reject such requests as "
       + "early as 1.24; please fix your requests; duplicate UID(s) observed: ";
-  /** The fields of {@code metav1.OwnerReference}, the ones the comparison sees (others are pruned later). */
+  /** The fields of {@code metav1.OwnerReference}, the ones the comparison sees (others were pruned before). */
   private static final String[] FIELDS = {"apiVersion", "kind", "name", "uid", "controller", "blockOwnerDeletion"};
 
   private OwnerReferences() {

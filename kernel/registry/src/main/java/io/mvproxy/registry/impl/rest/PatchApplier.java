@@ -121,18 +121,41 @@ public final class PatchApplier {
     JsonObject config = applyConfiguration(body);
     String[] gv = groupVersion(config.getValue("apiVersion") instanceof String s ? s : "");
     String[] want = groupVersion(apiVersion);
-    String k = config.getValue("kind") instanceof String s ? s : "";
+    // Unstructured.GroupVersionKind: an unparsable apiVersion gives the empty GroupVersionKind, kind included
+    String k = gv == null ? "" : config.getValue("kind") instanceof String s ? s : "";
+    if (gv == null) {
+      gv = new String[] {"", ""};
+    }
     if (!gv[0].equals(want[0]) || !gv[1].equals(want[1]) || !k.equals(kind)) {
       throw StatusException.badRequest("invalid object type: " + gv[0] + "/" + gv[1] + ", Kind=" + k);
     }
     if (config.getValue("metadata") instanceof JsonObject meta && meta.getValue("managedFields") instanceof
-        io.vertx.core.json.JsonArray entries && entries.stream().allMatch(e -> e instanceof JsonObject)) {
+        io.vertx.core.json.JsonArray entries && entries.stream().allMatch(PatchApplier::managedFieldsEntry)) {
       throw StatusException.badRequest("metadata.managedFields must be nil");
     }
     return config;
   }
 
-  /** {@code schema.ParseGroupVersion}: {group, version}; both empty for {@code ""}, {@code "/"} or two slashes. */
+  /**
+   * @return true when {@code e} converts to a {@code metav1.ManagedFieldsEntry} ({@code Unstructured.GetManagedFields}
+   *     reads the list as nil when an item does not): an object whose known fields, when set, have their types
+   */
+  private static boolean managedFieldsEntry(Object e) {
+    if (!(e instanceof JsonObject o)) {
+      return false;
+    }
+    for (String f : new String[] {"manager", "operation", "apiVersion", "time", "fieldsType", "subresource"}) {
+      if (o.getValue(f) != null && !(o.getValue(f) instanceof String)) {
+        return false;
+      }
+    }
+    return o.getValue("fieldsV1") == null || o.getValue("fieldsV1") instanceof JsonObject;
+  }
+
+  /**
+   * {@code schema.ParseGroupVersion}: {group, version}; both empty for {@code ""} or {@code "/"}; null (an error)
+   * for more than one slash.
+   */
   static String[] groupVersion(String apiVersion) {
     if (apiVersion.isEmpty() || "/".equals(apiVersion)) {
       return new String[] {"", ""};
@@ -142,7 +165,7 @@ public final class PatchApplier {
       return new String[] {"", apiVersion};
     }
     if (apiVersion.indexOf('/', slash + 1) >= 0) {
-      return new String[] {"", ""};
+      return null;
     }
     return new String[] {apiVersion.substring(0, slash), apiVersion.substring(slash + 1)};
   }

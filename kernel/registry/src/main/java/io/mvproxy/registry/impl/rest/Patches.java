@@ -69,6 +69,11 @@ public final class Patches {
       JsonObject created = config.copy();
       FieldManager.applyCreate(created, config, manager(req), req.apiVersion(), req.info().subresource(),
           FieldManager.resetFields(req));
+      if (ObjectRules.metadata(created).getValue("uid") instanceof String uid && !uid.isEmpty()) {
+        // handlers/patch.go applyPatch: an apply naming a uid found no object with it
+        throw io.mvproxy.api.storage.StorageException.conflict(req.key(), "uid mismatch: the provided object "
+            + "specified uid " + uid + ", and no existing object was found").forResource(req.gvr(), req.name());
+      }
       return writes.create(req, created, true, true).map(o -> new Result(201, req.view(o)))
           .recover(t -> t instanceof StatusException se && se.reason() == StatusReason.AlreadyExists
               ? patchExisting(req, PatchApplier.Type.APPLY, body).map(o -> new Result(200, o))

@@ -155,7 +155,9 @@ public final class Writes {
           String sub = req.info().subresource();
           if ("scale".equals(sub)) {
             String rv = in.getJsonObject("metadata", new JsonObject()).getString("resourceVersion");
+            String scaleUid = in.getJsonObject("metadata", new JsonObject()).getValue("uid") instanceof String u ? u : "";
             return GuaranteedUpdate.run(rt, req, cur -> {
+              checkUid(req, scaleUid, cur.uid());  // the Scale's uid is the update's precondition, as the object's
               GuaranteedUpdate.checkResourceVersion(req, rv, cur);
               return scaleTo(req, cur, in);
             }).map(o -> new Written(200, ScaleCodec.toScale(req.view(o), req.version().scale())));

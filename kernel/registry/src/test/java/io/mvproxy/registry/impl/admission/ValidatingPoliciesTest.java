@@ -127,6 +127,34 @@ class ValidatingPoliciesTest {
     assertNull(orphan.evaluate(create(widget(1)), null));
   }
 
+  /**
+   * validating/dispatcher.go: every failed validation of a Warn binding is a warning, a denial is answered once every
+   * binding was evaluated (a later binding's warnings are sent too), with the first Deny failure; validator.go trims
+   * messages.
+   */
+  @Test
+  void everyFailureWarnsAndTheFirstDenialIsAnsweredAfterAllBindings() {
+    ValidatingPolicies p = new ValidatingPolicies();
+    p.policyEvent(added(policy("a", null, new JsonObject().put("expression", "false").put("message", "  single line  "),
+        new JsonObject().put("expression", "false").put("messageExpression", "' from expression '"),
+        new JsonObject().put("expression", "true").put("message", "never"),
+        new JsonObject().put("expression", "false").put("messageExpression", "'two\\nlines'")
+            .put("message", "static fallback"))));
+    p.policyEvent(added(policy("b", null, new JsonObject().put("expression", "false").put("message", "later"))));
+    p.bindingEvent(added(binding("a-deny", "a", "Deny", "Warn")));
+    p.bindingEvent(added(binding("b-warn", "b", "Warn")));
+    List<String> warnings = new java.util.ArrayList<>();
+    Admission.Attributes a = create(widget(1));
+    StatusException e = p.evaluate(new Admission.Attributes(a.group(), a.version(), a.resource(), a.subresource(),
+        a.kind(), a.namespace(), a.name(), a.operation(), a.object(), a.oldObject(), a.options(), a.dryRun(), a.user(),
+        a.namespaced(), a.equivalentVersions(), warnings::add), null);
+    assertEquals("widgets.demo.io \"w1\" is forbidden: ValidatingAdmissionPolicy 'a' with binding 'a-deny' denied "
+        + "request: single line", e.getMessage());
+    String w = "Validation failed for ValidatingAdmissionPolicy ";
+    assertEquals(List.of(w + "'a' with binding 'a-deny': single line", w + "'a' with binding 'a-deny': from expression",
+        w + "'a' with binding 'a-deny': static fallback", w + "'b' with binding 'b-warn': later"), warnings);
+  }
+
   @Test
   void bindingMatchResourcesNarrowsByNamespaceLabels() {
     ValidatingPolicies p = new ValidatingPolicies();
