@@ -404,12 +404,7 @@ class PeerProxyTest {
   void concurrentRequestsAllAnswered(boolean h2) throws Exception {
     answers.clear();
     hits.clear();
-    decided = List.of("node-b");
-    deadlineMs = 0;
-    io.vertx.core.http.HttpClientOptions peerOptions = TlsOptions.peerClient(pki.caCert().toString(),
-        pki.proxyClientCert("node-a").toString(), pki.proxyClientKey("node-a").toString());
-    proxy = PeerProxy.create(vertx, h2 ? TlsOptions.offerHttp2(peerOptions) : peerOptions, new NodeMetrics(),
-        new FleetViewRef(viewOf(List.of("node-b"))));
+    proxyToNodeB(h2);
     HttpClient many = vertx.createHttpClient(new io.vertx.core.http.PoolOptions().setHttp1MaxSize(32));
     int n = 2_000;
     java.util.concurrent.atomic.AtomicInteger ok = new java.util.concurrent.atomic.AtomicInteger();
@@ -432,6 +427,16 @@ class PeerProxyTest {
     many.close();
   }
 
+  /** Makes {@link #proxy} a proxy whose decision and view name node-b only, over HTTP/2 or HTTP/1.1, no deadline. */
+  void proxyToNodeB(boolean h2) {
+    decided = List.of("node-b");
+    deadlineMs = 0;
+    io.vertx.core.http.HttpClientOptions peerOptions = TlsOptions.peerClient(pki.caCert().toString(),
+        pki.proxyClientCert("node-a").toString(), pki.proxyClientKey("node-a").toString());
+    proxy = PeerProxy.create(vertx, h2 ? TlsOptions.offerHttp2(peerOptions) : peerOptions, new NodeMetrics(),
+        new FleetViewRef(viewOf(List.of("node-b"))));
+  }
+
   /**
    * A peer's answer with 18 KiB of headers (fifteen long warnings: kube's recorder allows 4,096 runes of warning text,
    * up to 16 KiB once UTF-8 encoded, and escaping adds more) is relayed whole, over HTTP/1.1 and HTTP/2 hops; with
@@ -443,12 +448,7 @@ class PeerProxyTest {
     answers.clear();
     hits.clear();
     answers.put("node-b", Answer.BIG_HEADERS);
-    decided = List.of("node-b");
-    deadlineMs = 0;
-    io.vertx.core.http.HttpClientOptions peerOptions = TlsOptions.peerClient(pki.caCert().toString(),
-        pki.proxyClientCert("node-a").toString(), pki.proxyClientKey("node-a").toString());
-    proxy = PeerProxy.create(vertx, h2 ? TlsOptions.offerHttp2(peerOptions) : peerOptions, new NodeMetrics(),
-        new FleetViewRef(viewOf(List.of("node-b"))));
+    proxyToNodeB(h2);
     HttpClient big = vertx.createHttpClient(new io.vertx.core.http.HttpClientOptions().setMaxHeaderSize(1 << 20));
     try {
       io.vertx.core.http.HttpClientResponse r = big.request(new RequestOptions().setMethod(HttpMethod.POST)
@@ -472,15 +472,9 @@ class PeerProxyTest {
    */
   @org.junit.jupiter.api.Test
   void burstOfWatchesAllGetTheirHeadOverH2() throws Exception {
-    boolean h2 = true;
     answers.clear();
     hits.clear();
-    decided = List.of("node-b");
-    deadlineMs = 0;
-    io.vertx.core.http.HttpClientOptions peerOptions = TlsOptions.peerClient(pki.caCert().toString(),
-        pki.proxyClientCert("node-a").toString(), pki.proxyClientKey("node-a").toString());
-    proxy = PeerProxy.create(vertx, h2 ? TlsOptions.offerHttp2(peerOptions) : peerOptions, new NodeMetrics(),
-        new FleetViewRef(viewOf(List.of("node-b"))));
+    proxyToNodeB(true);
     int n = TlsOptions.PEER_WAIT_QUEUE + PeerProxy.LONG_RUNNING_H2_CONNECTIONS + 1000;
     HttpClient many = vertx.createHttpClient(new io.vertx.core.http.PoolOptions().setHttp1MaxSize(n + 10));
     int before = watchHeads.get();
