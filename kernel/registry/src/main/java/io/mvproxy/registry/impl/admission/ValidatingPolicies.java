@@ -150,7 +150,10 @@ public final class ValidatingPolicies {
     return firstDenial;
   }
 
-  /** Longest message a {@code messageExpression} may give, bytes ({@code celconfig.MaxEvaluatedMessageExpressionSizeBytes}). */
+  /**
+   * Longest message a {@code messageExpression} may give, bytes
+   * ({@code celconfig.MaxEvaluatedMessageExpressionSizeBytes}).
+   */
   static final int MAX_EVALUATED_MESSAGE_BYTES = 5 * 1024;
 
   /**

@@ -154,8 +154,9 @@ public final class Writes {
           JsonObject in = rt.strategy().decodeBody(req, rt.rules().decode(req, BodyTypes.requireObject(req, body)));
           String sub = req.info().subresource();
           if ("scale".equals(sub)) {
-            String rv = in.getJsonObject("metadata", new JsonObject()).getString("resourceVersion");
-            String scaleUid = in.getJsonObject("metadata", new JsonObject()).getValue("uid") instanceof String u ? u : "";
+            JsonObject scaleMeta = in.getJsonObject("metadata", new JsonObject());
+            String rv = scaleMeta.getString("resourceVersion");
+            String scaleUid = scaleMeta.getValue("uid") instanceof String u ? u : "";
             return GuaranteedUpdate.run(rt, req, cur -> {
               checkUid(req, scaleUid, cur.uid());  // the Scale's uid is the update's precondition, as the object's
               GuaranteedUpdate.checkResourceVersion(req, rv, cur);
