@@ -51,9 +51,12 @@ public final class Warnings {
    * @param resp the response the headers go to
    * @param text the warning text
    */
-  void record(HttpServerResponse resp, String text) {
-    if (text == null || text.isEmpty() || written >= TRUNCATE_AT_TOTAL_RUNES && truncating
-        || !recorded.add(text)) {
+  void record(HttpServerResponse resp, String raw) {
+    if (raw == null || raw.isEmpty() || written >= TRUNCATE_AT_TOTAL_RUNES && truncating) {
+      return;
+    }
+    String text = wellFormed(raw);
+    if (!recorded.add(text)) {
       return;
     }
     ordered.add(text);
@@ -82,6 +85,33 @@ public final class Warnings {
   }
 
   /**
+   * @return {@code text} with each unpaired surrogate as U+FFFD, as Go's JSON decoder reads it (a webhook's warnings
+   *     are decoded so before the recorder deduplicates them)
+   */
+  static String wellFormed(String text) {
+    StringBuilder b = null;
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      boolean pair = Character.isHighSurrogate(c) && i + 1 < text.length()
+          && Character.isLowSurrogate(text.charAt(i + 1));
+      if (pair) {
+        if (b != null) {
+          b.append(c).append(text.charAt(i + 1));
+        }
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        if (b == null) {
+          b = new StringBuilder(text.length()).append(text, 0, i);
+        }
+        b.append('\uFFFD');
+      } else if (b != null) {
+        b.append(c);
+      }
+    }
+    return b == null ? text : b.toString();
+  }
+
+  /**
    * @return {@code header} as its UTF-8 bytes, one char each: the HTTP codec writes a header's chars as ISO-8859-1
    *     bytes (others as {@code ?}), Go's server writes the string's UTF-8 bytes, which clients decode
    */
@@ -103,19 +133,12 @@ public final class Warnings {
    *     null when the text holds a control character ({@code unicode.IsControl}: U+0000-U+001F, U+007F-U+009F)
    */
   public static String header(String text) {
-    StringBuilder b = new StringBuilder(text.length() + 8).append("299 - \"");
-    for (int i = 0; i < text.length(); i++) {
-      char c = text.charAt(i);
+    String t = wellFormed(text);
+    StringBuilder b = new StringBuilder(t.length() + 8).append("299 - \"");
+    for (int i = 0; i < t.length(); i++) {
+      char c = t.charAt(i);
       if (Character.isISOControl(c)) {
         return null;
-      }
-      if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
-        b.append(c).append(text.charAt(++i));
-        continue;
-      }
-      if (Character.isSurrogate(c)) {
-        b.append('\uFFFD');  // a lone surrogate: Go's JSON decoder reads it as U+FFFD, the text is kept
-        continue;
       }
       if (c == '"' || c == '\\') {
         b.append('\\');

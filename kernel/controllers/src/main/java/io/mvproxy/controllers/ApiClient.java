@@ -73,7 +73,8 @@ public final class ApiClient implements AutoCloseable {
    */
   public ApiClient(Vertx vertx, String servingCert, String host, int port, String token, String userAgent,
                    long timeoutMs) {
-    this.client = WebClient.create(vertx, new WebClientOptions().setSsl(true).setVerifyHost(false)
+    this.client = WebClient.create(vertx, io.mvproxy.api.ClientLimits.apply(new WebClientOptions()).setSsl(true)
+        .setVerifyHost(false)
         .setTrustOptions(new PemTrustOptions().addCertPath(servingCert)).setConnectTimeout(5000)
         .setKeepAlive(true).setUserAgent(userAgent));
     this.host = host;
@@ -151,9 +152,11 @@ public final class ApiClient implements AutoCloseable {
     PemTrustOptions trust = new PemTrustOptions().addCertPath(ca.toString());
     PemKeyCertOptions keyCert = cert == null ? null
         : new PemKeyCertOptions().setCertPath(cert.toString()).setKeyPath(key.toString());
-    WebClient web = WebClient.create(vertx, new WebClientOptions().setSsl(true).setVerifyHost(true)
+    WebClient web = WebClient.create(vertx, io.mvproxy.api.ClientLimits.apply(new WebClientOptions()).setSsl(true)
+        .setVerifyHost(true)
         .setTrustOptions(trust).setKeyCertOptions(keyCert).setConnectTimeout(3000));
-    HttpClient streams = vertx.createHttpClient(new HttpClientOptions().setSsl(true).setVerifyHost(true)
+    HttpClient streams = vertx.createHttpClient(io.mvproxy.api.ClientLimits.apply(new HttpClientOptions()).setSsl(true)
+        .setVerifyHost(true)
         .setTrustOptions(trust).setKeyCertOptions(keyCert).setConnectTimeout(3000)
         .setIdleTimeout(60).setIdleTimeoutUnit(TimeUnit.SECONDS));
     return new ApiClient(web, streams, timeoutMs);

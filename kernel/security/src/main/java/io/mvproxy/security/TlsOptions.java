@@ -37,13 +37,6 @@ public final class TlsOptions {
   public static final int PEER_WAIT_QUEUE = 1024;
   /** TCP connect timeout for peer hops, in milliseconds. */
   public static final int PEER_CONNECT_TIMEOUT_MS = 2000;
-  /**
-   * Largest response head a peer or an aggregated API's backend may send, bytes: a node accepts 1 MiB of request
-   * headers ({@code ServerLimits}, Go's {@code DefaultMaxHeaderBytes}) and answers with as much; Vert.x's 8 KiB default
-   * turned a write the peer had stored into a {@code 503} once its warnings passed 8 KiB (up to 4,096 runes of
-   * warning text, escaped and UTF-8 encoded, are allowed per response). Go's transport allows 10 MiB.
-   */
-  public static final int PEER_MAX_RESPONSE_HEADER_BYTES = 1 << 20;
   /** TLS handshake timeout for peer hops, in seconds. */
   public static final int PEER_HANDSHAKE_TIMEOUT_S = 5;
 
@@ -221,7 +214,7 @@ public final class TlsOptions {
         .setProtocolVersion(HttpVersion.HTTP_1_1).setKeepAlive(true).setPipelining(false)
         .setVerifyHost(true).setEnabledSecureTransportProtocols(PROTOCOLS)
         .setConnectTimeout(PEER_CONNECT_TIMEOUT_MS).setTrustOptions(trust)
-        .setMaxHeaderSize(PEER_MAX_RESPONSE_HEADER_BYTES)
+        .setMaxHeaderSize(io.mvproxy.api.ClientLimits.MAX_RESPONSE_HEADER_BYTES)
         .setKeyCertOptions(keyCert(proxyClientCertFile, "--proxy-client-cert-file", proxyClientKeyFile,
             "--proxy-client-key-file"));
     o.setSslHandshakeTimeout(PEER_HANDSHAKE_TIMEOUT_S).setSslHandshakeTimeoutUnit(TimeUnit.SECONDS);
@@ -232,7 +225,8 @@ public final class TlsOptions {
    * Makes peer-hop client options offer HTTP/2 through ALPN ({@code h2}, then {@code http/1.1}: a peer that does not
    * offer h2 is spoken to in HTTP/1.1 on that connection), with the stream window and frame size the ingress offers
    * ({@value #HTTP2_STREAM_WINDOW_BYTES} bytes, as kube-apiserver's h2 server), a header list of up to
-   * {@value #PEER_MAX_RESPONSE_HEADER_BYTES} bytes (Vert.x's default is 8 KiB) and the peer's own stream limit
+   * {@link io.mvproxy.api.ClientLimits#MAX_RESPONSE_HEADER_BYTES} (Vert.x's default is 8 KiB) and the peer's own
+   * stream limit
    * ({@code SETTINGS_MAX_CONCURRENT_STREAMS}) as the multiplexing limit.
    *
    * @param o options from {@link #peerClient}
@@ -242,7 +236,7 @@ public final class TlsOptions {
     return o.setProtocolVersion(HttpVersion.HTTP_2).setUseAlpn(true).setHttp2MultiplexingLimit(-1)
         .setInitialSettings(new io.vertx.core.http.Http2Settings().setInitialWindowSize(HTTP2_STREAM_WINDOW_BYTES)
             .setMaxFrameSize(HTTP2_STREAM_WINDOW_BYTES).setPushEnabled(false)
-            .setMaxHeaderListSize(PEER_MAX_RESPONSE_HEADER_BYTES))
+            .setMaxHeaderListSize(io.mvproxy.api.ClientLimits.MAX_RESPONSE_HEADER_BYTES))
         .setHttp2ConnectionWindowSize(HTTP2_CONNECTION_WINDOW_BYTES);
   }
 

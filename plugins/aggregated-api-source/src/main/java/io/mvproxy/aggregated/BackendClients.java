@@ -32,7 +32,7 @@ public final class BackendClients {
                                           AggregatedOptions options) {
     HttpClientOptions o = new HttpClientOptions().setProtocolVersion(HttpVersion.HTTP_1_1).setUseAlpn(false)
         .setKeepAlive(true).setPipelining(false).setConnectTimeout(options.connectTimeoutMs())
-        .setMaxHeaderSize(io.mvproxy.security.TlsOptions.PEER_MAX_RESPONSE_HEADER_BYTES)
+        .setMaxHeaderSize(io.mvproxy.api.ClientLimits.MAX_RESPONSE_HEADER_BYTES)
         .setEnabledSecureTransportProtocols(PROTOCOLS);
     if (spec.insecureSkipTlsVerify()) {
       o.setTrustAll(true).setVerifyHost(false);

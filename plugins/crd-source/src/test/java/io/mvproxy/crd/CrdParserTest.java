@@ -67,6 +67,24 @@ class CrdParserTest {
     assertEquals("example.com/v1 Widget is deprecated", d.served("v1").orElseThrow().deprecationWarning(),
         "no served version that is not deprecated is preferred over it");
     assertEquals("v2 goes away in 2027", d.served("v2").orElseThrow().deprecationWarning());
+    // validateDeprecationWarning
+    for (String[] row : new String[][] {
+        {"false", "x", "Invalid value: \"x\": can only be set for deprecated versions"},
+        {"true", "y".repeat(257), "Invalid value: \"" + "y".repeat(257) + "\": must be <= 256 characters long"},
+        {"true", "", "Invalid value: \"\": must not be an empty string"},
+        {"true", "tab\there", "Invalid value: \"tab\\there\": must only contain printable UTF-8 characters; "
+            + "non-printable character found at index 3"},
+        {"true", "zé\u200bwidth", "Invalid value: \"zé\\u200bwidth\": must only contain printable UTF-8 characters; "
+            + "non-printable character found at index 3"}}) {
+      JsonObject bad = widgets();
+      bad.getJsonObject("spec").getJsonArray("versions").getJsonObject(1).put("deprecated", Boolean.valueOf(row[0]))
+          .put("deprecationWarning", row[1]);
+      io.mvproxy.api.StatusException e = org.junit.jupiter.api.Assertions.assertThrows(
+          io.mvproxy.api.StatusException.class, () -> CrdParser.parse(bad), row[1]);
+      JsonObject cause = e.toStatus().getJsonObject("details").getJsonArray("causes").getJsonObject(0);
+      assertEquals("spec.versions[1].deprecationWarning", cause.getString("field"));
+      assertEquals(row[2], cause.getString("message"));
+    }
   }
 
   @Test

@@ -433,6 +433,16 @@ class CrdRestTest {
     assertEquals(uid, applySame.json().getJsonObject("metadata").getString("uid"));
   }
 
+  /** A duplicate field is named as Go's %q quotes it (the JSON decoder's strconv.Quote), an unknown one as "%s". */
+  @Test
+  void duplicateFieldWarningsQuoteAsGo() throws Exception {
+    Http.Res r = http.send("POST", W, "application/json", "{\"apiVersion\":\"example.com/v1\",\"kind\":\"Widget\","
+        + "\"metadata\":{\"name\":\"w-dupq\"},\"spec\":{\"q\\\"d\":1,\"q\\\"d\":2}}", "application/json");
+    assertEquals(201, r.code(), r.body());
+    assertEquals(List.of("299 - \"duplicate field \\\"spec.q\\\\\\\"d\\\"\""),
+        r.raw().headers().allValues("Warning"));
+  }
+
   /** Every request to a deprecated version warns (customresource_handler.go), whatever its answer. */
   @Test
   void requestsToADeprecatedVersionWarn() throws Exception {
@@ -448,6 +458,9 @@ class CrdRestTest {
     assertEquals(200, list.code(), list.body());
     assertEquals(warning, list.header("Warning"));
     assertEquals(warning, http.get(base + "/absent").header("Warning"));
+    Http.Res noNamespace = http.get("/apis/deprecated.example.com/v1/widgets/absent");
+    assertEquals(404, noNamespace.code());
+    assertNull(noNamespace.header("Warning"), "a scope mismatch is handed on before the warning");
     assertNull(http.get("/apis/deprecated.example.com/v2/namespaces/ns1/widgets").header("Warning"));
   }
 

@@ -154,7 +154,7 @@ public final class AuditWebhookBackend implements AuditSink {
         o.setKeyCertOptions(new PemKeyCertOptions().addCertValue(config.cert()).addKeyValue(config.key()));
       }
     }
-    this.client = vertx.createHttpClient(o);
+    this.client = vertx.createHttpClient(io.mvproxy.api.ClientLimits.apply(o));
     this.queue = new ArrayBlockingQueue<>(Math.max(1, bufferSize));
     this.maxBatchSize = Math.max(1, maxBatchSize);
     this.maxWaitMs = Math.max(1, maxWait.toMillis());

@@ -45,7 +45,7 @@ public final class ValidatingPolicies {
 
   /** A compiled policy. */
   private record Compiled(String name, JsonObject constraints, boolean ignore, List<String> variableNames,
-                          List<CelRuntime.Program> variables, List<String> conditionNames,
+                          List<CelRuntime.Program> variables, List<String> conditionExpressions,
                           List<CelRuntime.Program> conditions, List<Validation> validations) {
   }
 
@@ -95,11 +95,11 @@ public final class ValidatingPolicies {
       varNames.add(v.getString("name"));
       vars.add(PolicyCel.program(v.getString("expression")));
     }
-    List<String> condNames = new ArrayList<>();
+    List<String> condExpressions = new ArrayList<>();
     List<CelRuntime.Program> conds = new ArrayList<>();
     for (Object o : spec.getJsonArray("matchConditions", new JsonArray())) {
       JsonObject c = (JsonObject) o;
-      condNames.add(c.getString("name"));
+      condExpressions.add(c.getString("expression"));
       conds.add(PolicyCel.program(c.getString("expression")));
     }
     List<Validation> validations = new ArrayList<>();
@@ -111,7 +111,7 @@ public final class ValidatingPolicies {
           v.getString("reason")));
     }
     return new Compiled(name, spec.getJsonObject("matchConstraints", new JsonObject()),
-        "Ignore".equals(spec.getString("failurePolicy")), varNames, vars, condNames, conds, validations);
+        "Ignore".equals(spec.getString("failurePolicy")), varNames, vars, condExpressions, conds, validations);
   }
 
   /**
@@ -171,6 +171,8 @@ public final class ValidatingPolicies {
     vars.put("namespaceObject", CelValues.toCel(namespaceObject, null, false));
     Map<String, Object> variables = new HashMap<>();
     vars.put("variables", variables);
+    // matchconditions/matcher.go: any condition false is no match; errors count only when none is false
+    List<String> conditionErrors = new ArrayList<>();
     for (int i = 0; i < policy.conditions().size(); i++) {
       try {
         Object r = policy.conditions().get(i).eval(vars);
@@ -178,9 +180,14 @@ public final class ValidatingPolicies {
           return List.of();
         }
       } catch (Exception e) {
-        return policy.ignore() ? List.of() : List.of("failed to evaluate matchCondition '"
-            + policy.conditionNames().get(i) + "': " + CelValues.goError(e) + "\0Invalid");
+        conditionErrors.add("expression '" + policy.conditionExpressions().get(i) + "' resulted in error: "
+            + CelValues.goError(e));
       }
+    }
+    if (!conditionErrors.isEmpty()) {
+      // utilerrors.NewAggregate: one error's text, several as [a, b]
+      return policy.ignore() ? List.of() : List.of((conditionErrors.size() == 1 ? conditionErrors.get(0)
+          : "[" + String.join(", ", conditionErrors) + "]") + "\0Invalid");
     }
     for (int i = 0; i < policy.variables().size(); i++) {
       try {
@@ -214,7 +221,7 @@ public final class ValidatingPolicies {
         if (v.messageProgram() != null) {
           try {
             Object m = v.messageProgram().eval(vars);
-            msg = m instanceof String s ? s.strip() : "";
+            msg = m instanceof String s ? trimSpace(s) : "";
           } catch (Exception e) {
             msg = "";
           }
@@ -224,15 +231,39 @@ public final class ValidatingPolicies {
           }
         }
         if (msg.isEmpty() && v.message() != null) {
-          msg = v.message().strip();
+          msg = trimSpace(v.message());
         }
         if (msg.isEmpty()) {
-          msg = "failed expression: " + v.expression().strip();
+          msg = "failed expression: " + trimSpace(v.expression());
         }
         failures.add(msg + "\0" + (v.reason() == null ? "Invalid" : v.reason()));
       }
     }
     return failures;
+  }
+
+  /** Go's {@code strings.TrimSpace}: leading and trailing {@code unicode.IsSpace} code points removed. */
+  static String trimSpace(String s) {
+    int start = 0;
+    int end = s.length();
+    while (start < end && goSpace(s.codePointAt(start))) {
+      start += Character.charCount(s.codePointAt(start));
+    }
+    while (end > start && goSpace(s.codePointBefore(end))) {
+      end -= Character.charCount(s.codePointBefore(end));
+    }
+    return s.substring(start, end);
+  }
+
+  /**
+   * Go's {@code unicode.IsSpace}: {@code \t \n \v \f \r}, space, U+0085, U+00A0, and above Latin-1 the White_Space
+   * property (U+1680, U+2000-U+200A, U+2028, U+2029, U+202F, U+205F, U+3000).
+   */
+  static boolean goSpace(int cp) {
+    return switch (cp) {
+      case '\t', '\n', 0x0B, '\f', '\r', ' ', 0x85, 0xA0, 0x1680, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000 -> true;
+      default -> cp >= 0x2000 && cp <= 0x200A;
+    };
   }
 
   private static StatusException denied(Admission.Attributes a, String policy, String binding, String failure) {

@@ -195,7 +195,7 @@ public final class WebhookClient {
         String pem = new String(Base64.getDecoder().decode(ca), StandardCharsets.US_ASCII);
         o.setTrustOptions(new PemTrustOptions().addCertValue(Buffer.buffer(pem)));
       }
-      return vertx.createHttpClient(o);
+      return vertx.createHttpClient(io.mvproxy.api.ClientLimits.apply(o));
     });
   }
 

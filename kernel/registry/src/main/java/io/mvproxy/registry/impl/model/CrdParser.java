@@ -217,6 +217,8 @@ public final class CrdParser {
       if (!(v.getValue("storage") instanceof Boolean)) {
         required(f + ".storage");
       }
+      deprecationWarning(f + ".deprecationWarning", Boolean.TRUE.equals(v.getValue("deprecated")),
+          v.getValue("deprecationWarning"));
       boolean served = Boolean.TRUE.equals(v.getValue("served"));
       boolean stor = Boolean.TRUE.equals(v.getValue("storage"));
       storage += stor ? 1 : 0;
@@ -299,12 +301,62 @@ public final class CrdParser {
     }
   }
 
+  /**
+   * apiextensions {@code validateDeprecationWarning}: set only on a deprecated version, at most 256 bytes, not empty,
+   * printable ({@code unicode.IsPrint}: letters, marks, numbers, punctuation, symbols and the ASCII space; the index
+   * named is the byte offset of the first other character).
+   */
+  private void deprecationWarning(String field, boolean deprecated, Object value) {
+    if (!(value instanceof String w)) {
+      return;
+    }
+    if (!deprecated) {
+      invalid(field, w, "can only be set for deprecated versions");
+      return;
+    }
+    if (w.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 256) {
+      invalid(field, w, "must be <= 256 characters long");
+    }
+    if (w.isEmpty()) {
+      invalid(field, w, "must not be an empty string");
+    }
+    int offset = 0;
+    for (int i = 0; i < w.length(); ) {
+      int cp = w.codePointAt(i);
+      if (!goPrintable(cp)) {
+        invalid(field, w, "must only contain printable UTF-8 characters; non-printable character found at index "
+            + offset);
+        break;
+      }
+      offset += new String(Character.toChars(cp)).getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+      i += Character.charCount(cp);
+    }
+  }
+
+  /** Go's {@code unicode.IsPrint}: categories L, M, N, P, S and U+0020. */
+  private static boolean goPrintable(int cp) {
+    if (cp == ' ') {
+      return true;
+    }
+    return switch (Character.getType(cp)) {
+      case Character.UPPERCASE_LETTER, Character.LOWERCASE_LETTER, Character.TITLECASE_LETTER,
+           Character.MODIFIER_LETTER, Character.OTHER_LETTER, Character.NON_SPACING_MARK, Character.ENCLOSING_MARK,
+           Character.COMBINING_SPACING_MARK, Character.DECIMAL_DIGIT_NUMBER, Character.LETTER_NUMBER,
+           Character.OTHER_NUMBER, Character.CONNECTOR_PUNCTUATION, Character.DASH_PUNCTUATION,
+           Character.START_PUNCTUATION, Character.END_PUNCTUATION, Character.INITIAL_QUOTE_PUNCTUATION,
+           Character.FINAL_QUOTE_PUNCTUATION, Character.OTHER_PUNCTUATION, Character.MATH_SYMBOL,
+           Character.CURRENCY_SYMBOL, Character.MODIFIER_SYMBOL, Character.OTHER_SYMBOL -> true;
+      default -> false;
+    };
+  }
+
   private void required(String field) {
     causes.add(cause("FieldValueRequired", field, "Required value"));
   }
 
   private void invalid(String field, String value, String detail) {
-    causes.add(cause("FieldValueInvalid", field, "Invalid value: \"" + value + "\": " + detail));
+    causes.add(cause("FieldValueInvalid", field, "Invalid value: " + io.mvproxy.registry.impl.schema.GoValues.quote(value)
+        + ": " + detail));
   }
 
   private static JsonObject cause(String reason, String field, String message) {

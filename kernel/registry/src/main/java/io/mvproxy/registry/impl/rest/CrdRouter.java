@@ -57,8 +57,6 @@ public final class CrdRouter {
       throw StatusException.resourceNotFound();
     }
     CrdRequest req = new CrdRequest(ctx, info, user, rt.crd(), version.get(), rt.strategy());
-    // customresource_handler.go: every request to a deprecated version, whatever comes of it
-    io.mvproxy.api.Warnings.add(ctx, version.get().deprecationWarning());
     boolean hasNs = !info.namespace().isEmpty();
     boolean hasName = !info.name().isEmpty();
     String verb = info.verb();
@@ -69,6 +67,9 @@ public final class CrdRouter {
     } else if (hasNs) {
       throw StatusException.resourceNotFound();
     }
+    // customresource_handler.go: every request to a deprecated version that reaches the CRD's handler (a scope
+    // mismatch is handed on as a 404 first), whatever comes of it
+    io.mvproxy.api.Warnings.add(ctx, version.get().deprecationWarning());
     if (hasName && !io.mvproxy.api.PathSegments.problems(info.name()).isEmpty()) {
       throw StatusException.badRequest("Name parameter invalid: \"" + info.name() + "\": "
           + String.join(";", io.mvproxy.api.PathSegments.problems(info.name())));

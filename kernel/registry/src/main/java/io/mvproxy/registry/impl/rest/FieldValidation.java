@@ -29,11 +29,12 @@ public final class FieldValidation {
   public static void report(CrdRequest req, List<String> unknown) {
     List<String> problems = new ArrayList<>();
     List<String> dups = req.ctx().get(DUPLICATES_KEY);
-    // a built-in kind's strict decoder quotes a field as Go's %q, a custom resource's as "%s"
-    java.util.function.UnaryOperator<String> quote = req.strategy().typedDecoding()
-        ? io.mvproxy.registry.impl.schema.GoValues::quote : f -> "\"" + f + "\"";
+    // duplicates come from the JSON decoder, quoted as Go's %q; unknown fields of a built-in kind from its strict
+    // decoder (%q too), of a custom resource from pruning ("%s", customresource_handler.go)
+    java.util.function.UnaryOperator<String> goQuote = io.mvproxy.registry.impl.schema.GoValues::quote;
+    java.util.function.UnaryOperator<String> quote = req.strategy().typedDecoding() ? goQuote : f -> "\"" + f + "\"";
     if (dups != null) {
-      dups.forEach(d -> problems.add("duplicate field " + quote.apply(d)));
+      dups.forEach(d -> problems.add("duplicate field " + goQuote.apply(d)));
     }
     unknown.forEach(u -> problems.add("unknown field " + quote.apply(u)));
     if (problems.isEmpty()) {

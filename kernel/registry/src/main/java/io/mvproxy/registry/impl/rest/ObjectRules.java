@@ -422,8 +422,11 @@ public final class ObjectRules {
       return out;
     }
     for (String k : new String[] {"uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds"}) {
-      if ("uid".equals(k) && meta.getValue(k) instanceof String uid && !uid.isEmpty()) {
-        continue;  // rest.BeforeUpdate after admission: a uid a webhook set is kept, and refused when another
+      if ("uid".equals(k) && meta.getValue(k) instanceof String uid && !uid.isEmpty()
+          && req.info().subresource().isEmpty()) {
+        // rest.BeforeUpdate after admission: a uid a webhook set is kept, and refused when another (on /scale the
+        // webhook's object is the Scale, of which only the replicas are taken: scaleUpdatedObjectInfo)
+        continue;
       }
       copy(pm, meta, k);
     }

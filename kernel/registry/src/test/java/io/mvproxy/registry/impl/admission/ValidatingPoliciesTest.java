@@ -155,6 +155,35 @@ class ValidatingPoliciesTest {
         w + "'a' with binding 'a-deny': static fallback", w + "'b' with binding 'b-warn': later"), warnings);
   }
 
+  /**
+   * matchconditions/matcher.go: a false condition is no match even after one that failed to evaluate; errors alone
+   * follow failurePolicy with the CEL filter's text. validator.go trims messages as Go's strings.TrimSpace (NBSP and
+   * U+0085 are space, U+001F is not).
+   */
+  @Test
+  void matchConditionErrorsCountOnlyWithoutAFalseOneAndMessagesAreTrimmedAsGo() {
+    JsonObject p = policy("p", "Fail", new JsonObject().put("expression", "false")
+        .put("message", "\u00a0\u2007 nbsp msg\u202f\u0085"));
+    JsonArray conditions = new JsonArray().add(new JsonObject().put("name", "errs")
+        .put("expression", "object.spec.nope == 1"));
+    p.getJsonObject("spec").put("matchConditions", conditions);
+    ValidatingPolicies v = new ValidatingPolicies();
+    v.policyEvent(added(p));
+    v.bindingEvent(added(binding("b", "p", "Deny")));
+    assertEquals("widgets.demo.io \"w1\" is forbidden: ValidatingAdmissionPolicy 'p' with binding 'b' denied "
+        + "request: expression 'object.spec.nope == 1' resulted in error: no such key: nope",
+        v.evaluate(create(widget(1)), null).getMessage());
+    conditions.add(new JsonObject().put("name", "falsy").put("expression", "false"));
+    v.policyEvent(added(p));
+    assertNull(v.evaluate(create(widget(1)), null), "a false condition: no match");
+    conditions.remove(1);
+    conditions.getJsonObject(0).put("expression", "true");
+    v.policyEvent(added(p));
+    assertEquals("widgets.demo.io \"w1\" is forbidden: ValidatingAdmissionPolicy 'p' with binding 'b' denied "
+        + "request: nbsp msg", v.evaluate(create(widget(1)), null).getMessage());
+    assertEquals("\u001f x", ValidatingPolicies.trimSpace("\u001f x \u00a0"));
+  }
+
   @Test
   void bindingMatchResourcesNarrowsByNamespaceLabels() {
     ValidatingPolicies p = new ValidatingPolicies();
