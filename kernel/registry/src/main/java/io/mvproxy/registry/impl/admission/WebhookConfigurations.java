@@ -183,12 +183,7 @@ public final class WebhookConfigurations {
       known |= REVIEW_VERSIONS.contains(s);
     }
     if (!known) {
-      StringBuilder go = new StringBuilder("[]string{");
-      for (int i = 0; i < versions.size(); i++) {
-        go.append(i == 0 ? "" : ", ").append(GoValues.quote(String.valueOf(versions.getValue(i))));
-      }
-      errs.add(FieldError.invalid(path, new GoValues.Raw(go.append("}").toString()), "must include at least one of "
-          + "v1, v1beta1"));
+      errs.add(FieldError.invalid(path, GoValues.stringSlice(versions), "must include at least one of v1, v1beta1"));
     }
   }
 
@@ -241,16 +236,22 @@ public final class WebhookConfigurations {
     }
   }
 
-  /** As upstream's {@code validateResources}: {@code res}, {@code res/sub}, {@code *}, {@code * /sub}, {@code res/*}. */
+  /**
+   * Upstream's {@code validateResources} ({@code pkg/apis/admissionregistration/validation/validation.go}), as it is:
+   * {@code res}, {@code res/sub}, {@code *}, {@code * /sub}, {@code res/*}; an item that overlaps an earlier
+   * {@code res/*} or {@code * /sub} is invalid; {@code * /*} must be alone; {@code *} with a resource without
+   * subresource is invalid, where (as upstream's assignment does) only the last item without a subresource counts:
+   * {@code ["*", "* /scale"]} and {@code ["pods", "*"]} are valid, {@code ["*", "pods"]} is not.
+   */
   private static void validateResources(JsonArray resources, String path, List<FieldError> errs) {
     if (resources.isEmpty()) {
       errs.add(FieldError.required(path, ""));
-      return;
     }
-    Set<String> seen = new HashSet<>();
-    boolean hasWildcard = false;
-    Set<String> withSub = new HashSet<>();
-    Set<String> subWildcards = new HashSet<>();
+    Set<String> resourcesWithWildcardSubresources = new HashSet<>();
+    Set<String> subresourcesWithWildcardResource = new HashSet<>();
+    boolean hasDoubleWildcard = false;
+    boolean hasSingleWildcard = false;
+    boolean hasResourceWithoutSubresource = false;
     for (int i = 0; i < resources.size(); i++) {
       String p = path + "[" + i + "]";
       String r = resources.getValue(i) instanceof String s ? s : "";
@@ -258,44 +259,35 @@ public final class WebhookConfigurations {
         errs.add(FieldError.required(p, ""));
         continue;
       }
-      if (!seen.add(r)) {
-        errs.add(FieldError.duplicate(p, r));
-      }
-      if ("*/*".equals(r)) {
-        hasWildcard = true;
-      }
+      hasDoubleWildcard |= "*/*".equals(r);
+      hasSingleWildcard |= "*".equals(r);
       String[] parts = r.split("/", 2);
-      if (parts.length == 2 && parts[1].contains("/")) {
-        errs.add(FieldError.invalid(p, r, "must not contain more than one '/'"));
+      if (parts.length == 1) {
+        hasResourceWithoutSubresource = !"*".equals(r);
+        continue;
       }
-      if (parts.length == 2 && "*".equals(parts[0])) {
-        subWildcards.add(parts[1]);
+      String res = parts[0];
+      String sub = parts[1];
+      if (resourcesWithWildcardSubresources.contains(res)) {
+        errs.add(FieldError.invalid(p, r, "if '" + res + "/*' is present, must not specify " + r));
       }
-      if (parts.length == 2 && "*".equals(parts[1])) {
-        withSub.add(parts[0]);
+      if (subresourcesWithWildcardResource.contains(sub)) {
+        errs.add(FieldError.invalid(p, r, "if '*/" + sub + "' is present, must not specify " + r));
       }
-      if ("*".equals(r)) {
-        hasWildcard = true;
+      if ("*".equals(sub)) {
+        resourcesWithWildcardSubresources.add(res);
+      }
+      if ("*".equals(res)) {
+        subresourcesWithWildcardResource.add(sub);
       }
     }
-    if (resources.size() > 1 && resources.contains("*")) {
-      errs.add(FieldError.invalid(path, resources, "if '*' is present, must not specify other resources without "
-          + "subresources"));
+    if (resources.size() > 1 && hasDoubleWildcard) {
+      errs.add(FieldError.invalid(path, GoValues.stringSlice(resources), "if '*/*' is present, must not specify other "
+          + "resources"));
     }
-    if (resources.size() > 1 && resources.contains("*/*")) {
-      errs.add(FieldError.invalid(path, resources, "if '*/*' is present, must not specify other resources"));
-    }
-    for (int i = 0; i < resources.size() && !hasWildcard; i++) {
-      String r = resources.getValue(i) instanceof String s ? s : "";
-      String[] parts = r.split("/", 2);
-      if (parts.length == 2 && !"*".equals(parts[1]) && withSub.contains(parts[0]) && !"*".equals(parts[0])) {
-        errs.add(FieldError.invalid(path + "[" + i + "]", r, "if '" + parts[0] + "/*' is present, must not "
-            + "specify " + r));
-      }
-      if (parts.length == 2 && !"*".equals(parts[0]) && subWildcards.contains(parts[1])) {
-        errs.add(FieldError.invalid(path + "[" + i + "]", r, "if '*/" + parts[1] + "' is present, must not "
-            + "specify " + r));
-      }
+    if (hasSingleWildcard && hasResourceWithoutSubresource) {
+      errs.add(FieldError.invalid(path, GoValues.stringSlice(resources), "if '*' is present, must not specify other "
+          + "resources without subresources"));
     }
   }
 

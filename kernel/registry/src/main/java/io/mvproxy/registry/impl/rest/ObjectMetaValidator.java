@@ -341,11 +341,7 @@ public final class ObjectMetaValidator {
 
   /** @return {@code fmt.Sprintf("%#v", []string{...})} */
   private static String goStrings(List<String> values) {
-    StringBuilder sb = new StringBuilder("[]string{");
-    for (int i = 0; i < values.size(); i++) {
-      sb.append(i > 0 ? ", " : "").append(GoValues.quote(values.get(i)));
-    }
-    return sb.append('}').toString();
+    return GoValues.stringSlice(values).text();
   }
 
   private static String str(Object v) {

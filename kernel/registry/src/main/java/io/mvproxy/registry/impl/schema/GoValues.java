@@ -103,6 +103,24 @@ public final class GoValues {
 
   /** @return {@code strconv.Quote(s)} */
   public static String quote(String s) {
+    return quoteString(s);
+  }
+
+  /**
+   * @param values strings (other items as their {@code String.valueOf})
+   * @return {@code fmt.Sprintf("%#v", []string{...})}, as a field error prints a string slice
+   */
+  public static Raw stringSlice(Iterable<?> values) {
+    StringBuilder sb = new StringBuilder("[]string{");
+    boolean first = true;
+    for (Object v : values) {
+      sb.append(first ? "" : ", ").append(quoteString(String.valueOf(v)));
+      first = false;
+    }
+    return new Raw(sb.append('}').toString());
+  }
+
+  private static String quoteString(String s) {
     StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
     s.codePoints().forEach(c -> {
       switch (c) {

@@ -95,6 +95,19 @@ class WebhookConfigurationsTest {
         + "\"*\", \"CONNECT\", \"CREATE\", \"DELETE\", \"UPDATE\""), errors(valid().put("rules", new JsonArray()
         .add(valid().getJsonArray("rules").getJsonObject(0).copy().put("operations", new JsonArray().add("PATCH")))),
         false));
+    // validateResources as upstream has it: only the last resource without a subresource counts beside '*'
+    java.util.function.Function<List<String>, List<String>> resources = rs -> errors(valid().put("rules",
+        new JsonArray().add(valid().getJsonArray("rules").getJsonObject(0).copy()
+            .put("resources", new JsonArray(new java.util.ArrayList<Object>(rs))))), false);
+    assertEquals(List.of(), resources.apply(List.of("*", "*/scale")));
+    assertEquals(List.of(), resources.apply(List.of("pods", "*")));
+    assertEquals(List.of("webhooks[0].rules[0].resources: Invalid value: []string{\"*\", \"pods\"}: if '*' is "
+        + "present, must not specify other resources without subresources"), resources.apply(List.of("*", "pods")));
+    assertEquals(List.of("webhooks[0].rules[0].resources[1]: Invalid value: \"pods/log\": if 'pods/*' is present, "
+        + "must not specify pods/log", "webhooks[0].rules[0].resources: Invalid value: []string{\"pods/*\", "
+        + "\"pods/log\", \"*/*\"}: if '*/*' is present, must not specify other resources"),
+        resources.apply(List.of("pods/*", "pods/log", "*/*")));
+    assertEquals(List.of(), resources.apply(List.of("pods/log", "pods/*")));
     JsonObject cond = valid().put("matchConditions", new JsonArray().add(new JsonObject().put("name", "c1")
         .put("expression", "object.metadata.name ==")));
     assertEquals(1, errors(cond, false).size());
