@@ -185,9 +185,10 @@ public final class ValidatingPolicies {
       }
     }
     if (!conditionErrors.isEmpty()) {
-      // utilerrors.NewAggregate: one error's text, several as [a, b]
-      return policy.ignore() ? List.of() : List.of((conditionErrors.size() == 1 ? conditionErrors.get(0)
-          : "[" + String.join(", ", conditionErrors) + "]") + "\0Invalid");
+      // utilerrors.NewAggregate(...).Error(): repeated texts once; one text alone, several as [a, b]
+      List<String> distinct = List.copyOf(new java.util.LinkedHashSet<>(conditionErrors));
+      return policy.ignore() ? List.of() : List.of((distinct.size() == 1 ? distinct.get(0)
+          : "[" + String.join(", ", distinct) + "]") + "\0Invalid");
     }
     for (int i = 0; i < policy.variables().size(); i++) {
       try {

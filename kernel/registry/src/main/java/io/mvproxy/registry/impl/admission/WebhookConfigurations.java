@@ -173,7 +173,7 @@ public final class WebhookConfigurations {
         errs.add(FieldError.required(path + "[" + i + "]", ""));
         continue;
       }
-      List<String> problems = ObjectMetaValidator.dns1123Label(s);
+      List<String> problems = ObjectMetaValidator.dns1035Label(s);  // validateAdmissionReviewVersions
       if (!problems.isEmpty()) {
         errs.add(FieldError.invalid(path + "[" + i + "]", s, String.join("; ", problems)));
       }

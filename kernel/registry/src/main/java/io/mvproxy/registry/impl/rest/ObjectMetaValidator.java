@@ -145,6 +145,27 @@ public final class ObjectMetaValidator {
   }
 
   /**
+   * @param value a name (an admission review version)
+   * @return {@code validation.IsDNS1035Label}'s messages: at most 63 characters, a lower case letter first, then
+   *     lower case alphanumerics or {@code -}, an alphanumeric last; empty when valid
+   */
+  public static List<String> dns1035Label(String value) {
+    List<String> errs = new ArrayList<>();
+    if (bytes(value) > 63) {
+      errs.add("must be no more than 63 characters");
+    }
+    if (!DNS1035_LABEL.matcher(value).matches()) {
+      errs.add(regexError("a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
+          + "alphabetic character, and end with an alphanumeric character", "[a-z]([-a-z0-9]*[a-z0-9])?", "my-name",
+          "abc-123"));
+    }
+    return errs;
+  }
+
+  /** The DNS-1035 label pattern ({@code validation.IsDNS1035Label}). */
+  private static final Pattern DNS1035_LABEL = Pattern.compile("[a-z]([-a-z0-9]*[a-z0-9])?");
+
+  /**
    * @param value a name
    * @return {@code IsDNS1123Label}'s messages (a namespace name): at most 63 characters, lower case alphanumerics or
    *     {@code -}, {@code must not contain dots} for a valid subdomain; empty when valid

@@ -173,6 +173,13 @@ class ValidatingPoliciesTest {
     assertEquals("widgets.demo.io \"w1\" is forbidden: ValidatingAdmissionPolicy 'p' with binding 'b' denied "
         + "request: expression 'object.spec.nope == 1' resulted in error: no such key: nope",
         v.evaluate(create(widget(1)), null).getMessage());
+    // utilerrors aggregate: the same text twice is one error, without brackets
+    conditions.add(new JsonObject().put("name", "errs2").put("expression", "object.spec.nope == 1"));
+    v.policyEvent(added(p));
+    assertEquals("widgets.demo.io \"w1\" is forbidden: ValidatingAdmissionPolicy 'p' with binding 'b' denied "
+        + "request: expression 'object.spec.nope == 1' resulted in error: no such key: nope",
+        v.evaluate(create(widget(1)), null).getMessage());
+    conditions.remove(1);
     conditions.add(new JsonObject().put("name", "falsy").put("expression", "false"));
     v.policyEvent(added(p));
     assertNull(v.evaluate(create(widget(1)), null), "a false condition: no match");

@@ -95,6 +95,12 @@ class WebhookConfigurationsTest {
         + "\"*\", \"CONNECT\", \"CREATE\", \"DELETE\", \"UPDATE\""), errors(valid().put("rules", new JsonArray()
         .add(valid().getJsonArray("rules").getJsonObject(0).copy().put("operations", new JsonArray().add("PATCH")))),
         false));
+    // validateAdmissionReviewVersions: each a DNS-1035 label
+    assertEquals(List.of("webhooks[0].admissionReviewVersions[1]: Invalid value: \"1v\": a DNS-1035 label must "
+        + "consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an "
+        + "alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is "
+        + "'[a-z]([-a-z0-9]*[a-z0-9])?')"), errors(valid().put("admissionReviewVersions", new JsonArray().add("v1")
+        .add("1v")), false));
     // validateResources as upstream has it: only the last resource without a subresource counts beside '*'
     java.util.function.Function<List<String>, List<String>> resources = rs -> errors(valid().put("rules",
         new JsonArray().add(valid().getJsonArray("rules").getJsonObject(0).copy()
