@@ -323,7 +323,7 @@ public final class CrdParser {
     int offset = 0;
     for (int i = 0; i < w.length(); ) {
       int cp = w.codePointAt(i);
-      if (!goPrintable(cp)) {
+      if (!io.mvproxy.registry.impl.schema.GoValues.isPrint(cp)) {
         invalid(field, w, "must only contain printable UTF-8 characters; non-printable character found at index "
             + offset);
         break;
@@ -331,23 +331,6 @@ public final class CrdParser {
       offset += new String(Character.toChars(cp)).getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
       i += Character.charCount(cp);
     }
-  }
-
-  /** Go's {@code unicode.IsPrint}: categories L, M, N, P, S and U+0020. */
-  private static boolean goPrintable(int cp) {
-    if (cp == ' ') {
-      return true;
-    }
-    return switch (Character.getType(cp)) {
-      case Character.UPPERCASE_LETTER, Character.LOWERCASE_LETTER, Character.TITLECASE_LETTER,
-           Character.MODIFIER_LETTER, Character.OTHER_LETTER, Character.NON_SPACING_MARK, Character.ENCLOSING_MARK,
-           Character.COMBINING_SPACING_MARK, Character.DECIMAL_DIGIT_NUMBER, Character.LETTER_NUMBER,
-           Character.OTHER_NUMBER, Character.CONNECTOR_PUNCTUATION, Character.DASH_PUNCTUATION,
-           Character.START_PUNCTUATION, Character.END_PUNCTUATION, Character.INITIAL_QUOTE_PUNCTUATION,
-           Character.FINAL_QUOTE_PUNCTUATION, Character.OTHER_PUNCTUATION, Character.MATH_SYMBOL,
-           Character.CURRENCY_SYMBOL, Character.MODIFIER_SYMBOL, Character.OTHER_SYMBOL -> true;
-      default -> false;
-    };
   }
 
   private void required(String field) {

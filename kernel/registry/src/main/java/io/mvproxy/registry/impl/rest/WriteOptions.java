@@ -48,7 +48,7 @@ public final class WriteOptions {
     int at = 0;
     for (int i = 0; i < manager.length(); ) {
       int cp = manager.codePointAt(i);
-      if (!printable(cp)) {
+      if (!io.mvproxy.registry.impl.schema.GoValues.isPrint(cp)) {
         causes.add(cause("FieldValueInvalid", "Invalid value: " + io.mvproxy.registry.impl.schema.GoValues.quote(manager)
             + ": invalid character " + String.format("U+%04X", cp) + " (at position " + at + ")", "fieldManager"));
       }
@@ -70,23 +70,6 @@ public final class WriteOptions {
     if (!causes.isEmpty()) {
       throw StatusException.invalid(META, kind, "", causes);
     }
-  }
-
-  /** @return Go's {@code unicode.IsPrint}: letters, marks, numbers, punctuation, symbols and the ASCII space */
-  private static boolean printable(int cp) {
-    if (cp == ' ') {
-      return true;
-    }
-    return switch (Character.getType(cp)) {
-      case Character.UPPERCASE_LETTER, Character.LOWERCASE_LETTER, Character.TITLECASE_LETTER,
-           Character.MODIFIER_LETTER, Character.OTHER_LETTER, Character.NON_SPACING_MARK, Character.ENCLOSING_MARK,
-           Character.COMBINING_SPACING_MARK, Character.DECIMAL_DIGIT_NUMBER, Character.LETTER_NUMBER,
-           Character.OTHER_NUMBER, Character.CONNECTOR_PUNCTUATION, Character.DASH_PUNCTUATION,
-           Character.START_PUNCTUATION, Character.END_PUNCTUATION, Character.INITIAL_QUOTE_PUNCTUATION,
-           Character.FINAL_QUOTE_PUNCTUATION, Character.OTHER_PUNCTUATION, Character.MATH_SYMBOL,
-           Character.CURRENCY_SYMBOL, Character.MODIFIER_SYMBOL, Character.OTHER_SYMBOL -> true;
-      default -> false;
-    };
   }
 
   private static JsonObject cause(String reason, String message, String field) {

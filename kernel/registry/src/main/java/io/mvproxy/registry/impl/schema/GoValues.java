@@ -101,6 +101,27 @@ public final class GoValues {
         || v instanceof BigInteger;
   }
 
+  /**
+   * @param cp a code point
+   * @return Go's {@code unicode.IsPrint}: letters, marks, numbers, punctuation, symbols and the ASCII space (the
+   *     JDK's Unicode tables, which may trail Go's by a version)
+   */
+  public static boolean isPrint(int cp) {
+    if (cp == ' ') {
+      return true;
+    }
+    return switch (Character.getType(cp)) {
+      case Character.UPPERCASE_LETTER, Character.LOWERCASE_LETTER, Character.TITLECASE_LETTER,
+           Character.MODIFIER_LETTER, Character.OTHER_LETTER, Character.NON_SPACING_MARK, Character.ENCLOSING_MARK,
+           Character.COMBINING_SPACING_MARK, Character.DECIMAL_DIGIT_NUMBER, Character.LETTER_NUMBER,
+           Character.OTHER_NUMBER, Character.CONNECTOR_PUNCTUATION, Character.DASH_PUNCTUATION,
+           Character.START_PUNCTUATION, Character.END_PUNCTUATION, Character.INITIAL_QUOTE_PUNCTUATION,
+           Character.FINAL_QUOTE_PUNCTUATION, Character.OTHER_PUNCTUATION, Character.MATH_SYMBOL,
+           Character.CURRENCY_SYMBOL, Character.MODIFIER_SYMBOL, Character.OTHER_SYMBOL -> true;
+      default -> false;
+    };
+  }
+
   /** @return {@code strconv.Quote(s)} */
   public static String quote(String s) {
     return quoteString(s);
