@@ -199,7 +199,7 @@ public final class ValidatingPolicies {
             + e.getMessage());
       }
     }
-    List<String> failures = new java.util.ArrayList<>();
+    List<String> failures = new ArrayList<>();
     for (Validation v : policy.validations()) {
       Object r;
       try {
