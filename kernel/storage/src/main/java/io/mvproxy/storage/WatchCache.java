@@ -140,23 +140,31 @@ public final class WatchCache {
     }
     int gen = ++generation;
     Future<Void> f = backend.currentRevision().map(rev -> {
+      long from;
       synchronized (this) {
         if (gen != generation) {
           return null;
         }
-        long from = hint > 0 && hint < rev ? hint : rev;
+        from = hint > 0 && hint < rev ? hint : rev;
         highWater = Math.max(highWater, from);
         oldestServable = from;
         ring.clear();
         backendWatches++;
-        BackendWatch w = backend.watch(base, base, Keys.prefixEnd(base), from, new Shared(gen));
-        if (gen == generation) {
+      }
+      // the backend is called without this cache's monitor: jetcd calls Shared.onError holding its own watch lock,
+      // so opening or closing a watch under the monitor deadlocked with an etcd failure (seen in EtcdStorageTest)
+      BackendWatch w = backend.watch(base, base, Keys.prefixEnd(base), from, new Shared(gen));
+      boolean current;
+      synchronized (this) {
+        current = gen == generation;
+        if (current) {
           backendWatch = w;
-        } else {
-          // it failed within backend.watch (a worker's answer attached after it came): Shared.onError ended this
-          // generation, so subscribers get its error (lastError) and the next watch reopens
-          w.cancel();
         }
+      }
+      if (!current) {
+        // it failed within backend.watch (a worker's answer attached after it came), or the cache closed meanwhile:
+        // Shared.onError ended this generation, so subscribers get its error (lastError) and the next watch reopens
+        w.cancel();
       }
       return null;
     });
@@ -206,18 +214,26 @@ public final class WatchCache {
     subs.remove(s);
   }
 
-  /** Stops the shared backend watch and ends every client watch with 503 (storage closing). */
-  synchronized void close() {
-    generation++;
-    if (backendWatch != null) {
-      backendWatch.cancel();
+  /**
+   * Stops the shared backend watch and ends every client watch with 503 (storage closing). The backend watch is
+   * cancelled outside this cache's monitor (see {@link #ensureStarted}): a node closing its storage while etcd failed
+   * hung in that deadlock.
+   */
+  void close() {
+    BackendWatch w;
+    synchronized (this) {
+      generation++;
+      w = backendWatch;
       backendWatch = null;
+      started = null;
+      for (Sub s : subs) {
+        s.fail(StorageException.unavailable("storage", "closed"));
+      }
+      subs.clear();
     }
-    started = null;
-    for (Sub s : subs) {
-      s.fail(StorageException.unavailable("storage", "closed"));
+    if (w != null) {
+      w.cancel();
     }
-    subs.clear();
   }
 
   private WatchEvent convert(BackendEvent e) {

@@ -32,7 +32,7 @@ class WatchCacheTest {
   }
 
   /** A backend at revision 10 whose watches fail at once, within the call, with 410. */
-  private final class FailingAtOnce implements Backend {
+  private class FailingAtOnce implements Backend {
     final boolean revisionAtOnce;
     final AtomicInteger watches = new AtomicInteger();
     final AtomicInteger cancelled = new AtomicInteger();
@@ -107,6 +107,72 @@ class WatchCacheTest {
     public Future<Void> close() {
       return Future.succeededFuture();
     }
+  }
+
+  /**
+   * A backend whose watches take one lock to open and cancel, and report an error holding it, as jetcd's
+   * {@code WatchImpl} does (its transport thread calls the listener inside {@code synchronized (lock)}).
+   */
+  private final class LockingWatches extends FailingAtOnce {
+    final Object lock = new Object();
+    final java.util.concurrent.CountDownLatch cancelCalled = new java.util.concurrent.CountDownLatch(1);
+    volatile BackendWatch.Listener listener;
+
+    LockingWatches() {
+      super(true);
+    }
+
+    @Override
+    public BackendWatch watch(String resource, String from, String end, long afterRevision,
+                              BackendWatch.Listener l) {
+      synchronized (lock) {
+        listener = l;
+      }
+      return () -> {
+        cancelCalled.countDown();
+        synchronized (lock) {
+          cancelled.incrementAndGet();
+        }
+      };
+    }
+  }
+
+  /**
+   * The storage closing (a node stopping) while etcd's transport reports the shared watch's failure: the cache
+   * cancelled the backend watch holding its monitor while jetcd, holding its lock, waited for that monitor to report
+   * the error; both threads hung (EtcdStorageTest hung in its clean-up so). Now the cancel is made outside the
+   * monitor and both complete.
+   */
+  @org.junit.jupiter.api.Test
+  void closingWhileTheBackendReportsAnErrorDoesNotDeadlock() throws Exception {
+    LockingWatches backend = new LockingWatches();
+    ObjectStore store = new ObjectStore(vertx, backend, "/registry", "cache.example.com/things", 10);
+    StorageConformance.Collector c = new StorageConformance.Collector();
+    StorageConformance.await(store.watch(new WatchOptions("", 10, false), c));
+    java.util.concurrent.CountDownLatch holding = new java.util.concurrent.CountDownLatch(1);
+    Thread transport = new Thread(() -> {
+      synchronized (backend.lock) {
+        holding.countDown();
+        try {
+          backend.cancelCalled.await(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        backend.listener.onError(StorageException.unavailable("etcd test", "connection lost"));
+      }
+    }, "etcd-transport");
+    transport.setDaemon(true);
+    transport.start();
+    assertEquals(true, holding.await(10, TimeUnit.SECONDS));
+    Thread closer = new Thread(() -> store.cache().close(), "storage-close");
+    closer.setDaemon(true);
+    closer.start();
+    closer.join(10_000);
+    transport.join(10_000);
+    assertEquals(false, closer.isAlive(), "close() returned");
+    assertEquals(false, transport.isAlive(), "the error was delivered");
+    assertEquals(1, backend.cancelled.get());
+    assertInstanceOf(StorageException.class, c.next());
   }
 
   @ParameterizedTest(name = "current revision answered within the call: {0}")
