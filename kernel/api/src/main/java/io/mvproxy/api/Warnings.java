@@ -40,7 +40,8 @@ public final class Warnings {
    * @param text the warning text, without quotes or escapes
    */
   public static void add(RoutingContext ctx, String text) {
-    if (ctx != null) {
+    // most requests add none or a null one (a version that is not deprecated): no recorder made for them
+    if (ctx != null && text != null && !text.isEmpty()) {
       RequestScope.of(ctx).warnings().record(ctx.response(), text);
     }
   }
@@ -49,7 +50,7 @@ public final class Warnings {
    * The recorder's {@code AddWarning}.
    *
    * @param resp the response the headers go to
-   * @param text the warning text
+   * @param raw  the warning text as added (unpaired surrogates not yet U+FFFD)
    */
   void record(HttpServerResponse resp, String raw) {
     if (raw == null || raw.isEmpty() || written >= TRUNCATE_AT_TOTAL_RUNES && truncating) {

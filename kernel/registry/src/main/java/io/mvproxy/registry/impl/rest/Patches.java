@@ -97,11 +97,11 @@ public final class Patches {
     JsonObject base = scale ? ScaleCodec.toScale(cur.object(), req.version().scale()) : req.view(cur.object());
     JsonObject config = type != PatchApplier.Type.APPLY ? null : applier.applyConfiguration(body,
         scale ? "autoscaling/v1" : req.apiVersion(), scale ? "Scale" : req.crd().kind());
-    JsonObject patched = type == PatchApplier.Type.APPLY && !scale
-        ? FieldManager.apply(base, config, manager(req), req.apiVersion(),
-            req.info().subresource(), io.mvproxy.api.BoolParam.of(req.param("force")),
-            FieldManager.resetFields(req))
-        : applier.apply(type, base, body, scale ? PatchMeta.NONE : rt.strategy().strategicMergePatch());
+    JsonObject patched = config == null
+        ? applier.apply(type, base, body, scale ? PatchMeta.NONE : rt.strategy().strategicMergePatch())
+        : scale ? PatchApplier.merge(base, config)  // the Scale's apply: a merge of the configuration read above
+        : FieldManager.apply(base, config, manager(req), req.apiVersion(), req.info().subresource(),
+            io.mvproxy.api.BoolParam.of(req.param("force")), FieldManager.resetFields(req));
     JsonObject meta = ObjectRules.metadata(patched);
     String rv = meta.getValue("resourceVersion") instanceof String s ? s : "";
     GuaranteedUpdate.checkResourceVersion(req, rv, cur);
