@@ -336,6 +336,16 @@ public class FleetTest {
       assertEquals(404, r.status(), kind[1] + ": " + r.text());
       assertEquals("namespaces \"no-such-ns\" not found", r.json().getString("message"), kind[1]);
     }
+    // the path without namespace of a built-in namespaced kind has only the list and watch routes
+    // (endpoints/installer.go): a name there is 404, another method go-restful's 405
+    assertEquals(200, admin.get(a, "/api/v1/configmaps").status());
+    assertEquals(404, admin.get(a, "/api/v1/configmaps/x").status());
+    assertEquals(404, admin.get(a, "/api/v1/watch/configmaps/x").status());
+    HttpsClient.Resp cluster = admin.send(HttpMethod.POST, a, "/api/v1/configmaps", json(),
+        "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"x\"}}");
+    assertEquals(405, cluster.status(), cluster.text());
+    assertEquals("MethodNotAllowed", cluster.json().getString("reason"));
+    assertEquals(405, admin.send(HttpMethod.DELETE, a, "/api/v1/configmaps", json(), null).status());
     // a Terminating namespace (held by a finalizer on its content): new content is 403
     assertEquals(201, admin.send(HttpMethod.POST, a, "/api/v1/namespaces", json(),
         "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"ending\"}}").status());

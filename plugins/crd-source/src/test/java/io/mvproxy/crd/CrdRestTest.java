@@ -305,7 +305,12 @@ class CrdRestTest {
     assertEquals(404, http.get("/apis/example.com/v2/namespaces/ns1/widgets/w-paths/scale").code());
     assertEquals(404, http.get("/apis/example.com/v1/widgets/w-paths").code());
     assertEquals(404, http.get("/apis/example.com/v1/namespaces/ns1/gadgets").code());
-    assertEquals(405, http.post("/apis/example.com/v1/widgets", widget("x")).code());
+    // customresource_handler.go: without a namespace a namespaced resource serves list and watch only; the rest
+    // is the delegate's 404
+    assertEquals(404, http.post("/apis/example.com/v1/widgets", widget("x")).code());
+    assertEquals(404, http.send("DELETE", "/apis/example.com/v1/widgets", null, null, null).code());
+    assertEquals(404, http.send("DELETE", "/apis/example.com/v1/widgets/w-paths", null, null, null).code());
+    assertEquals(200, http.get("/apis/example.com/v1/widgets").code());
     assertEquals(405, http.send("DELETE", W + "/w-paths/status", null, null, null).code());
   }
 

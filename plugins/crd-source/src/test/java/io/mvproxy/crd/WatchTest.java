@@ -191,6 +191,43 @@ class WatchTest {
     }
   }
 
+  /**
+   * A name in a watch's path selects that object (get.go parseListOptions), in one namespace or, on the path without
+   * namespace, in all of them; a field selector beside it must name the same object.
+   */
+  @Test
+  void watchOfOneName() throws Exception {
+    http.post(ns("w12"), CrdRestTest.widget("one"));
+    http.post(ns("w12"), CrdRestTest.widget("other"));
+    http.post(ns("w13"), CrdRestTest.widget("one"));
+    for (String path : new String[] {"/apis/example.com/v1/watch/namespaces/w12/widgets/one?",
+        ns("w12") + "/one?watch=true&", ns("w12") + "/one?watch=1&fieldSelector=metadata.name%3Done&"}) {
+      try (Http.Watch w = http.watch(path + "timeoutSeconds=2")) {
+        assertEquals(200, w.code, path);
+        JsonObject a = w.next(5);
+        assertEquals("ADDED", a.getString("type"), path);
+        assertEquals("one", name(a), path);
+        assertEquals("w12", a.getJsonObject("object").getJsonObject("metadata").getString("namespace"), path);
+        assertEquals("EOF", w.nextNonBookmark(5).getString("type"), path + ": only the named object");
+      }
+    }
+    try (Http.Watch w = http.watch("/apis/example.com/v1/watch/widgets/one?timeoutSeconds=2")) {
+      assertEquals(200, w.code);
+      Set<String> seen = new java.util.HashSet<>();
+      for (JsonObject e = w.nextNonBookmark(5); !"EOF".equals(e.getString("type")); e = w.nextNonBookmark(5)) {
+        assertEquals("one", name(e));
+        seen.add(e.getJsonObject("object").getJsonObject("metadata").getString("namespace"));
+      }
+      assertTrue(seen.containsAll(Set.of("w12", "w13")), "across namespaces: " + seen);
+    }
+    try (Http.Watch w = http.watch(ns("w12") + "/one?watch=true&fieldSelector=metadata.name%3Dother")) {
+      assertEquals(400, w.code);
+      JsonObject st = w.next(5);
+      assertEquals("BadRequest", st.getString("reason"));
+      assertEquals("fieldSelector metadata.name doesn't match requested name", st.getString("message"));
+    }
+  }
+
   @Test
   void sendInitialEventsEndsWithAnnotatedBookmark() throws Exception {
     http.post(ns("w9"), CrdRestTest.widget("init"));

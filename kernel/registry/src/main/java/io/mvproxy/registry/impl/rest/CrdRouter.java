@@ -12,7 +12,8 @@ import java.util.Set;
 /**
  * Dispatches a resource request to the verb handlers after checking that the path fits the CRD
  * (api-surface.md "Paths"; apiextensions-apiserver {@code pkg/apiserver/customresource_handler.go ServeHTTP}):
- * unknown version, namespaced path for a cluster-scoped resource, unknown or disabled subresource -> 404;
+ * unknown version, namespaced path for a cluster-scoped resource, a path without namespace for a namespaced custom
+ * resource other than a list or watch (a built-in kind's: with a name), unknown or disabled subresource -> 404;
  * a verb the path does not support -> 405; a name that cannot be a path segment ({@code .}, {@code ..}, containing
  * {@code %}) -> 400 {@code Name parameter invalid} (apiserver {@code registry/generic/registry/store.go}).
  */
@@ -60,11 +61,23 @@ public final class CrdRouter {
     boolean hasNs = !info.namespace().isEmpty();
     boolean hasName = !info.name().isEmpty();
     String verb = info.verb();
-    if (rt.crd().namespaced()) {
-      if (!hasNs && (hasName || "create".equals(verb) || "deletecollection".equals(verb))) {
-        throw hasName ? StatusException.resourceNotFound() : notAllowed(ctx);
+    if (rt.crd().namespaced() && !hasNs) {
+      boolean acrossNamespaces = "list".equals(verb) || "watch".equals(verb);
+      if (req.strategy().typedDecoding()) {
+        // a built-in kind (endpoints/installer.go): the path without namespace has only the LIST and WATCHLIST
+        // routes, so a name there has no route (404) and another method on the collection is go-restful's 405
+        if (hasName) {
+          throw StatusException.resourceNotFound();
+        }
+        if (!acrossNamespaces) {
+          throw notAllowed(ctx);
+        }
+      } else if (!acrossNamespaces) {
+        // customresource_handler.go: only possiblyAcrossAllNamespacesVerbs (list, watch: a watch of one name too)
+        // are served; the rest is handed on to the delegate: 404
+        throw StatusException.resourceNotFound();
       }
-    } else if (hasNs) {
+    } else if (!rt.crd().namespaced() && hasNs) {
       throw StatusException.resourceNotFound();
     }
     // customresource_handler.go: every request to a deprecated version that reaches the CRD's handler (a scope

@@ -71,6 +71,14 @@ public final class FieldSelector {
   }
 
   /**
+   * @param name an object name, taken as it is (no selector syntax)
+   * @return the selector {@code metadata.name=<name>}
+   */
+  public static FieldSelector name(String name) {
+    return new FieldSelector(List.of(new Term("metadata.name", "metadata.name", true, name)));
+  }
+
+  /**
    * @param field {@code metadata.name} or {@code metadata.namespace}
    * @return the value required with {@code =} on that field, or null
    */

@@ -1,5 +1,6 @@
 package io.mvproxy.registry.impl.rest;
 
+import io.mvproxy.api.StatusException;
 import io.vertx.core.json.JsonObject;
 
 /**
@@ -11,11 +12,29 @@ import io.vertx.core.json.JsonObject;
  */
 public record ListFilter(String namespace, LabelSelector labels, FieldSelector fields) {
 
-  /** @return the filter of a request's path and {@code labelSelector} / {@code fieldSelector} parameters (400 when bad) */
+  /**
+   * The filter of a request's path and {@code labelSelector} / {@code fieldSelector} parameters. A name in the path
+   * (a watch of one object: {@code .../watch/<resource>/<name>} or {@code .../<resource>/<name>?watch=true}) selects
+   * {@code metadata.name=<name>}; a field selector beside it must require exactly that name (apiserver
+   * {@code pkg/endpoints/handlers/get.go} {@code parseListOptions}).
+   *
+   * @param req the request
+   * @return the filter
+   * @throws StatusException 400 BadRequest for a bad selector or {@code fieldSelector metadata.name doesn't match
+   *                         requested name}
+   */
   public static ListFilter of(CrdRequest req) {
+    FieldSelector fields = FieldSelector.parse(req.param("fieldSelector"), req.strategy().selectableFields());
+    String name = req.name();
+    if (!name.isEmpty()) {
+      if (fields.isEmpty()) {
+        fields = FieldSelector.name(name);
+      } else if (!name.equals(fields.equalValue("metadata.name"))) {
+        throw StatusException.badRequest("fieldSelector metadata.name doesn't match requested name");
+      }
+    }
     return new ListFilter(req.crd().namespaced() ? req.namespace() : "",
-        LabelSelector.parse(req.param("labelSelector")),
-        FieldSelector.parse(req.param("fieldSelector"), req.strategy().selectableFields()));
+        LabelSelector.parse(req.param("labelSelector")), fields);
   }
 
   /** @return true when {@code object} is selected */
