@@ -156,6 +156,11 @@ public final class AdmissionPolicies {
   }
 
   private static void expression(JsonObject v, String path, boolean required, boolean bool, List<FieldError> errs) {
+    expression(v, path, required, bool, true, errs);
+  }
+
+  private static void expression(JsonObject v, String path, boolean required, boolean bool, boolean variables,
+                                 List<FieldError> errs) {
     String expr = v.getValue("expression") instanceof String s ? s : "";
     if (expr.isBlank()) {
       if (required) {
@@ -163,7 +168,7 @@ public final class AdmissionPolicies {
       }
       return;
     }
-    String problem = PolicyCel.compileError(expr, bool);
+    String problem = PolicyCel.compileError(expr, bool, variables);
     if (problem != null) {
       errs.add(FieldError.invalid(path, expr, "compilation failed: " + problem));
     }
@@ -183,7 +188,7 @@ public final class AdmissionPolicies {
       } else if (!names.add(name)) {
         errs.add(FieldError.duplicate(p + ".name", name));
       }
-      expression(c, p + ".expression", true, true, errs);
+      expression(c, p + ".expression", true, true, false, errs);
     }
   }
 

@@ -18,22 +18,30 @@ import io.mvproxy.registry.impl.schema.KubeCelLibrary;
  * bindings, Kubernetes lists/regex/urls/quantity functions). No {@code authorizer}.
  */
 final class PolicyCel {
-  static final Cel CEL = CelFactory.standardCelBuilder()
-      .setOptions(CelEnvironment.OPTIONS)
-      .setStandardMacros(CelStandardMacro.STANDARD_MACROS)
-      .addVar("object", SimpleType.DYN)
-      .addVar("oldObject", SimpleType.DYN)
-      .addVar("request", SimpleType.DYN)
-      .addVar("params", SimpleType.DYN)
-      .addVar("namespaceObject", SimpleType.DYN)
-      .addVar("variables", SimpleType.DYN)
-      .addCompilerLibraries(CelExtensions.strings(), CelExtensions.optional(),
-          CelExtensions.sets(CelEnvironment.OPTIONS), CelExtensions.bindings())
-      .addRuntimeLibraries(CelExtensions.strings(), CelExtensions.optional(),
-          CelExtensions.sets(CelEnvironment.OPTIONS))
-      .addFunctionDeclarations(KubeCelLibrary.declarations())
-      .addFunctionBindings(KubeCelLibrary.bindings())
-      .build();
+  static final Cel CEL = build(true);
+  /** matchConditions' environment: upstream compiles them without the policy's {@code variables}. */
+  private static final Cel WITHOUT_VARIABLES = build(false);
+
+  private static Cel build(boolean variables) {
+    var b = CelFactory.standardCelBuilder()
+        .setOptions(CelEnvironment.OPTIONS)
+        .setStandardMacros(CelStandardMacro.STANDARD_MACROS)
+        .addVar("object", SimpleType.DYN)
+        .addVar("oldObject", SimpleType.DYN)
+        .addVar("request", SimpleType.DYN)
+        .addVar("params", SimpleType.DYN)
+        .addVar("namespaceObject", SimpleType.DYN);
+    if (variables) {
+      b.addVar("variables", SimpleType.DYN);
+    }
+    return b.addCompilerLibraries(CelExtensions.strings(), CelExtensions.optional(),
+            CelExtensions.sets(CelEnvironment.OPTIONS), CelExtensions.bindings())
+        .addRuntimeLibraries(CelExtensions.strings(), CelExtensions.optional(),
+            CelExtensions.sets(CelEnvironment.OPTIONS))
+        .addFunctionDeclarations(KubeCelLibrary.declarations())
+        .addFunctionBindings(KubeCelLibrary.bindings())
+        .build();
+  }
 
   private PolicyCel() {
   }
@@ -44,8 +52,19 @@ final class PolicyCel {
    * @return null when it compiles, else the error
    */
   static String compileError(String expression, boolean bool) {
+    return compileError(expression, bool, true);
+  }
+
+  /**
+   * @param expression a CEL expression
+   * @param bool       true when it must evaluate to a bool
+   * @param variables  false for a matchCondition: {@code variables} is then an undeclared reference, as upstream's
+   *                   {@code validateMatchConditions} compiles without the policy's variables
+   * @return null when it compiles, else the error
+   */
+  static String compileError(String expression, boolean bool, boolean variables) {
     try {
-      CelValidationResult r = CEL.compile(expression);
+      CelValidationResult r = (variables ? CEL : WITHOUT_VARIABLES).compile(expression);
       if (r.hasError()) {
         return r.getErrorString();
       }

@@ -2,6 +2,7 @@ package io.mvproxy.registry.impl.admission;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.mvproxy.api.StatusException;
 import io.mvproxy.api.UserInfo;
@@ -236,6 +237,17 @@ class ValidatingPoliciesTest {
         + "compilation failed: "), errs.get(1));
     assertEquals("spec.validations[0].reason: Unsupported value: \"Teapot\": supported values: \"Unauthorized\", "
         + "\"Forbidden\", \"Invalid\", \"RequestEntityTooLarge\"", errs.get(2));
+    // validateMatchConditions compiles without the policy's variables; validations may use them
+    JsonObject withVars = policy("p", "Fail", new JsonObject().put("expression", "variables.small"));
+    withVars.getJsonObject("spec").put("variables", new JsonArray().add(new JsonObject().put("name", "small")
+        .put("expression", "object.spec.size < 3"))).put("matchConditions", new JsonArray()
+        .add(new JsonObject().put("name", "uses-vars").put("expression", "variables.small"))
+        .add(new JsonObject().put("name", "plain").put("expression", "object.spec.size > 0")));
+    List<String> varErrs = AdmissionPolicies.validatePolicy(AdmissionPolicies.setPolicyDefaults(withVars)).stream()
+        .map(FieldError::error).toList();
+    assertEquals(1, varErrs.size(), varErrs.toString());
+    assertTrue(varErrs.get(0).startsWith("spec.matchConditions[0].expression: Invalid value: \"variables.small\": "
+        + "compilation failed: ERROR: <input>:1:1: undeclared reference to 'variables'"), varErrs.get(0));
     JsonObject empty = new JsonObject().put("spec", new JsonObject());
     assertEquals(List.of("spec.matchConstraints: Required value", "spec.validations: Required value: validations or "
         + "auditAnnotations must contain at least one item"), AdmissionPolicies.validatePolicy(empty).stream()
