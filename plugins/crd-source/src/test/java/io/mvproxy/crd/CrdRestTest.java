@@ -436,6 +436,40 @@ class CrdRestTest {
         apply.replace("  namespace: ns1\n", "  namespace: ns1\n  uid: " + uid + "\n").replace("replicas: 2", "replicas: 4"));
     assertEquals(200, applySame.code(), applySame.body());
     assertEquals(uid, applySame.json().getJsonObject("metadata").getString("uid"));
+    // rest.BeforeUpdate + ValidateObjectMetaUpdate: an update may not start a deletion or set a grace period
+    Http.Res setDeletion = http.patch(W + "/w-patch", "application/merge-patch+json",
+        "{\"metadata\":{\"deletionTimestamp\":\"2026-12-07T11:00:00.5+02:00\",\"deletionGracePeriodSeconds\":30}}");
+    assertEquals(422, setDeletion.code(), setDeletion.body());
+    assertEquals("Widget.example.com \"w-patch\" is invalid: [metadata.deletionTimestamp: Invalid value: 2026-12-07 "
+        + "09:00:00.5 +0000 UTC: field is immutable, metadata.deletionGracePeriodSeconds: Invalid value: 30: field is "
+        + "immutable]", setDeletion.json().getString("message"));
+    assertNull(http.get(W + "/w-patch").json().getJsonObject("metadata").getValue("deletionTimestamp"));
+  }
+
+  /** Once deleting, an update keeps the deletion timestamp whatever it sends, and the grace period unless it sends another. */
+  @Test
+  void deletionFieldsOfAnObjectBeingDeleted() throws Exception {
+    JsonObject f = widget("w-deleting");
+    f.getJsonObject("metadata").put("finalizers", new JsonArray().add("example.com/hold"));
+    assertEquals(201, http.post(W, f).code());
+    JsonObject marked = http.delete(W + "/w-deleting").json();
+    String ts = marked.getJsonObject("metadata").getString("deletionTimestamp");
+    assertNotNull(ts, marked.encode());
+    Http.Res moved = http.patch(W + "/w-deleting", "application/merge-patch+json",
+        "{\"metadata\":{\"deletionTimestamp\":\"2000-01-01T00:00:00Z\",\"labels\":{\"a\":\"b\"}}}");
+    assertEquals(200, moved.code(), moved.body());
+    assertEquals(ts, moved.json().getJsonObject("metadata").getString("deletionTimestamp"));
+    Http.Res dropped = http.patch(W + "/w-deleting", "application/json-patch+json",
+        "[{\"op\":\"remove\",\"path\":\"/metadata/deletionGracePeriodSeconds\"}]");
+    assertEquals(200, dropped.code(), dropped.body());
+    assertEquals(0, dropped.json().getJsonObject("metadata").getInteger("deletionGracePeriodSeconds"));
+    Http.Res other = http.patch(W + "/w-deleting", "application/merge-patch+json",
+        "{\"metadata\":{\"deletionGracePeriodSeconds\":5}}");
+    assertEquals(422, other.code(), other.body());
+    assertEquals("Widget.example.com \"w-deleting\" is invalid: metadata.deletionGracePeriodSeconds: Invalid value: "
+        + "5: field is immutable", other.json().getString("message"));
+    assertEquals(200, http.patch(W + "/w-deleting", "application/merge-patch+json",
+        "{\"metadata\":{\"finalizers\":null}}").code());
   }
 
   /** A duplicate field is named as Go's %q quotes it (the JSON decoder's strconv.Quote), an unknown one as "%s". */

@@ -67,7 +67,9 @@ public final class ObjectMetaValidator {
    * The checks of an update: those of {@link #validate} (kube-apiserver's {@code rest.BeforeUpdate} runs both) plus
    * {@code ValidateObjectMetaAccessorUpdate}'s: no finalizer added while the object is being deleted, generation not
    * decremented, the uid unchanged (a patch or an apply sending another one: {@code metadata.uid: Invalid value:
-   * "x": field is immutable}).
+   * "x": field is immutable}), no deletionTimestamp or deletionGracePeriodSeconds set or changed by the update
+   * ({@code metadata.deletionTimestamp: Invalid value: 2026-12-07 11:00:00 +0000 UTC: field is immutable}: Go's
+   * {@code time.Time.String()} of the value).
    *
    * @param meta    the next object's {@code metadata}
    * @param oldMeta the stored object's {@code metadata}
@@ -90,6 +92,15 @@ public final class ObjectMetaValidator {
     String uid = str(meta.getValue("uid"));
     if (!uid.equals(str(oldMeta.getValue("uid")))) {
       errs.add(FieldError.invalid("metadata.uid", uid, "field is immutable"));
+    }
+    Object deletion = meta.getValue("deletionTimestamp");
+    if (deletion != null && !sameInstant(deletion, oldMeta.getValue("deletionTimestamp"))) {
+      errs.add(FieldError.invalid("metadata.deletionTimestamp", goTime(deletion), "field is immutable"));
+    }
+    Object grace = meta.getValue("deletionGracePeriodSeconds");
+    Object oldGrace = oldMeta.getValue("deletionGracePeriodSeconds");
+    if (grace != null && (oldGrace == null || number(grace) != number(oldGrace))) {
+      errs.add(FieldError.invalid("metadata.deletionGracePeriodSeconds", number(grace), "field is immutable"));
     }
     errs.addAll(validate(meta));
     return errs;
@@ -375,5 +386,35 @@ public final class ObjectMetaValidator {
 
   private static int bytes(String s) {
     return s.getBytes(StandardCharsets.UTF_8).length;
+  }
+
+  /** @return true when both are RFC 3339 times of one instant (metav1.Time's semantic equality), or equal */
+  private static boolean sameInstant(Object a, Object b) {
+    if (java.util.Objects.equals(a, b)) {
+      return true;
+    }
+    try {
+      return a instanceof String x && b instanceof String y
+          && java.time.OffsetDateTime.parse(x).toInstant().equals(java.time.OffsetDateTime.parse(y).toInstant());
+    } catch (java.time.format.DateTimeParseException e) {
+      return false;
+    }
+  }
+
+  /**
+   * @param value an RFC 3339 time
+   * @return Go's {@code time.Time.String()} of it in UTC (kube-apiserver's local zone in its images), as a field
+   *     error prints a {@code *metav1.Time} (a Stringer); the quoted text when it is not a time
+   */
+  static Object goTime(Object value) {
+    try {
+      java.time.OffsetDateTime t = java.time.OffsetDateTime.parse(String.valueOf(value))
+          .withOffsetSameInstant(java.time.ZoneOffset.UTC);
+      String frac = t.getNano() == 0 ? "" : ("." + String.format("%09d", t.getNano())).replaceAll("0+$", "");
+      return new io.mvproxy.registry.impl.schema.GoValues.Raw(
+          t.format(java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss")) + frac + " +0000 UTC");
+    } catch (java.time.format.DateTimeParseException e) {
+      return String.valueOf(value);
+    }
   }
 }

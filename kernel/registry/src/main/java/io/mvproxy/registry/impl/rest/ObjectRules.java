@@ -329,6 +329,13 @@ public final class ObjectRules {
       if ("uid".equals(k) && meta.getValue(k) instanceof String uid && !uid.isEmpty()) {
         continue;  // rest.BeforeUpdate keeps a uid sent; ValidateObjectMetaUpdate refuses another one
       }
+      if ("deletionTimestamp".equals(k) && oldMeta.getValue(k) == null
+          || "deletionGracePeriodSeconds".equals(k) && (oldMeta.getValue(k) == null || meta.getValue(k) != null)) {
+        // rest.BeforeUpdate: "an update can never remove/change a deletion timestamp" (kept only when set) and
+        // "... remove/change grace period seconds" (kept only when set and not sent); one an update sets where there
+        // was none, or another grace period, is refused by ValidateObjectMetaUpdate as immutable
+        continue;
+      }
       if (oldMeta.containsKey(k)) {
         meta.put(k, oldMeta.getValue(k));
       } else {
