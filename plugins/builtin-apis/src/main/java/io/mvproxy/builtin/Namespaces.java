@@ -181,6 +181,7 @@ public final class Namespaces implements ObjectStrategy, NamespaceLifecycle {
     }
     if ("status".equals(req.info().subresource())) {
       next.put("spec", old.getJsonObject("spec", new JsonObject()).copy());
+      validatePhase(req, next);
     } else {
       next.put("spec", next.getJsonObject("spec", new JsonObject()));
       JsonArray fin = old.getJsonObject("spec", new JsonObject()).getJsonArray("finalizers");
@@ -193,6 +194,26 @@ public final class Namespaces implements ObjectStrategy, NamespaceLifecycle {
     }
     label(next);
     return next;
+  }
+
+  /**
+   * {@code ValidateNamespaceStatusUpdate} (pkg/apis/core/validation/validation.go): the phase of a status update is
+   * {@code Active} (the v1 default when none is sent) while there is no deletionTimestamp, {@code Terminating} once
+   * there is one.
+   *
+   * @throws StatusException 422 {@code status.Phase: Invalid value: "X": may only be 'Active' if `deletionTimestamp`
+   *                         is empty} (upstream's field path, capital P)
+   */
+  private static void validatePhase(CrdRequest req, JsonObject next) {
+    Object p = next.getJsonObject("status", new JsonObject()).getValue("phase");
+    String phase = p == null || "".equals(p) ? "Active" : String.valueOf(p);
+    boolean deleting = next.getJsonObject("metadata").getValue("deletionTimestamp") != null;
+    String want = deleting ? "Terminating" : "Active";
+    if (!want.equals(phase)) {
+      throw StatusException.invalid(req.gvr(), "Namespace", name(next), io.mvproxy.registry.impl.schema.FieldError
+          .causes(List.of(io.mvproxy.registry.impl.schema.FieldError.invalid("status.Phase", phase, "may only be '"
+              + want + "' if `deletionTimestamp` is " + (deleting ? "not empty" : "empty")))));
+    }
   }
 
   @Override

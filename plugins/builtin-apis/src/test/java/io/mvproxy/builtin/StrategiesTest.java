@@ -158,6 +158,24 @@ class StrategiesTest {
         Namespaces.systemNamespace("kube-system"))).code());
     assertEquals(null, n.onDelete(delete, new JsonObject("{\"metadata\":{\"name\":\"y\"},\"spec\":{}}")),
         "no finalizers left: removed by the generic path");
+    // ValidateNamespaceStatusUpdate: Active without a deletionTimestamp (the default when none is sent), Terminating
+    // with one
+    CrdRequest status = request("namespaces", "PUT", "/api/v1/namespaces/x/status", n);
+    StatusException early = assertThrows(StatusException.class, () -> n.prepareUpdate(status, ns,
+        ns.copy().put("status", new JsonObject().put("phase", "Terminating"))));
+    assertEquals(422, early.code());
+    assertEquals("Namespace \"x\" is invalid: status.Phase: Invalid value: \"Terminating\": may only be 'Active' if "
+        + "`deletionTimestamp` is empty", early.getMessage());
+    assertEquals("Active", n.prepareUpdate(status, ns, ns.copy().put("status", new JsonObject()))
+        .getJsonObject("status").getString("phase", "Active"));
+    StatusException back = assertThrows(StatusException.class, () -> n.prepareUpdate(status, terminating,
+        terminating.copy().put("status", new JsonObject().put("phase", "Active"))));
+    assertEquals("Namespace \"x\" is invalid: status.Phase: Invalid value: \"Active\": may only be 'Terminating' if "
+        + "`deletionTimestamp` is not empty", back.getMessage());
+    assertEquals(422, assertThrows(StatusException.class, () -> n.prepareUpdate(status, terminating,
+        terminating.copy().put("status", new JsonObject()))).code(), "no phase is Active");
+    assertEquals("Terminating", n.prepareUpdate(status, terminating, terminating.copy()).getJsonObject("status")
+        .getString("phase"));
   }
 
   /**
