@@ -584,6 +584,22 @@ class CrdRestTest {
     Http.Res same = http.patch(W + "/w-dedup", "application/merge-patch+json", "{}");
     assertEquals(200, same.code(), same.body());
     assertNull(same.header("Warning"));
+    // a Scale is deduplicated and warned about too (update.go, patch.go), then only its replicas are taken
+    Http.Res scale = http.get(W + "/w-dedup/scale");
+    assertEquals(200, scale.code(), scale.body());
+    JsonObject sc = scale.json();
+    sc.getJsonObject("metadata").put("ownerReferences", new JsonArray().add(other).add(other.copy()));
+    Http.Res scalePut = http.put(W + "/w-dedup/scale", sc);
+    assertEquals(200, scalePut.code(), scalePut.body());
+    assertEquals("299 - \".metadata.ownerReferences contains duplicate entries; " + tail + "u-2\"",
+        scalePut.header("Warning"));
+    Http.Res scalePatch = http.patch(W + "/w-dedup/scale", "application/merge-patch+json",
+        "{\"metadata\":{\"ownerReferences\":[" + owner.encode() + "," + owner.encode() + "]}}");
+    assertEquals(200, scalePatch.code(), scalePatch.body());
+    assertEquals("299 - \".metadata.ownerReferences contains duplicate entries after mutating admission happens; "
+        + tail + "u-1\"", scalePatch.header("Warning"));
+    assertEquals(3, http.get(W + "/w-dedup").json().getJsonObject("metadata").getJsonArray("ownerReferences")
+        .size(), "the object's own references are not the Scale's");
   }
 
   /** store.go DeleteCollection: an item's failed delete (here its precondition) is the answer, not an empty list. */

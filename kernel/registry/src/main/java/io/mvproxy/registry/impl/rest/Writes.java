@@ -325,6 +325,7 @@ public final class Writes {
 
   /** @return the next stored object after setting the replicas of {@code scale}, not yet validated */
   JsonObject scaleTo(CrdRequest req, StoredObject cur, JsonObject scale) {
+    OwnerReferences.dedup(req, scale, false);  // update.go / patch.go dedup the Scale too: only the warning shows
     JsonObject applied = ScaleCodec.applyScale(req, cur.object(), scale, req.version().scale());
     JsonObject old = req.stored(cur.object());
     JsonObject next = rt.rules().prepareUpdate(req, old, applied);
