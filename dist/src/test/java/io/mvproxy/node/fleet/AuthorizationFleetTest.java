@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.http.HttpMethod;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -594,6 +595,50 @@ class AuthorizationFleetTest {
     }
     HttpsClient.Resp discovery = adminSend(HttpMethod.GET, "node-a", "/api/v1", null);
     assertTrue(discovery.text().contains("\"name\":\"serviceaccounts/token\""), discovery.text());
+  }
+
+  /**
+   * Service account issuer discovery (pkg/routes/openidmetadata.go): a service account reads the OIDC configuration
+   * and the JWKS (RBAC's system:service-account-issuer-discovery), whose key verifies the account's own token; other
+   * users are 403 (no binding), anonymous 401, a trailing slash 404.
+   */
+  @Test
+  void serviceAccountIssuerDiscovery() throws Exception {
+    String ns = "oidc";
+    assertEquals(201, adminSend(HttpMethod.POST, "node-a", "/api/v1/namespaces",
+        "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"" + ns + "\"}}").status());
+    assertEquals(201, adminSend(HttpMethod.POST, "node-a", "/api/v1/namespaces/" + ns + "/serviceaccounts",
+        "{\"apiVersion\":\"v1\",\"kind\":\"ServiceAccount\",\"metadata\":{\"name\":\"relying\"}}").status());
+    HttpsClient.Resp tr = adminSend(HttpMethod.POST, "node-b", "/api/v1/namespaces/" + ns
+        + "/serviceaccounts/relying/token", "{\"apiVersion\":\"authentication.k8s.io/v1\",\"kind\":\"TokenRequest\","
+        + "\"spec\":{}}");
+    assertEquals(201, tr.status(), tr.text());
+    String token = tr.json().getJsonObject("status").getString("token");
+    Map<String, String> bearer = Map.of("Authorization", "Bearer " + token);
+    for (String node : List.of("node-a", "node-b")) {
+      String url = fleet.node(node).url();
+      HttpsClient.Resp[] config = new HttpsClient.Resp[1];
+      FleetTest.await(node + ": the account's token authenticates", 30_000, () -> (config[0] = anon.send(
+          HttpMethod.GET, url, "/.well-known/openid-configuration", bearer, null)).status() == 200);
+      assertEquals("application/json", config[0].headers().get("Content-Type"));
+      assertEquals("public, max-age=3600", config[0].headers().get("Cache-Control"));
+      assertEquals(new JsonObject().put("issuer", FleetHarness.SERVICE_ACCOUNT_ISSUER)
+          .put("jwks_uri", url + "/openid/v1/jwks").put("response_types_supported", new JsonArray().add("id_token"))
+          .put("subject_types_supported", new JsonArray().add("public"))
+          .put("id_token_signing_alg_values_supported", new JsonArray().add("RS256")), config[0].json());
+      HttpsClient.Resp jwks = anon.send(HttpMethod.GET, url, "/openid/v1/jwks", bearer, null);
+      assertEquals(200, jwks.status(), jwks.text());
+      assertEquals("application/jwk-set+json", jwks.headers().get("Content-Type"));
+      com.nimbusds.jose.jwk.JWKSet set = com.nimbusds.jose.jwk.JWKSet.parse(jwks.text());
+      com.nimbusds.jwt.SignedJWT jwt = com.nimbusds.jwt.SignedJWT.parse(token);
+      com.nimbusds.jose.jwk.JWK key = set.getKeyByKeyId(jwt.getHeader().getKeyID());
+      assertTrue(key != null && jwt.verify(new com.nimbusds.jose.crypto.RSASSAVerifier(key.toRSAKey())),
+          node + ": the token verifies with the published key: " + jwks.text());
+      assertEquals(403, alice(HttpMethod.GET, node, "/openid/v1/jwks", null).status(), "no binding for alice");
+      assertEquals(401, anon.send(HttpMethod.GET, url, "/openid/v1/jwks", Map.of(), null).status());
+      assertEquals(404, anon.send(HttpMethod.GET, url, "/openid/v1/jwks/", bearer, null).status());
+    }
+    assertEquals(200, adminSend(HttpMethod.DELETE, "node-a", "/api/v1/namespaces/" + ns, null).status());
   }
 
   /** The built-ins' OpenAPI lists strategic merge patch and their tagged lists' strategies, as kube-apiserver's. */

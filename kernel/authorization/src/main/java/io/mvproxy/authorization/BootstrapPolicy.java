@@ -16,8 +16,8 @@ import java.util.Map;
  * ({@code plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go}, data in {@code bootstrap-policy.yaml}):
  * {@code cluster-admin}, {@code admin}, {@code edit}, {@code view} (aggregated), {@code system:aggregate-to-*},
  * {@code system:discovery}, {@code system:basic-user}, {@code system:public-info-viewer},
- * {@code system:monitoring}, {@code system:auth-delegator}, each labelled
- * {@code kubernetes.io/bootstrapping: rbac-defaults} and annotated
+ * {@code system:monitoring}, {@code system:auth-delegator}, {@code system:service-account-issuer-discovery}, each
+ * labelled {@code kubernetes.io/bootstrapping: rbac-defaults} and annotated
  * {@code rbac.authorization.kubernetes.io/autoupdate: "true"}.
  */
 public final class BootstrapPolicy {

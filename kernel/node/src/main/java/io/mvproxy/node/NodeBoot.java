@@ -183,15 +183,47 @@ final class NodeBoot {
     audit = auditFilter(vertx, config.audit(), metrics);
     io.mvproxy.node.ingress.MaxInFlight inFlight = new io.mvproxy.node.ingress.MaxInFlight(
         config.serving().maxRequestsInflight(), config.serving().maxMutatingInflight());
+    java.util.concurrent.atomic.AtomicReference<io.mvproxy.security.serviceaccount.OpenIdMetadata> openId =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    if (config.securePort() != 0) {
+      openId.set(openIdMetadata(config.securePort()));
+    }
     return io.mvproxy.node.ingress.IngressGroup.deploy(vertx, config.serving().ingressInstances(), serverOptions,
         options -> new IngressVerticle(options, authenticator, health, view, metrics,
             peerOptions == null ? null : v -> PeerProxy.create(v, config.serving().peerHttp2()
                 ? TlsOptions.offerHttp2(new HttpClientOptions(peerOptions)) : peerOptions, metrics, view),
-            config.peersEnabled(), lifecycle, authorization, config.serving(), inFlight, audit))
+            config.peersEnabled(), lifecycle, authorization, config.serving(), inFlight, audit, openId::get))
         .map(g -> {
           ingress = g;
+          if (config.securePort() == 0) {
+            openId.set(openIdMetadata(g.actualPort()));  // any free port: known once bound
+          }
           return "ingress x" + g.size();
         });
+  }
+
+  /**
+   * The service account issuer discovery documents ({@code NewOpenIDMetadataProvider}: the first
+   * {@code --service-account-issuer}, {@code --service-account-jwks-uri} or
+   * {@code https://<advertise address>:<port>/openid/v1/jwks}, the verification keys).
+   *
+   * @param port the HTTPS port clients reach this node at
+   * @return the documents, or null without service account tokens or when they cannot be built (an issuer that is
+   *     not an https URL: logged, and neither path is served, as kube-apiserver does)
+   */
+  private io.mvproxy.security.serviceaccount.OpenIdMetadata openIdMetadata(int port) {
+    if (serviceAccountTokens == null) {
+      return null;
+    }
+    String host = config.advertiseAddress();
+    String address = (host.contains(":") ? "[" + host + "]" : host) + ":" + port;
+    try {
+      return serviceAccountTokens.openIdMetadata(config.serviceAccounts().jwksUri(), address);
+    } catch (IllegalArgumentException e) {
+      java.util.logging.Logger.getLogger(NodeBoot.class.getName()).warning("service account issuer discovery is not "
+          + "served (" + ConfigKey.SERVICE_ACCOUNT_ISSUER.flag() + "): " + e.getMessage());
+      return null;
+    }
   }
 
   private Future<Node> deployFleet(String pluginDeployment) {

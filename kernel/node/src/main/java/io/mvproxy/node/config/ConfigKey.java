@@ -19,6 +19,7 @@ public enum ConfigKey {
   SERVICE_ACCOUNT_SIGNING_KEY_FILE("serviceAccountSigningKeyFile", Type.FILE, null, "PEM RSA or ECDSA private key signing service account tokens (TokenRequest, kubectl create token); give every node of a fleet the same key."),
   SERVICE_ACCOUNT_KEY_FILE("serviceAccountKeyFile", Type.FILE, null, "PEM public keys, certificates or private keys verifying service account tokens (several keys in one file for rotation; default: the signing key's public key)."),
   SERVICE_ACCOUNT_MAX_TOKEN_EXPIRATION("serviceAccountMaxTokenExpiration", Type.DURATION, "0", "Longest validity of an issued service account token: longer requests are shortened with a warning; between 1h and 2^32 s, 0 = no limit."),
+  SERVICE_ACCOUNT_JWKS_URI("serviceAccountJwksUri", Type.STRING, null, "https URL written as jwks_uri into the service account issuer discovery document (/.well-known/openid-configuration; default: https://<advertise address>:<secure port>/openid/v1/jwks)."),
   API_AUDIENCES("apiAudiences", Type.LIST, "", "Audiences a service account token must carry one of to authenticate here, and the default audiences of a TokenRequest (default: the service account issuers)."),
   PEER_CA_FILE("peerCaFile", Type.FILE, null, "CA bundle that verifies peers' serving certificates; without it the node neither proxies nor aggregates peers."),
   PROXY_CLIENT_CERT_FILE("proxyClientCertFile", Type.FILE, null, "Client certificate this node presents on peer hops (required with peer-ca-file)."),

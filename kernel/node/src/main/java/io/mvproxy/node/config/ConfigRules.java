@@ -169,8 +169,28 @@ final class ConfigRules {
           + ConfigKey.SERVICE_ACCOUNT_SIGNING_KEY_FILE.flag() + " (--service-account-signing-key-file and "
           + "--service-account-issuer are required flags)");
     }
+    String jwks = v.string(ConfigKey.SERVICE_ACCOUNT_JWKS_URI);
+    if (jwks != null && !jwks.isEmpty()) {
+      // kube-apiserver's ServiceAccountAuthenticationOptions.Validate texts
+      if (issuers.isEmpty()) {
+        throw new ConfigException(ConfigKey.SERVICE_ACCOUNT_JWKS_URI, "service-account-jwks-uri requires "
+            + "service-account-issuer");
+      }
+      java.net.URI u;
+      try {
+        u = new java.net.URI(jwks);
+      } catch (java.net.URISyntaxException e) {
+        throw new ConfigException(ConfigKey.SERVICE_ACCOUNT_JWKS_URI, "service-account-jwks-uri must be a valid URL: "
+            + e.getMessage());
+      }
+      if (!"https".equals(u.getScheme())) {
+        throw new ConfigException(ConfigKey.SERVICE_ACCOUNT_JWKS_URI, "service-account-jwks-uri requires https "
+            + "scheme, parsed as: " + jwks);
+      }
+    }
     return new NodeConfig.ServiceAccounts(issuers, signing, v.file(ConfigKey.SERVICE_ACCOUNT_KEY_FILE),
-        v.list(ConfigKey.API_AUDIENCES), v.durationOrZero(ConfigKey.SERVICE_ACCOUNT_MAX_TOKEN_EXPIRATION));
+        v.list(ConfigKey.API_AUDIENCES), v.durationOrZero(ConfigKey.SERVICE_ACCOUNT_MAX_TOKEN_EXPIRATION),
+        jwks == null || jwks.isEmpty() ? null : jwks);
   }
 
   /** @return {@code --authorization-mode} as given, checked by {@code AuthorizerChain.validate} */

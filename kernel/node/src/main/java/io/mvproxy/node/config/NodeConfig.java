@@ -128,11 +128,13 @@ public record NodeConfig(String serverId, String bindAddress, int securePort, St
    * @param keyFile        {@code --service-account-key-file} or null
    * @param apiAudiences   {@code --api-audiences} (empty: the issuers)
    * @param maxExpiration  {@code --service-account-max-token-expiration} (zero: no limit)
+   * @param jwksUri        {@code --service-account-jwks-uri} (an https URL) or null
    */
   public record ServiceAccounts(List<String> issuers, Path signingKeyFile, Path keyFile, List<String> apiAudiences,
-                                Duration maxExpiration) {
+                                Duration maxExpiration, String jwksUri) {
     /** None configured. */
-    public static final ServiceAccounts NONE = new ServiceAccounts(List.of(), null, null, List.of(), Duration.ZERO);
+    public static final ServiceAccounts NONE = new ServiceAccounts(List.of(), null, null, List.of(), Duration.ZERO,
+        null);
 
     /** Copies the lists. */
     public ServiceAccounts {

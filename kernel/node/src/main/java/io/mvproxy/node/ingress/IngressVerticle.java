@@ -54,6 +54,7 @@ public final class IngressVerticle extends VerticleBase {
   private final Authorizer authorizer;
   private final MaxInFlight inFlight;
   private final io.mvproxy.node.audit.AuditFilter audit;
+  private final java.util.function.Supplier<io.mvproxy.security.serviceaccount.OpenIdMetadata> openId;
   private HttpServer server;
 
   /**
@@ -69,12 +70,16 @@ public final class IngressVerticle extends VerticleBase {
    * @param limits        request time-out and max-in-flight limits
    * @param inFlight      the node's max-in-flight counters, shared by every ingress instance
    * @param audit         the audit steps ({@code --audit-policy-file}), or null when auditing is off
+   * @param openId        the service account issuer discovery documents, or a supplier of null while the node
+   *                      serves none (no service account tokens, or an issuer that is not an https URL)
    */
   public IngressVerticle(HttpServerOptions options, Authenticator authenticator, HealthHandler health,
                          FleetViewRef view, NodeMetrics metrics, Function<io.vertx.core.Vertx, PeerProxy> proxyFactory,
                          boolean peersEnabled, io.mvproxy.node.NodeLifecycle lifecycle, Authorizer authorizer,
                          NodeConfig.ServingLimits limits, MaxInFlight inFlight,
-                         io.mvproxy.node.audit.AuditFilter audit) {
+                         io.mvproxy.node.audit.AuditFilter audit,
+                         java.util.function.Supplier<io.mvproxy.security.serviceaccount.OpenIdMetadata> openId) {
+    this.openId = openId;
     this.inFlight = inFlight;
     this.audit = audit;
     this.lifecycle = lifecycle;
@@ -140,6 +145,7 @@ public final class IngressVerticle extends VerticleBase {
     router.route().handler(inFlight);
     router.route().handler(new AuthorizationFilter(authorizer));
     router.route().handler(this::metricsEndpoint);
+    router.route().handler(this::openIdEndpoints);
     BodyHandler body = BodyHandler.create(false).setBodyLimit(MAX_BODY_BYTES);
     router.route().handler(ctx -> readBody(ctx, body));
     ResourceHandler resources = new ResourceHandler(view, proxy, peersEnabled, metrics);
@@ -171,6 +177,28 @@ public final class IngressVerticle extends VerticleBase {
   private void metricsEndpoint(RoutingContext ctx) {
     if (ctx.request().method() == HttpMethod.GET && "/metrics".equals(ctx.request().path())) {
       ctx.response().putHeader("Content-Type", "text/plain; version=0.0.4; charset=utf-8").end(metrics.scrape());
+    } else {
+      ctx.next();
+    }
+  }
+
+  /**
+   * Service account issuer discovery (after authorization, as kube-apiserver's {@code routes.OpenIDMetadataServer}:
+   * RBAC's {@code system:service-account-issuer-discovery} lets service accounts read it): the exact paths
+   * {@code /.well-known/openid-configuration} ({@code application/json}) and {@code /openid/v1/jwks}
+   * ({@code application/jwk-set+json}), {@code 200} with {@code Cache-Control: public, max-age=3600}; without the
+   * documents both fall through to {@code 404}.
+   */
+  private void openIdEndpoints(RoutingContext ctx) {
+    String path = ctx.request().path();
+    io.mvproxy.security.serviceaccount.OpenIdMetadata m;
+    boolean config = io.mvproxy.security.serviceaccount.OpenIdMetadata.CONFIG_PATH.equals(path);
+    if ((config || io.mvproxy.security.serviceaccount.OpenIdMetadata.JWKS_PATH.equals(path))
+        && (m = openId.get()) != null) {
+      ctx.response().putHeader("Content-Type", config ? io.mvproxy.security.serviceaccount.OpenIdMetadata
+              .CONFIG_CONTENT_TYPE : io.mvproxy.security.serviceaccount.OpenIdMetadata.JWKS_CONTENT_TYPE)
+          .putHeader("Cache-Control", io.mvproxy.security.serviceaccount.OpenIdMetadata.CACHE_CONTROL)
+          .end(io.vertx.core.buffer.Buffer.buffer(config ? m.configJson() : m.keysetJson()));
     } else {
       ctx.next();
     }

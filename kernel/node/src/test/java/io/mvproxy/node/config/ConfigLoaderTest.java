@@ -284,6 +284,14 @@ class ConfigLoaderTest {
         .contains("--service-account-key-file (serviceAccountKeyFile)"));
     assertTrue(error(List.of("--service-account-max-token-expiration=soon"))
         .contains("--service-account-max-token-expiration"));
+    assertNull(c.serviceAccounts().jwksUri());
+    assertEquals("https://oidc.example/keys", ConfigLoader.load(file, List.of("--service-account-issuer=https://a.example",
+        "--service-account-jwks-uri=https://oidc.example/keys")).serviceAccounts().jwksUri());
+    assertTrue(error(List.of("--service-account-jwks-uri=https://oidc.example/keys"))
+        .contains("--service-account-jwks-uri (serviceAccountJwksUri): service-account-jwks-uri requires "
+            + "service-account-issuer"));
+    assertTrue(error(List.of("--service-account-issuer=https://a.example", "--service-account-jwks-uri=http://x/k"))
+        .contains("service-account-jwks-uri requires https scheme, parsed as: http://x/k"));
   }
 
   @Test

@@ -29,6 +29,8 @@ public final class ServiceAccountTokens {
 
   private final ServiceAccountTokenIssuer issuer;
   private final ServiceAccountTokenVerifier verifier;
+  private final List<String> issuers;
+  private final List<PublicKey> keys;
   private final Duration maxExpiration;
   private final AtomicReference<ServiceAccountGetter> getter = new AtomicReference<>();
 
@@ -39,9 +41,16 @@ public final class ServiceAccountTokens {
    */
   public ServiceAccountTokens(ServiceAccountTokenIssuer issuer, ServiceAccountTokenVerifier verifier,
                               Duration maxExpiration) {
+    this(issuer, verifier, maxExpiration, List.of(), List.of());
+  }
+
+  private ServiceAccountTokens(ServiceAccountTokenIssuer issuer, ServiceAccountTokenVerifier verifier,
+                               Duration maxExpiration, List<String> issuers, List<PublicKey> keys) {
     this.issuer = issuer;
     this.verifier = verifier;
     this.maxExpiration = maxExpiration;
+    this.issuers = List.copyOf(issuers);
+    this.keys = List.copyOf(keys);
   }
 
   /** The result of authenticating a token of ours. @param user the service account @param audiences shared */
@@ -101,7 +110,22 @@ public final class ServiceAccountTokens {
       }
     }
     List<String> auds = apiAudiences.isEmpty() ? issuers : apiAudiences;
-    return new ServiceAccountTokens(iss, new ServiceAccountTokenVerifier(issuers, keys, auds), maxExpiration);
+    return new ServiceAccountTokens(iss, new ServiceAccountTokenVerifier(issuers, keys, auds), maxExpiration,
+        issuers, keys);
+  }
+
+  /**
+   * The service account issuer discovery documents of these flags ({@link OpenIdMetadata#create}: the first issuer,
+   * the verification keys).
+   *
+   * @param jwksUri                {@code --service-account-jwks-uri}, or null
+   * @param defaultExternalAddress {@code host:port} clients reach this server at
+   * @return the documents
+   * @throws IllegalArgumentException when they cannot be built (upstream's text; kube-apiserver then serves neither
+   *                                  path and logs the reason)
+   */
+  public OpenIdMetadata openIdMetadata(String jwksUri, String defaultExternalAddress) {
+    return OpenIdMetadata.create(issuers.isEmpty() ? "" : issuers.get(0), jwksUri, defaultExternalAddress, keys);
   }
 
   /** @return the issuer, or null when this node serves no TokenRequest */
