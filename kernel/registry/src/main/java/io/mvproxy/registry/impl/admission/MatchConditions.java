@@ -1,17 +1,12 @@
 package io.mvproxy.registry.impl.admission;
 
 import dev.cel.bundle.Cel;
-import dev.cel.bundle.CelFactory;
 import dev.cel.common.CelAbstractSyntaxTree;
 import dev.cel.common.CelValidationResult;
 import dev.cel.common.types.CelKind;
-import dev.cel.common.types.SimpleType;
-import dev.cel.extensions.CelExtensions;
-import dev.cel.parser.CelStandardMacro;
 import dev.cel.runtime.CelRuntime;
 import io.mvproxy.registry.impl.schema.CelEnvironment;
 import io.mvproxy.registry.impl.schema.CelValues;
-import io.mvproxy.registry.impl.schema.KubeCelLibrary;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
@@ -27,19 +22,7 @@ import java.util.Map;
  * webhook's failurePolicy. The {@code authorizer} variable is not offered (an expression naming it does not compile).
  */
 public final class MatchConditions {
-  private static final Cel CEL = CelFactory.standardCelBuilder()
-      .setOptions(CelEnvironment.OPTIONS)
-      .setStandardMacros(CelStandardMacro.STANDARD_MACROS)
-      .addVar("object", SimpleType.DYN)
-      .addVar("oldObject", SimpleType.DYN)
-      .addVar("request", SimpleType.DYN)
-      .addCompilerLibraries(CelExtensions.strings(), CelExtensions.optional(),
-          CelExtensions.sets(CelEnvironment.OPTIONS), CelExtensions.bindings())
-      .addRuntimeLibraries(CelExtensions.strings(), CelExtensions.optional(),
-          CelExtensions.sets(CelEnvironment.OPTIONS))
-      .addFunctionDeclarations(KubeCelLibrary.declarations())
-      .addFunctionBindings(KubeCelLibrary.bindings())
-      .build();
+  private static final Cel CEL = PolicyCel.environment("object", "oldObject", "request");
 
   /** One compiled condition. */
   private record Condition(String name, CelRuntime.Program program) {

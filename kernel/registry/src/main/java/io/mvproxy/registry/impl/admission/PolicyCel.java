@@ -18,21 +18,24 @@ import io.mvproxy.registry.impl.schema.KubeCelLibrary;
  * bindings, Kubernetes lists/regex/urls/quantity functions). No {@code authorizer}.
  */
 final class PolicyCel {
-  static final Cel CEL = build(true);
+  static final Cel CEL = environment("object", "oldObject", "request", "params", "namespaceObject", "variables");
   /** matchConditions' environment: upstream compiles them without the policy's {@code variables}. */
-  private static final Cel WITHOUT_VARIABLES = build(false);
+  private static final Cel WITHOUT_VARIABLES = environment("object", "oldObject", "request", "params",
+      "namespaceObject");
 
-  private static Cel build(boolean variables) {
+  /**
+   * The admission CEL environment (also the webhooks' matchConditions'): the given variables as {@code dyn}, the CRD
+   * validation rules' extensions (strings, optional, sets, bindings) and Kubernetes functions.
+   *
+   * @param variables the variable names
+   * @return the environment
+   */
+  static Cel environment(String... variables) {
     var b = CelFactory.standardCelBuilder()
         .setOptions(CelEnvironment.OPTIONS)
-        .setStandardMacros(CelStandardMacro.STANDARD_MACROS)
-        .addVar("object", SimpleType.DYN)
-        .addVar("oldObject", SimpleType.DYN)
-        .addVar("request", SimpleType.DYN)
-        .addVar("params", SimpleType.DYN)
-        .addVar("namespaceObject", SimpleType.DYN);
-    if (variables) {
-      b.addVar("variables", SimpleType.DYN);
+        .setStandardMacros(CelStandardMacro.STANDARD_MACROS);
+    for (String v : variables) {
+      b.addVar(v, SimpleType.DYN);
     }
     return b.addCompilerLibraries(CelExtensions.strings(), CelExtensions.optional(),
             CelExtensions.sets(CelEnvironment.OPTIONS), CelExtensions.bindings())
