@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import io.vertx.core.http.HttpMethod;
+import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -188,6 +189,55 @@ class AuditFleetTest {
     for (Path log : logs.values()) {
       assertFalse(Files.readString(log).contains(secretData), log + " holds Secret data");
     }
+  }
+
+  /**
+   * ValidatingAdmissionPolicy in the audit log (validating/dispatcher.go): an Audit binding's failure is the event's
+   * validation.policy.admission.k8s.io/validation_failure annotation, an auditAnnotations value "<policy>/<key>"; the
+   * request is admitted. The policy is made through node-a, the write goes to node-b.
+   */
+  @Test
+  void admissionPolicyAuditAnnotationsReachTheLog() throws Exception {
+    String cm = "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"NAME\"},"
+        + "\"data\":{\"a\":\"1\",\"b\":\"2\",\"c\":\"3\"}}";
+    HttpsClient.Resp policy = alice(HttpMethod.POST, "node-a",
+        "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies", """
+        {"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingAdmissionPolicy",
+         "metadata":{"name":"few-keys"},
+         "spec":{"matchConstraints":{"resourceRules":[{"apiGroups":[""],"apiVersions":["v1"],
+           "operations":["CREATE"],"resources":["configmaps"]}]},
+          "matchConditions":[{"name":"with-data","expression":"has(object.data)"}],
+          "validations":[{"expression":"size(object.data) < 2","message":"too many keys"}],
+          "auditAnnotations":[{"key":"keys","valueExpression":"string(size(object.data))"}]}}
+        """);
+    assertEquals(201, policy.status(), policy.text());
+    HttpsClient.Resp binding = alice(HttpMethod.POST, "node-a",
+        "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings", """
+        {"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingAdmissionPolicyBinding",
+         "metadata":{"name":"few-keys-audit"},"spec":{"policyName":"few-keys","validationActions":["Audit"]}}
+        """);
+    assertEquals(201, binding.status(), binding.text());
+    int[] attempt = {0};
+    JsonObject[] annotated = new JsonObject[1];
+    FleetTest.await("node-b audits the policy's failures", 30_000, () -> {
+      HttpsClient.Resp r = alice(HttpMethod.POST, "node-b", "/api/v1/namespaces/default/configmaps",
+          cm.replace("NAME", "audit-policy-" + attempt[0]++));
+      assertEquals(201, r.status(), r.text());
+      JsonObject e = event("node-b", r.headers().get("Audit-Id"), "ResponseComplete");
+      annotated[0] = e;
+      return e.getJsonObject("annotations", new JsonObject()).containsKey("few-keys/keys");
+    });
+    JsonObject annotations = annotated[0].getJsonObject("annotations");
+    assertEquals("3", annotations.getString("few-keys/keys"), annotations.encode());
+    assertEquals(new JsonArray().add(new JsonObject().put("message", "too many keys").put("policy", "few-keys")
+        .put("binding", "few-keys-audit").put("expressionIndex", 0).put("validationActions", new JsonArray()
+            .add("Audit"))), new JsonArray(annotations.getString("validation.policy.admission.k8s.io/"
+        + "validation_failure")));
+    assertEquals("allow", annotations.getString("authorization.k8s.io/decision"));
+    assertEquals(200, alice(HttpMethod.DELETE, "node-a",
+        "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings/few-keys-audit", null).status());
+    assertEquals(200, alice(HttpMethod.DELETE, "node-a",
+        "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies/few-keys", null).status());
   }
 
   @Test

@@ -33,15 +33,29 @@ public interface Admission {
    * @param equivalentVersions the other versions serving the same objects (for {@code matchPolicy: Equivalent})
    * @param warnings           receives the warnings for the client (a webhook's {@code response.warnings}, a
    *                           policy's {@code Warn} action), sent as {@code Warning: 299 - "..."} headers
+   * @param annotations        receives audit annotations (key, value): a webhook's {@code response.auditAnnotations}
+   *                           as {@code <webhook name>/<key>}, a policy's {@code Audit} failures and
+   *                           {@code auditAnnotations} ({@code admission.Attributes.AddAnnotation})
    */
   record Attributes(String group, String version, String resource, String subresource, String kind,
                     String namespace, String name, String operation, JsonObject object, JsonObject oldObject,
                     JsonObject options, boolean dryRun, UserInfo user, boolean namespaced,
-                    List<String> equivalentVersions, java.util.function.Consumer<String> warnings) {
-    /** Copies the list; a null warnings sink drops them. */
+                    List<String> equivalentVersions, java.util.function.Consumer<String> warnings,
+                    java.util.function.BiConsumer<String, String> annotations) {
+    /** Copies the list; a null warnings or annotations sink drops them. */
     public Attributes {
       equivalentVersions = List.copyOf(equivalentVersions);
       warnings = warnings == null ? w -> { } : warnings;
+      annotations = annotations == null ? (k, v) -> { } : annotations;
+    }
+
+    /** The attributes without an annotations sink (audit annotations are dropped). */
+    public Attributes(String group, String version, String resource, String subresource, String kind,
+                      String namespace, String name, String operation, JsonObject object, JsonObject oldObject,
+                      JsonObject options, boolean dryRun, UserInfo user, boolean namespaced,
+                      List<String> equivalentVersions, java.util.function.Consumer<String> warnings) {
+      this(group, version, resource, subresource, kind, namespace, name, operation, object, oldObject, options, dryRun,
+          user, namespaced, equivalentVersions, warnings, null);
     }
 
     /** The attributes without a warnings sink (warnings are dropped). */
@@ -50,7 +64,7 @@ public interface Admission {
                       JsonObject options, boolean dryRun, UserInfo user, boolean namespaced,
                       List<String> equivalentVersions) {
       this(group, version, resource, subresource, kind, namespace, name, operation, object, oldObject, options, dryRun,
-          user, namespaced, equivalentVersions, null);
+          user, namespaced, equivalentVersions, null, null);
     }
 
     /**
@@ -59,7 +73,7 @@ public interface Admission {
      */
     public Attributes withObject(JsonObject next) {
       return new Attributes(group, version, resource, subresource, kind, namespace, name, operation, next,
-          oldObject, options, dryRun, user, namespaced, equivalentVersions, warnings);
+          oldObject, options, dryRun, user, namespaced, equivalentVersions, warnings, annotations);
     }
   }
 

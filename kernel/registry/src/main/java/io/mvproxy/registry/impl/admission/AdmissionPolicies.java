@@ -81,6 +81,9 @@ public final class AdmissionPolicies {
     }
   }
 
+  /** Longest {@code auditAnnotations[].valueExpression}, bytes ({@code maxAuditAnnotationValueExpressionLength}). */
+  static final int MAX_VALUE_EXPRESSION_BYTES = 5 * 1024;
+
   /**
    * @param policy a defaulted policy
    * @return its errors, empty when valid
@@ -141,14 +144,35 @@ public final class AdmissionPolicies {
         errs.add(FieldError.notSupported(p + ".reason", reason, REASONS));
       }
     }
+    // validateAuditAnnotation: "<policy name>/<key>" a qualified name, the expression a string or null, keys unique
+    String policyName = policy.getValue("metadata") instanceof JsonObject md && md.getValue("name") instanceof String n
+        ? n : "";
+    Set<String> keys = new HashSet<>();
     for (int i = 0; i < audit.size(); i++) {
       String p = "spec.auditAnnotations[" + i + "]";
       JsonObject v = audit.getValue(i) instanceof JsonObject o ? o : new JsonObject();
-      if (!(v.getValue("key") instanceof String k) || k.isEmpty()) {
-        errs.add(FieldError.required(p + ".key", ""));
+      String key = v.getValue("key") instanceof String k ? k : "";
+      if (policyName.isEmpty()) {
+        errs.add(FieldError.invalid(p + ".key", key, "requires metadata.name be non-empty"));
+      } else {
+        for (String m : io.mvproxy.registry.impl.rest.ObjectMetaValidator.qualifiedName(policyName + "/" + key)) {
+          errs.add(FieldError.invalid(p + ".key", policyName + "/" + key, m));
+        }
       }
-      if (!(v.getValue("valueExpression") instanceof String e) || e.isEmpty()) {
-        errs.add(FieldError.required(p + ".valueExpression", ""));
+      String expr = v.getValue("valueExpression") instanceof String e ? ValidatingPolicies.trimSpace(e) : "";
+      if (expr.isEmpty()) {
+        errs.add(FieldError.required(p + ".valueExpression", "valueExpression is not specified"));
+      } else if (expr.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > MAX_VALUE_EXPRESSION_BYTES) {
+        errs.add(FieldError.required(p + ".valueExpression", "must not exceed " + MAX_VALUE_EXPRESSION_BYTES
+            + " bytes in length"));
+      } else {
+        String problem = PolicyCel.compileError(expr, false);
+        if (problem != null) {
+          errs.add(FieldError.invalid(p + ".valueExpression", expr, "compilation failed: " + problem));
+        }
+      }
+      if (!keys.add(key)) {
+        errs.add(FieldError.duplicate(p + ".key", key));
       }
     }
     validateConditions(spec.getValue("matchConditions"), "spec.matchConditions", errs);

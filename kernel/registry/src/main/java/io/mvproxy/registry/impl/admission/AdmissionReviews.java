@@ -27,8 +27,11 @@ public final class AdmissionReviews {
    * @param result   {@code response.status} (a Status object), or null
    * @param patch    the decoded JSONPatch operations of a mutating webhook, or null
    * @param warnings {@code response.warnings}
+   * @param auditAnnotations {@code response.auditAnnotations} (string values only, as Go's
+   *                         {@code map[string]string} decodes them)
    */
-  public record Response(boolean allowed, JsonObject result, JsonArray patch, List<String> warnings) {
+  public record Response(boolean allowed, JsonObject result, JsonArray patch, List<String> warnings,
+                         java.util.Map<String, String> auditAnnotations) {
   }
 
   /**
@@ -151,9 +154,17 @@ public final class AdmissionReviews {
     if (resp.getValue("warnings") instanceof JsonArray w) {
       w.forEach(x -> warnings.add(String.valueOf(x)));
     }
+    java.util.Map<String, String> annotations = new java.util.TreeMap<>();
+    if (resp.getValue("auditAnnotations") instanceof JsonObject aa) {
+      aa.forEach(e -> {
+        if (e.getValue() instanceof String v) {
+          annotations.put(e.getKey(), v);
+        }
+      });
+    }
     Object allowed = resp.getValue("allowed");
     return new Response(Boolean.TRUE.equals(allowed), resp.getValue("status") instanceof JsonObject st ? st : null,
-        ops, List.copyOf(warnings));
+        ops, List.copyOf(warnings), java.util.Collections.unmodifiableMap(annotations));
   }
 
   /**

@@ -27,9 +27,13 @@ import java.util.logging.Logger;
  * the validation's {@code reason} (default {@code Invalid}, 422). An expression that fails to evaluate is a failure
  * under {@code failurePolicy: Fail} and is skipped under {@code Ignore}. Messages are {@code validator.go}'s: the
  * {@code messageExpression}'s string trimmed (unless empty, over 5 KiB or multi-line), else the trimmed
- * {@code message}, else {@code failed expression: <expression>}. {@code Audit} is accepted
- * and not acted on (no audit annotation). Policies and bindings are fed from watches ({@link #policyEvent},
- * {@link #bindingEvent}).
+ * {@code message}, else {@code failed expression: <expression>}. A failure of a binding with {@code Audit} goes into
+ * the request's audit annotation {@code validation.policy.admission.k8s.io/validation_failure} (a JSON list of
+ * {@code message}, {@code policy}, {@code binding}, {@code expressionIndex}, {@code validationActions}; at most 50),
+ * and each {@code auditAnnotations} value (its {@code valueExpression}: a string, trimmed, or null to leave it out)
+ * into {@code <policy>/<key>} (distinct values of several bindings joined by {@code ", "}, at most 10 KiB each); a
+ * value expression that fails or gives another type denies the request under {@code failurePolicy: Fail}.
+ * Policies and bindings are fed from watches ({@link #policyEvent}, {@link #bindingEvent}).
  */
 public final class ValidatingPolicies {
   private static final Logger LOG = Logger.getLogger(ValidatingPolicies.class.getName());
@@ -43,10 +47,28 @@ public final class ValidatingPolicies {
                             CelRuntime.Program messageProgram, String reason) {
   }
 
+  /** A compiled audit annotation. */
+  private record AuditAnnotation(String key, String valueExpression, CelRuntime.Program program) {
+  }
+
   /** A compiled policy. */
   private record Compiled(String name, JsonObject constraints, boolean ignore, List<String> variableNames,
                           List<CelRuntime.Program> variables, List<String> conditionExpressions,
-                          List<CelRuntime.Program> conditions, List<Validation> validations) {
+                          List<CelRuntime.Program> conditions, List<Validation> validations,
+                          List<AuditAnnotation> auditAnnotations) {
+  }
+
+  /** A failed validation: its index in {@code validations}, message and reason. */
+  private record Failure(int index, String message, String reason) {
+  }
+
+  /** An audit annotation's outcome: a value to publish, or an error (null both: left out). */
+  private record AnnotationValue(String key, String value, String error) {
+  }
+
+  /** What one policy says of one request. */
+  private record Result(List<Failure> failures, List<AnnotationValue> annotations) {
+    static final Result ADMIT = new Result(List.of(), List.of());
   }
 
   /** @param e a watch event of the policies' store */
@@ -110,8 +132,14 @@ public final class ValidatingPolicies {
           v.getString("message"), me == null || me.isBlank() ? null : PolicyCel.program(me),
           v.getString("reason")));
     }
+    List<AuditAnnotation> audit = new ArrayList<>();
+    for (Object o : spec.getJsonArray("auditAnnotations", new JsonArray())) {
+      JsonObject v = (JsonObject) o;
+      audit.add(new AuditAnnotation(v.getString("key"), v.getString("valueExpression"),
+          PolicyCel.program(v.getString("valueExpression"))));
+    }
     return new Compiled(name, spec.getJsonObject("matchConstraints", new JsonObject()),
-        "Ignore".equals(spec.getString("failurePolicy")), varNames, vars, condExpressions, conds, validations);
+        "Ignore".equals(spec.getString("failurePolicy")), varNames, vars, condExpressions, conds, validations, audit);
   }
 
   /**
@@ -122,6 +150,9 @@ public final class ValidatingPolicies {
   public StatusException evaluate(Admission.Attributes a, JsonObject namespaceObject) {
     Map<String, String> nsLabels = WebhookMatching.labels(namespaceObject);
     StatusException firstDenial = null;
+    JsonArray auditFailures = new JsonArray();
+    // dispatcher.go auditAnnotationCollector: per policy, per key, the distinct values of its bindings
+    Map<String, Map<String, List<String>>> published = new java.util.LinkedHashMap<>();
     for (JsonObject binding : bindingOrder) {
       JsonObject spec = binding.getJsonObject("spec", new JsonObject());
       Compiled policy = compiled.get(spec.getString("policyName", ""));
@@ -137,17 +168,60 @@ public final class ValidatingPolicies {
       }
       JsonArray actions = spec.getJsonArray("validationActions", new JsonArray());
       String bindingName = binding.getJsonObject("metadata", new JsonObject()).getString("name", "");
-      for (String failure : check(policy, a, version, namespaceObject)) {
-        if (actions.contains("Deny") && firstDenial == null) {
-          firstDenial = denied(a, policy.name(), bindingName, failure);
+      Result result = check(policy, a, version, namespaceObject);
+      for (Failure failure : result.failures()) {
+        for (Object action : actions) {
+          switch (String.valueOf(action)) {
+            case "Deny" -> {
+              if (firstDenial == null) {
+                firstDenial = denied(a, policy.name(), bindingName, failure.message(), failure.reason());
+              }
+            }
+            case "Audit" -> auditFailures.add(new JsonObject().put("message", failure.message())
+                .put("policy", policy.name()).put("binding", bindingName).put("expressionIndex", failure.index())
+                .put("validationActions", actions.copy()));
+            case "Warn" -> a.warnings().accept("Validation failed for ValidatingAdmissionPolicy '" + policy.name()
+                + "' with binding '" + bindingName + "': " + failure.message());
+            default -> { }
+          }
         }
-        if (actions.contains("Warn")) {
-          a.warnings().accept("Validation failed for ValidatingAdmissionPolicy '" + policy.name() + "' with binding '"
-              + bindingName + "': " + failure.split("\0", 2)[0]);
+      }
+      for (AnnotationValue v : result.annotations()) {
+        if (v.error() != null) {
+          // "When failurePolicy=fail, audit annotation errors result in deny", whatever the binding's actions
+          if (firstDenial == null) {
+            firstDenial = denied(a, policy.name(), bindingName, v.error(), "Invalid");
+          }
+        } else if (v.value() != null) {
+          List<String> values = published.computeIfAbsent(policy.name(), p -> new java.util.LinkedHashMap<>())
+              .computeIfAbsent(v.key(), k -> new ArrayList<>());
+          if (!values.contains(v.value())) {
+            values.add(v.value());
+          }
         }
       }
     }
+    published.forEach((policy, keys) -> keys.forEach((key, values) ->
+        a.annotations().accept(policy + "/" + key, String.join(", ", values))));
+    if (!auditFailures.isEmpty()) {
+      JsonArray kept = new JsonArray(auditFailures.getList().subList(0, Math.min(MAX_AUDIT_FAILURES,
+          auditFailures.size())));
+      a.annotations().accept(VALIDATION_FAILURE_ANNOTATION, goJson(kept.encode()));
+    }
     return firstDenial;
+  }
+
+  /** The audit annotation of {@code Audit} failures ({@code validating/dispatcher.go}). */
+  static final String VALIDATION_FAILURE_ANNOTATION = "validation.policy.admission.k8s.io/validation_failure";
+  /** At most this many failures go into it ({@code maxValidationFailures}). */
+  static final int MAX_AUDIT_FAILURES = 50;
+  /** Longest audit annotation value of a policy, bytes ({@code maxAuditAnnotationValueLength}). */
+  static final int MAX_AUDIT_ANNOTATION_BYTES = 10 * 1024;
+
+  /** JSON text as Go's {@code json.Marshal} escapes it: {@code <}, {@code >}, {@code &}, U+2028, U+2029. */
+  static String goJson(String json) {
+    return json.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+        .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029");
   }
 
   /**
@@ -157,11 +231,10 @@ public final class ValidatingPolicies {
   static final int MAX_EVALUATED_MESSAGE_BYTES = 5 * 1024;
 
   /**
-   * @return every failed validation of {@code policy} in order, each its message and reason joined by {@code \0};
-   *     empty when it admits (a matchCondition false, or every validation true)
+   * @return every failed validation of {@code policy} in order and its audit annotations; nothing when a
+   *     matchCondition is false (validator.go: conditions first, then validations, then audit annotations)
    */
-  private static List<String> check(Compiled policy, Admission.Attributes a, String version,
-                                    JsonObject namespaceObject) {
+  private static Result check(Compiled policy, Admission.Attributes a, String version, JsonObject namespaceObject) {
     JsonObject request = AdmissionReviews.request("", a, version).getJsonObject("request");
     Map<String, Object> vars = new HashMap<>();
     vars.put("object", CelValues.toCel(request.getJsonObject("object"), null, false));
@@ -177,7 +250,7 @@ public final class ValidatingPolicies {
       try {
         Object r = policy.conditions().get(i).eval(vars);
         if (Boolean.FALSE.equals(r)) {
-          return List.of();
+          return Result.ADMIT;
         }
       } catch (Exception e) {
         conditionErrors.add("expression '" + policy.conditionExpressions().get(i) + "' resulted in error: "
@@ -187,8 +260,8 @@ public final class ValidatingPolicies {
     if (!conditionErrors.isEmpty()) {
       // utilerrors.NewAggregate(...).Error(): repeated texts once; one text alone, several as [a, b]
       List<String> distinct = List.copyOf(new java.util.LinkedHashSet<>(conditionErrors));
-      return policy.ignore() ? List.of() : List.of((distinct.size() == 1 ? distinct.get(0)
-          : "[" + String.join(", ", distinct) + "]") + "\0Invalid");
+      return policy.ignore() ? Result.ADMIT : new Result(List.of(new Failure(0, distinct.size() == 1
+          ? distinct.get(0) : "[" + String.join(", ", distinct) + "]", "Invalid")), List.of());
     }
     for (int i = 0; i < policy.variables().size(); i++) {
       try {
@@ -199,21 +272,23 @@ public final class ValidatingPolicies {
             + e.getMessage());
       }
     }
-    List<String> failures = new ArrayList<>();
-    for (Validation v : policy.validations()) {
+    List<Failure> failures = new ArrayList<>();
+    for (int i = 0; i < policy.validations().size(); i++) {
+      Validation v = policy.validations().get(i);
       Object r;
       try {
         r = v.program().eval(vars);
       } catch (Exception e) {
         if (!policy.ignore()) {
-          failures.add("expression '" + v.expression() + "' resulted in error: " + CelValues.goError(e)
-              + "\0Invalid");
+          failures.add(new Failure(i, "expression '" + v.expression() + "' resulted in error: "
+              + CelValues.goError(e), "Invalid"));
         }
         continue;
       }
       if (!(r instanceof Boolean b)) {
         if (!policy.ignore()) {
-          failures.add("expression '" + v.expression() + "' resulted in error: must evaluate to bool\0Invalid");
+          failures.add(new Failure(i, "expression '" + v.expression() + "' resulted in error: must evaluate to bool",
+              "Invalid"));
         }
         continue;
       }
@@ -237,10 +312,63 @@ public final class ValidatingPolicies {
         if (msg.isEmpty()) {
           msg = "failed expression: " + trimSpace(v.expression());
         }
-        failures.add(msg + "\0" + (v.reason() == null ? "Invalid" : v.reason()));
+        failures.add(new Failure(i, msg, v.reason() == null ? "Invalid" : v.reason()));
       }
     }
-    return failures;
+    List<AnnotationValue> annotations = new ArrayList<>();
+    for (AuditAnnotation an : policy.auditAnnotations()) {
+      Object r;
+      try {
+        r = an.program().eval(vars);
+      } catch (Exception e) {
+        annotations.add(new AnnotationValue(an.key(), null, policy.ignore() ? null
+            : "expression '" + an.valueExpression() + "' resulted in error: " + CelValues.goError(e)));
+        continue;
+      }
+      if (r instanceof String str) {
+        String value = trimSpace(str);
+        annotations.add(new AnnotationValue(an.key(), value.isEmpty() ? null : truncate(value), null));
+      } else if (r == null || r instanceof dev.cel.common.values.NullValue) {
+        annotations.add(new AnnotationValue(an.key(), null, null));
+      } else {
+        annotations.add(new AnnotationValue(an.key(), null, "valueExpression '" + an.valueExpression()
+            + "' resulted in unsupported return type: " + celType(r) + ". Return type must be either string or null."));
+      }
+    }
+    return new Result(failures, annotations);
+  }
+
+  /** @return at most {@link #MAX_AUDIT_ANNOTATION_BYTES} UTF-8 bytes of {@code s} (Go slices the bytes) */
+  private static String truncate(String s) {
+    byte[] b = s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    return b.length <= MAX_AUDIT_ANNOTATION_BYTES ? s
+        : new String(b, 0, MAX_AUDIT_ANNOTATION_BYTES, java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  /** @return cel-go's name of the type of a CEL value */
+  private static String celType(Object v) {
+    if (v instanceof Boolean) {
+      return "bool";
+    }
+    if (v instanceof Long || v instanceof Integer) {
+      return "int";
+    }
+    if (v instanceof Double) {
+      return "double";
+    }
+    if (v instanceof com.google.common.primitives.UnsignedLong) {
+      return "uint";
+    }
+    if (v instanceof com.google.protobuf.ByteString || v instanceof dev.cel.common.values.CelByteString) {
+      return "bytes";
+    }
+    if (v instanceof java.util.List) {
+      return "list";
+    }
+    if (v instanceof java.util.Map) {
+      return "map";
+    }
+    return v.getClass().getSimpleName();
   }
 
   /** Go's {@code strings.TrimSpace}: leading and trailing {@code unicode.IsSpace} code points removed. */
@@ -267,11 +395,10 @@ public final class ValidatingPolicies {
     };
   }
 
-  private static StatusException denied(Admission.Attributes a, String policy, String binding, String failure) {
-    String[] parts = failure.split("\0", 2);
+  private static StatusException denied(Admission.Attributes a, String policy, String binding, String failureMessage,
+                                        String reason) {
     String message = "ValidatingAdmissionPolicy '" + policy + "' with binding '" + binding + "' denied request: "
-        + parts[0];
-    String reason = parts[1];
+        + failureMessage;
     int code = switch (reason) {
       case "Forbidden" -> 403;
       case "RequestEntityTooLarge" -> 413;

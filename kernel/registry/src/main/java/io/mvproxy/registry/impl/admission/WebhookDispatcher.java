@@ -214,6 +214,7 @@ public final class WebhookDispatcher implements Admission {
           return Future.succeededFuture(s);
         }
         resp.warnings().forEach(a.warnings());
+        annotate(hook, resp, a);
         if (!resp.allowed()) {
           return Future.failedFuture(AdmissionReviews.denied(hook.name(), resp.result()));
         }
@@ -267,6 +268,7 @@ public final class WebhookDispatcher implements Admission {
                 return Future.<Void>succeededFuture();
               }
               resp.warnings().forEach(a.warnings());
+              annotate(hook, resp, a);
               return resp.allowed() ? Future.<Void>succeededFuture()
                   : Future.<Void>failedFuture(AdmissionReviews.denied(hook.name(), resp.result()));
             })));
@@ -280,6 +282,14 @@ public final class WebhookDispatcher implements Admission {
         return Future.succeededFuture();
       });
     });
+  }
+
+  /**
+   * A webhook's {@code response.auditAnnotations} as {@code <webhook name>/<key>} (mutating and validating
+   * dispatchers, before the answer is looked at, a denial included).
+   */
+  private static void annotate(Webhook hook, AdmissionReviews.Response resp, Attributes a) {
+    resp.auditAnnotations().forEach((k, v) -> a.annotations().accept(hook.name() + "/" + k, v));
   }
 
   /** @return the version to call {@code hook} with, or null when its rules or selectors exclude the request */

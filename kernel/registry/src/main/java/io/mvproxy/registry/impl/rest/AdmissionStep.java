@@ -50,7 +50,29 @@ final class AdmissionStep {
         req.info().subresource() == null ? "" : req.info().subresource(), req.crd().kind(),
         req.crd().namespaced() ? req.namespace() : "", name, operation, inRequestVersion(req, object),
         old == null ? null : req.view(old), options, req.dryRun(), req.user(), req.crd().namespaced(), others,
-        w -> warn(req, w));
+        w -> warn(req, w), (k, v) -> annotate(req, k, v));
+  }
+
+  /**
+   * Adds an audit annotation of admission ({@code admission.Attributes.AddAnnotation}, {@code checkKeyFormat}): the
+   * key must be a qualified name {@code <DNS subdomain prefix>/<name>}, and a key already set keeps its value
+   * (admission annotations are not overridden); a refused one is logged, as upstream.
+   */
+  private static void annotate(CrdRequest req, String key, String value) {
+    io.mvproxy.api.RequestScope scope = req.ctx() == null ? null : io.mvproxy.api.RequestScope.of(req.ctx());
+    if (scope == null || !scope.auditing()) {
+      return;
+    }
+    List<String> problems = key.split("/", -1).length != 2 ? List.of("the right format is a DNS subdomain prefix "
+        + "and '/' and key name") : ObjectMetaValidator.qualifiedName(key);
+    String old = scope.auditAnnotations().get(key);
+    if (!problems.isEmpty() || old != null && !old.equals(value)) {
+      java.util.logging.Logger.getLogger(AdmissionStep.class.getName()).warning("admission: audit annotation " + key
+          + " not set: " + (problems.isEmpty() ? "admission annotations are not allowed to be overridden, old value: "
+          + old : "annotation key has invalid format: " + String.join(",", problems)));
+      return;
+    }
+    scope.annotate(key, value);
   }
 
   /** Adds a warning to the response ({@link io.mvproxy.api.Warnings#add}, apiserver's {@code warning.AddWarning}). */

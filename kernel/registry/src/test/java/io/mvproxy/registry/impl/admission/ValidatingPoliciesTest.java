@@ -82,6 +82,82 @@ class ValidatingPoliciesTest {
     assertNull(p.evaluate(del, null));
   }
 
+  /** @return {@code a} with warnings and audit annotations recorded into the given collections */
+  static Admission.Attributes recording(Admission.Attributes a, List<String> warnings, Map<String, String> annotations) {
+    return new Admission.Attributes(a.group(), a.version(), a.resource(), a.subresource(), a.kind(), a.namespace(),
+        a.name(), a.operation(), a.object(), a.oldObject(), a.options(), a.dryRun(), a.user(), a.namespaced(),
+        a.equivalentVersions(), warnings::add, annotations::put);
+  }
+
+  /**
+   * dispatcher.go: an Audit binding's failures go into validation.policy.admission.k8s.io/validation_failure (JSON as
+   * Go marshals it), auditAnnotations into "<policy>/<key>" with distinct values of several bindings joined; a value
+   * expression that fails denies under failurePolicy Fail whatever the actions, null or blank leaves it out.
+   */
+  @Test
+  void auditActionAndAuditAnnotations() {
+    JsonObject p = policy("audited", "Fail", new JsonObject().put("expression", "variables.size < 5")
+        .put("message", "size <5> & more"), new JsonObject().put("expression", "true"),
+        new JsonObject().put("expression", "object.metadata.name != 'w1'"));
+    p.getJsonObject("spec").put("auditAnnotations", new JsonArray()
+        .add(new JsonObject().put("key", "size").put("valueExpression", "' size ' + string(variables.size) + ' '"))
+        .add(new JsonObject().put("key", "none").put("valueExpression", "null"))
+        .add(new JsonObject().put("key", "blank").put("valueExpression", "'  '")));
+    assertEquals(List.of(), AdmissionPolicies.validatePolicy(AdmissionPolicies.setPolicyDefaults(p.copy())));
+    ValidatingPolicies v = new ValidatingPolicies();
+    v.policyEvent(added(p));
+    v.bindingEvent(added(binding("a-audit", "audited", "Audit", "Warn")));
+    v.bindingEvent(added(binding("b-audit", "audited", "Audit")));
+    List<String> warnings = new java.util.ArrayList<>();
+    Map<String, String> annotations = new java.util.LinkedHashMap<>();
+    assertNull(v.evaluate(recording(create(widget(7)), warnings, annotations), null), "Audit and Warn do not deny");
+    assertEquals(2, warnings.size(), warnings.toString());
+    assertEquals(Map.of("audited/size", "size 7", ValidatingPolicies.VALIDATION_FAILURE_ANNOTATION,
+        "[{\"message\":\"size \\u003c5\\u003e \\u0026 more\",\"policy\":\"audited\",\"binding\":\"a-audit\","
+            + "\"expressionIndex\":0,\"validationActions\":[\"Audit\",\"Warn\"]},"
+            + "{\"message\":\"failed expression: object.metadata.name != 'w1'\",\"policy\":\"audited\","
+            + "\"binding\":\"a-audit\",\"expressionIndex\":2,\"validationActions\":[\"Audit\",\"Warn\"]},"
+            + "{\"message\":\"size \\u003c5\\u003e \\u0026 more\",\"policy\":\"audited\",\"binding\":\"b-audit\","
+            + "\"expressionIndex\":0,\"validationActions\":[\"Audit\"]},"
+            + "{\"message\":\"failed expression: object.metadata.name != 'w1'\",\"policy\":\"audited\","
+            + "\"binding\":\"b-audit\",\"expressionIndex\":2,\"validationActions\":[\"Audit\"]}]"), annotations);
+    // a value expression that fails or gives another type denies under Fail (an Audit-only binding too)
+    JsonObject bad = policy("typed", "Fail", new JsonObject().put("expression", "true"));
+    bad.getJsonObject("spec").put("auditAnnotations", new JsonArray()
+        .add(new JsonObject().put("key", "n").put("valueExpression", "variables.size")));
+    ValidatingPolicies t = new ValidatingPolicies();
+    t.policyEvent(added(bad));
+    t.bindingEvent(added(binding("b", "typed", "Audit")));
+    StatusException e = t.evaluate(create(widget(3)), null);
+    assertEquals("widgets.demo.io \"w1\" is forbidden: ValidatingAdmissionPolicy 'typed' with binding 'b' denied "
+        + "request: valueExpression 'variables.size' resulted in unsupported return type: int. Return type must be "
+        + "either string or null.", e.getMessage());
+    bad.getJsonObject("spec").put("failurePolicy", "Ignore").getJsonArray("auditAnnotations").getJsonObject(0)
+        .put("valueExpression", "object.spec.missing");
+    ValidatingPolicies i = new ValidatingPolicies();
+    i.policyEvent(added(bad));
+    i.bindingEvent(added(binding("b", "typed", "Audit")));
+    Map<String, String> none = new java.util.HashMap<>();
+    assertNull(i.evaluate(recording(create(widget(3)), new java.util.ArrayList<>(), none), null));
+    assertEquals(Map.of(), none, "an error under Ignore leaves the annotation out");
+    // validateAuditAnnotation
+    JsonObject invalid = policy("p", null);
+    invalid.getJsonObject("spec").put("auditAnnotations", new JsonArray()
+        .add(new JsonObject().put("key", "bad key").put("valueExpression", "'x'"))
+        .add(new JsonObject().put("key", "k").put("valueExpression", " "))
+        .add(new JsonObject().put("key", "k").put("valueExpression", "object.spec.size +")));
+    List<String> errs = AdmissionPolicies.validatePolicy(AdmissionPolicies.setPolicyDefaults(invalid)).stream()
+        .map(FieldError::error).toList();
+    assertEquals(4, errs.size(), errs.toString());
+    assertTrue(errs.get(0).startsWith("spec.auditAnnotations[0].key: Invalid value: \"p/bad key\": name part must "
+        + "consist of alphanumeric characters"), errs.get(0));
+    assertEquals("spec.auditAnnotations[1].valueExpression: Required value: valueExpression is not specified",
+        errs.get(1));
+    assertTrue(errs.get(2).startsWith("spec.auditAnnotations[2].valueExpression: Invalid value: \"object.spec.size +\""
+        + ": compilation failed: "), errs.get(2));
+    assertEquals("spec.auditAnnotations[2].key: Duplicate value: \"k\"", errs.get(3));
+  }
+
   @Test
   void messageExpressionReasonAndDefaultMessage() {
     ValidatingPolicies p = new ValidatingPolicies();

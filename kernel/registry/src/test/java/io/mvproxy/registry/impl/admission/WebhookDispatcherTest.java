@@ -84,6 +84,9 @@ class WebhookDispatcherTest {
               req.response().putHeader("X-Pad-" + i, "p".repeat(1000));
             }
           }
+          if (label.contains("annotate")) {
+            resp.put("auditAnnotations", new JsonObject().put("reason", label).put("ignored-number", 5));
+          }
           if (label.startsWith("deny")) {
             resp.put("allowed", false).put("status", new JsonObject().put("message", label).put("code", 409));
           } else if (label.startsWith("add-")) {
@@ -218,6 +221,29 @@ class WebhookDispatcherTest {
     open.configEvent(WebhookConfigurations.VALIDATING, added("u", hook("u.example.com", "allow", otherCa)
         .put("failurePolicy", "Ignore")));
     await(open.validate(create()));
+  }
+
+  /**
+   * response.auditAnnotations go to the request's audit event as "<webhook name>/<key>", from mutating and validating
+   * webhooks, a denying one too (dispatchers add them before looking at the answer); values that are not strings are
+   * not decoded.
+   */
+  @Test
+  void auditAnnotationsAreNamedAfterTheWebhook() throws Exception {
+    WebhookDispatcher d = dispatcher();
+    d.configEvent(WebhookConfigurations.MUTATING, added("m", hook("m.example.com", "annotate-m", caBundle)));
+    d.configEvent(WebhookConfigurations.VALIDATING, added("v", hook("v.example.com", "annotate-v", caBundle),
+        hook("d.example.com", "deny-annotate", caBundle)));
+    Map<String, String> annotations = new java.util.concurrent.ConcurrentHashMap<>();
+    Admission.Attributes c = create();
+    Admission.Attributes a = new Admission.Attributes(c.group(), c.version(), c.resource(), c.subresource(), c.kind(),
+        c.namespace(), c.name(), c.operation(), c.object(), c.oldObject(), c.options(), c.dryRun(), c.user(),
+        c.namespaced(), c.equivalentVersions(), null, annotations::put);
+    await(d.mutate(a));
+    assertEquals(Map.of("m.example.com/reason", "annotate-m"), annotations);
+    assertEquals(409, failure(d.validate(a)).code());
+    assertEquals(Map.of("m.example.com/reason", "annotate-m", "v.example.com/reason", "annotate-v",
+        "d.example.com/reason", "deny-annotate"), annotations);
   }
 
   /** An answer with 20 KB of headers is read (Vert.x's 8 KiB default failed the call: ClientLimits). */
