@@ -75,16 +75,20 @@ public record RequestInfo(boolean resourceRequest, String path, String verb, Str
       parts.remove(0);
     }
     String namespace = "";
+    boolean nested = false;
     if (parts.size() >= 2 && "namespaces".equals(parts.get(0))) {
       namespace = parts.get(1);
       if (parts.size() > 2 && !NAMESPACE_SUBRESOURCES.contains(parts.get(2))) {
         parts = new ArrayList<>(parts.subList(2, parts.size()));
+        nested = true;
       }
     }
     String resource = parts.size() > 0 ? parts.get(0) : "";
     String name = parts.size() > 1 ? parts.get(1) : "";
     String sub = parts.size() > 2 ? parts.get(2) : "";
-    if ("namespaces".equals(resource) && parts.size() >= 2 && parts.get(1).equals(namespace)) {
+    if ("namespaces".equals(resource) && !nested && parts.size() >= 2 && parts.get(1).equals(namespace)) {
+      // /namespaces/<name>[/<sub>]: a Namespace itself, cluster-scoped (a Namespace inside a namespace's path,
+      // /namespaces/a/namespaces/a, keeps its namespace, so the cluster-scoped resource answers 404 as go-restful)
       namespace = "";
     }
     String verb;
@@ -94,8 +98,9 @@ public record RequestInfo(boolean resourceRequest, String path, String verb, Str
       case "patch": verb = "patch"; break;
       case "delete": verb = name.isEmpty() ? "deletecollection" : "delete"; break;
       case "get": case "head":
-        boolean watch = watchPrefix || BoolParam.of(watchParam);
-        verb = watch ? "watch" : name.isEmpty() ? "list" : "get";
+        // requestinfo.go: a name makes it a get (?watch is then ignored, as GetResource decodes only GetOptions),
+        // unless the path says watch; without one, ?watch picks watch over list
+        verb = watchPrefix ? "watch" : !name.isEmpty() ? "get" : BoolParam.of(watchParam) ? "watch" : "list";
         break;
       default: verb = lowerMethod;
     }

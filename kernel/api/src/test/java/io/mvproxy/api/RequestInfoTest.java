@@ -30,6 +30,16 @@ class RequestInfoTest {
     assertEquals("namespaces", core.resource());
     assertEquals("default", core.name());
     assertEquals("", core.namespace());
+    // requestinfo.go: with a name a GET is a get, ?watch or not; only the watch path watches one object
+    assertEquals("get", RequestInfo.parse("GET", "/api/v1/namespaces/a/configmaps/c", "true").verb());
+    assertEquals("get", RequestInfo.parse("GET", "/apis/example.com/v1/namespaces/a/widgets/w/status", "1").verb());
+    assertEquals("get", RequestInfo.parse("GET", "/api/v1/namespaces/default", "true").verb());
+    assertEquals("watch", RequestInfo.parse("GET", "/api/v1/watch/namespaces/a/configmaps/c", null).verb());
+    assertEquals("watch", RequestInfo.parse("GET", "/api/v1/watch/namespaces/a/configmaps", "false").verb());
+    // a Namespace under a namespace's path keeps that namespace (the cluster-scoped kind then answers 404)
+    RequestInfo nested = RequestInfo.parse("GET", "/api/v1/namespaces/a/namespaces/a", null);
+    assertEquals("namespaces", nested.resource());
+    assertEquals("a", nested.namespace());
   }
 
   @Test

@@ -192,8 +192,8 @@ class WatchTest {
   }
 
   /**
-   * A name in a watch's path selects that object (get.go parseListOptions), in one namespace or, on the path without
-   * namespace, in all of them; a field selector beside it must name the same object.
+   * A name in a watch path ({@code /watch/...}) selects that object (get.go parseListOptions), in one namespace or,
+   * on the path without namespace, in all of them; a field selector beside it must name the same object.
    */
   @Test
   void watchOfOneName() throws Exception {
@@ -201,7 +201,7 @@ class WatchTest {
     http.post(ns("w12"), CrdRestTest.widget("other"));
     http.post(ns("w13"), CrdRestTest.widget("one"));
     for (String path : new String[] {"/apis/example.com/v1/watch/namespaces/w12/widgets/one?",
-        ns("w12") + "/one?watch=true&", ns("w12") + "/one?watch=1&fieldSelector=metadata.name%3Done&"}) {
+        "/apis/example.com/v1/watch/namespaces/w12/widgets/one?fieldSelector=metadata.name%3Done&"}) {
       try (Http.Watch w = http.watch(path + "timeoutSeconds=2")) {
         assertEquals(200, w.code, path);
         JsonObject a = w.next(5);
@@ -220,7 +220,12 @@ class WatchTest {
       }
       assertTrue(seen.containsAll(Set.of("w12", "w13")), "across namespaces: " + seen);
     }
-    try (Http.Watch w = http.watch(ns("w12") + "/one?watch=true&fieldSelector=metadata.name%3Dother")) {
+    // requestinfo.go: ?watch with a name is a get (GetResource ignores it)
+    Http.Res got = http.get(ns("w12") + "/one?watch=true");
+    assertEquals(200, got.code(), got.body());
+    assertEquals("Widget", got.json().getString("kind"));
+    try (Http.Watch w = http.watch("/apis/example.com/v1/watch/namespaces/w12/widgets/one"
+        + "?fieldSelector=metadata.name%3Dother")) {
       assertEquals(400, w.code);
       JsonObject st = w.next(5);
       assertEquals("BadRequest", st.getString("reason"));
