@@ -128,6 +128,12 @@ class AuthorizationFleetTest {
     assertEquals(403, m.status());
     assertEquals("forbidden: User \"alice\" cannot get path \"/metrics\"", m.json().getString("message"));
     assertEquals(401, anon.get(fleet.node("node-a").url(), "/apis").status());
+    // filters/cachecontrol.go: every answer, served, refused, proxied (node-a proxies widgets v2) or public
+    for (HttpsClient.Resp r : List.of(alice(HttpMethod.GET, "node-a", "/apis", null), m,
+        anon.get(fleet.node("node-a").url(), "/apis"), anon.get(fleet.node("node-a").url(), "/readyz"),
+        adminSend(HttpMethod.GET, "node-a", WIDGETS_V2, null), adminSend(HttpMethod.GET, "node-a", "/nope", null))) {
+      assertEquals(List.of("no-cache, private"), r.headers().getAll("Cache-Control"), r.status() + " " + r.text());
+    }
   }
 
   @Test

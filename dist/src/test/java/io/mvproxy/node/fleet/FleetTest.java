@@ -346,6 +346,25 @@ public class FleetTest {
     assertEquals(405, cluster.status(), cluster.text());
     assertEquals("MethodNotAllowed", cluster.json().getString("reason"));
     assertEquals(405, admin.send(HttpMethod.DELETE, a, "/api/v1/configmaps", json(), null).status());
+    // installer.go sorts a built-in kind's verbs (kubectl api-resources -o wide shows them)
+    JsonArray core = admin.get(a, "/api/v1").json().getJsonArray("resources");
+    for (Object o : core) {
+      JsonObject r = (JsonObject) o;
+      if ("configmaps".equals(r.getString("name"))) {
+        assertEquals(new JsonArray(List.of("create", "delete", "deletecollection", "get", "list", "patch", "update",
+            "watch")), r.getJsonArray("verbs"));
+      } else if ("namespaces".equals(r.getString("name"))) {
+        assertEquals(new JsonArray(List.of("create", "delete", "get", "list", "patch", "update", "watch")),
+            r.getJsonArray("verbs"));
+      }
+    }
+    // no PUT or PATCH route on a collection: go-restful's 405 with empty details (server/handler.go)
+    for (HttpMethod m : List.of(HttpMethod.PUT, HttpMethod.PATCH)) {
+      HttpsClient.Resp r = admin.send(m, a, "/api/v1/namespaces/default/configmaps",
+          Map.of("Content-Type", m == HttpMethod.PUT ? "application/json" : "application/merge-patch+json"), "{}");
+      assertEquals(405, r.status(), m + " " + r.text());
+      assertEquals(new JsonObject(), r.json().getJsonObject("details"), r.text());
+    }
     // a Terminating namespace (held by a finalizer on its content): new content is 403
     assertEquals(201, admin.send(HttpMethod.POST, a, "/api/v1/namespaces", json(),
         "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"ending\"}}").status());

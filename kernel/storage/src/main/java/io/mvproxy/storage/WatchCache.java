@@ -27,7 +27,8 @@ import java.util.function.Function;
  * covers gets one ERROR event with 410 Expired {@code too old resource version: N (M)}, M the oldest revision the
  * ring can still serve from, as the cacher's {@code getAllEventsSinceLocked}; the client relists. A
  * {@code sendInitialEvents} watch from revision N first waits (up to 3 s, as {@code waitUntilFreshAndBlock}) until
- * the store reaches N, else 504 Too large resource version. When the backend watch fails, every client watch gets
+ * the store reaches N, else 504 Too large resource version; a plain watch from a revision ahead of the store is
+ * served, its events starting after that revision. When the backend watch fails, every client watch gets
  * the error (the clients re-watch) and the next watch reopens it.
  */
 public final class WatchCache {
@@ -89,22 +90,10 @@ public final class WatchCache {
             subscribe(ctx, o.keyPrefix(), lr.resourceVersion(), l, lr.items())));
         return;
       }
-      long from = o.fromRevision();
-      boolean ahead;
-      synchronized (this) {
-        ahead = from > highWater;
-      }
-      if (!ahead) {
-        p.complete(subscribe(ctx, o.keyPrefix(), from, l, null));
-        return;
-      }
-      backend.currentRevision().onFailure(p::fail).onSuccess(cur -> {
-        if (from > cur) {
-          p.fail(StorageException.tooLargeResourceVersion(from, cur));
-        } else {
-          p.complete(subscribe(ctx, o.keyPrefix(), from, l, null));
-        }
-      });
+      // a revision ahead of the cache, or of the store itself (a client that read it through a node whose cache
+      // is ahead of this one's), is watched as the cacher does (getAllEventsSinceLocked, cacheWatcher.process):
+      // nothing is replayed, and only events after it are sent once the store passes it
+      p.complete(subscribe(ctx, o.keyPrefix(), o.fromRevision(), l, null));
     });
     return p.future();
   }

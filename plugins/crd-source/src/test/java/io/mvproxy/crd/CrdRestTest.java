@@ -311,7 +311,22 @@ class CrdRestTest {
     assertEquals(404, http.send("DELETE", "/apis/example.com/v1/widgets", null, null, null).code());
     assertEquals(404, http.send("DELETE", "/apis/example.com/v1/widgets/w-paths", null, null, null).code());
     assertEquals(200, http.get("/apis/example.com/v1/widgets").code());
-    assertEquals(405, http.send("DELETE", W + "/w-paths/status", null, null, null).code());
+    Http.Res deleteStatus = http.send("DELETE", W + "/w-paths/status", null, null, null);
+    assertEquals(405, deleteStatus.code());
+    // customresource_handler.go serveStatus: NewMethodNotSupported
+    assertEquals("delete is not supported on resources of kind \"widgets.example.com\"",
+        deleteStatus.json().getString("message"));
+    assertEquals(new JsonObject().put("group", "example.com").put("kind", "widgets"),
+        deleteStatus.json().getJsonObject("details"));
+    // PUT or PATCH of the collection: handlers/namer.go "name must be provided", the patch type checked first
+    for (String[] c : new String[][] {{"PUT", "application/json"}, {"PATCH", "application/merge-patch+json"}}) {
+      Http.Res r = http.send(c[0], W, c[1], "{}", "application/json");
+      assertEquals(400, r.code(), c[0] + " " + r.body());
+      assertEquals("name must be provided", r.json().getString("message"));
+    }
+    assertEquals(415, http.send("PATCH", W, "application/strategic-merge-patch+json", "{}", "application/json")
+        .code());
+    assertEquals(0, http.get(W + "?labelSelector=never").json().getJsonArray("items").size());
   }
 
   @Test

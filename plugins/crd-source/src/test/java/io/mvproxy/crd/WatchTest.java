@@ -4,10 +4,13 @@ import io.mvproxy.registry.impl.CrdApiSource;
 import io.mvproxy.registry.impl.CrdSourceOptions;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionTimeoutException;
@@ -127,6 +130,11 @@ class WatchTest {
       } while (!"EOF".equals(e.getString("type")));
       assertTrue((System.nanoTime() - t0) / 1_000_000 < 4000);
     }
+    // get.go: a negative timeoutSeconds is a timeout already passed (only 0 takes the default)
+    try (Http.Watch w = http.watch(ns("w4") + "?watch=true&timeoutSeconds=-1&resourceVersion=" + listRv)) {
+      assertEquals(200, w.code);
+      assertEquals("EOF", w.nextNonBookmark(5).getString("type"));
+    }
   }
 
   @Test
@@ -174,7 +182,8 @@ class WatchTest {
       http.post(ns("w7"), CrdRestTest.widget("t2"));
       JsonObject e2 = w.next(5);
       assertEquals("ADDED", e2.getString("type"));
-      assertTrue(e2.getJsonObject("object").getJsonArray("columnDefinitions").isEmpty());
+      assertTrue(e2.getJsonObject("object").containsKey("columnDefinitions"));
+      assertNull(e2.getJsonObject("object").getValue("columnDefinitions"), "NoHeaders: null, as Go's nil slice");
       assertEquals("t2", e2.getJsonObject("object").getJsonArray("rows").getJsonObject(0).getJsonArray("cells")
           .getString(0));
     }
@@ -244,6 +253,43 @@ class WatchTest {
       assertEquals("BOOKMARK", b.getString("type"));
       assertEquals("true", b.getJsonObject("object").getJsonObject("metadata").getJsonObject("annotations")
           .getString("k8s.io/initial-events-end"));
+    }
+    // without allowWatchBookmarks: served (validation.go does not require it), the objects and no bookmark
+    try (Http.Watch w = http.watch(ns("w9") + "?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan"
+        + "&timeoutSeconds=1")) {
+      assertEquals(200, w.code);
+      assertEquals("ADDED", w.next(5).getString("type"));
+      assertEquals("EOF", w.next(5).getString("type"), "no initial-events-end bookmark");
+    }
+  }
+
+  /**
+   * A plain watch from a resourceVersion ahead of the store is served (cacher.go Watch; only sendInitialEvents waits
+   * and gives 504): it sends exactly the events after that revision once the store passes it.
+   */
+  @Test
+  void watchFromAFutureResourceVersionWaitsForIt() throws Exception {
+    long r = Long.parseLong(rv(http.post(ns("w14"), CrdRestTest.widget("before"))));
+    long from = r + 1;
+    try (Http.Watch w = http.watch(ns("w14") + "?watch=true&timeoutSeconds=3&resourceVersion=" + from)) {
+      assertEquals(200, w.code);
+      Map<String, Long> made = new java.util.LinkedHashMap<>();
+      for (String n : List.of("fa", "fb", "fc")) {
+        made.put(n, Long.parseLong(rv(http.post(ns("w14"), CrdRestTest.widget(n)))));
+      }
+      Set<String> want = new java.util.TreeSet<>();
+      made.forEach((n, v) -> {
+        if (v > from) {
+          want.add(n);
+        }
+      });
+      Set<String> got = new java.util.TreeSet<>();
+      for (JsonObject e = w.nextNonBookmark(10); !"EOF".equals(e.getString("type")); e = w.nextNonBookmark(10)) {
+        assertEquals("ADDED", e.getString("type"), e.encode());
+        got.add(name(e));
+      }
+      assertTrue(want.contains("fc"), made.toString());
+      assertEquals(want, got, "the events after " + from + " of " + made);
     }
   }
 

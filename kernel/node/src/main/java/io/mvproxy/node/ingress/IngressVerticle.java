@@ -127,6 +127,7 @@ public final class IngressVerticle extends VerticleBase {
    */
   private void chain(Router router, PeerProxy proxy) {
     router.route().failureHandler(StatusResponses::onFailure);
+    router.route().handler(IngressVerticle::cacheControl);
     router.route().handler(new AuditIds());
     if (limits.goawayChance() > 0) {
       router.route().handler(new ProbabilisticGoaway(limits.goawayChance()));
@@ -155,6 +156,20 @@ public final class IngressVerticle extends VerticleBase {
         ctx -> io.mvproxy.api.RequestScope.of(ctx).peerProxied(), resources::handleGroupVersion);
     router.route().handler(ctx -> dispatch(ctx, resources, openApi, discovery));
     router.route().handler(ctx -> StatusResponses.send(ctx, StatusException.resourceNotFound()));
+  }
+
+  private static final CharSequence CACHE_CONTROL = io.vertx.core.http.HttpHeaders.createOptimized("Cache-Control");
+  private static final CharSequence NO_CACHE_PRIVATE = io.vertx.core.http.HttpHeaders.createOptimized(
+      "no-cache, private");
+
+  /**
+   * {@code Cache-Control: no-cache, private} on every answer (apiserver {@code filters/cachecontrol.go
+   * WithCacheControl}), so that no cache between client and node keeps an authenticated answer; a handler may set
+   * its own (the service account issuer discovery documents), a proxied answer carries the peer's.
+   */
+  private static void cacheControl(RoutingContext ctx) {
+    ctx.response().headers().set(CACHE_CONTROL, NO_CACHE_PRIVATE);
+    ctx.next();
   }
 
   /** Health checks and {@code /version} (GET): answered before request info, authorization and limits. */

@@ -61,7 +61,23 @@ public final class CrdDiscovery {
    */
   public static List<ServedGroupVersion> groupVersions(CrdDefinition crd, int groupPriority, int versionPriority,
                                                        java.util.function.Predicate<String> verbs) {
-    List<String> served = VERBS.stream().filter(verbs).toList();
+    return groupVersions(crd, groupPriority, versionPriority, verbs, false);
+  }
+
+  /**
+   * @param crd             the definition
+   * @param groupPriority   {@code groupPriorityMinimum}
+   * @param versionPriority {@code versionPriority}
+   * @param verbs           which of {@link #VERBS} the kind serves
+   * @param sorted          true for a built-in kind: its verbs sorted, as {@code endpoints/installer.go} lists them
+   *                        ({@code create, delete, deletecollection, get, list, patch, update, watch}); false: a
+   *                        custom resource's order ({@link #VERBS})
+   * @return one entry per served version, in manifest order
+   */
+  public static List<ServedGroupVersion> groupVersions(CrdDefinition crd, int groupPriority, int versionPriority,
+                                                       java.util.function.Predicate<String> verbs, boolean sorted) {
+    List<String> served = sorted ? VERBS.stream().filter(verbs).sorted().toList()
+        : VERBS.stream().filter(verbs).toList();
     String hash = storageVersionHash(crd.group(), crd.storageVersion().name(), crd.kind());
     List<ServedGroupVersion> out = new ArrayList<>();
     for (CrdVersion v : crd.servedVersions()) {

@@ -67,6 +67,6 @@ public final class Kinds {
     CrdDefinition crd = CrdParser.parseBuiltIn(manifest);
     ObjectStrategy s = !crd.namespaced() ? strategy : new NamespaceAdmission(context::namespaceLifecycle).then(strategy);
     return build(crd, manifest, context, storageName, CrdDiscovery.groupVersions(crd, groupPriority, versionPriority,
-        strategy::allowsVerb), s, CrdSourceOptions.DEFAULTS).start();
+        strategy::allowsVerb, true), s, CrdSourceOptions.DEFAULTS).start();
   }
 }

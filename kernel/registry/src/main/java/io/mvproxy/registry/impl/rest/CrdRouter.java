@@ -90,6 +90,16 @@ public final class CrdRouter {
     if (!req.strategy().allowsVerb(verb)) {
       throw notAllowed(ctx);
     }
+    if (!hasName && ("update".equals(verb) || "patch".equals(verb))) {
+      if (req.strategy().typedDecoding()) {
+        throw notAllowed(ctx);  // installer.go: the collection has no PUT or PATCH route
+      }
+      if ("patch".equals(verb)) {
+        // patch.go checks the patch type before the name ("otherwise name extraction can fail")
+        PatchApplier.type(ctx.request().getHeader("Content-Type"), req.strategy().strategicMergePatch());
+      }
+      throw StatusException.badRequest("name must be provided");  // handlers/namer.go errEmptyName
+    }
     String sub = info.subresource();
     if (!sub.isEmpty()) {
       boolean enabled = "status".equals(sub) && req.version().statusEnabled()
@@ -102,7 +112,9 @@ public final class CrdRouter {
         throw notAllowed(ctx);
       }
       if (!SUB_VERBS.contains(verb)) {
-        throw notAllowed(ctx);
+        // a built-in kind's subresource route has no such method (go-restful's 405); a custom resource's
+        // serveStatus / serveScale answer NewMethodNotSupported
+        throw req.strategy().typedDecoding() ? notAllowed(ctx) : methodNotSupported(verb);
       }
     }
     switch (verb) {
@@ -123,8 +135,19 @@ public final class CrdRouter {
     }
   }
 
+  /**
+   * go-restful's answer to a method a route does not have ({@code server/handler.go serviceErrorHandler}:
+   * {@code NewGenericServerResponse(405, ...)}, empty details).
+   */
   private static StatusException notAllowed(RoutingContext ctx) {
     return new StatusException(StatusReason.MethodNotAllowed, "the server does not allow this method on the "
-        + "requested resource", null);
+        + "requested resource", new io.vertx.core.json.JsonObject());
+  }
+
+  /** {@code errors.NewMethodNotSupported}: {@code <verb> is not supported on resources of kind "<plural>.<group>"}. */
+  private StatusException methodNotSupported(String verb) {
+    return new StatusException(StatusReason.MethodNotAllowed, verb + " is not supported on resources of kind \""
+        + rt.crd().plural() + "." + rt.crd().group() + "\"", new io.vertx.core.json.JsonObject()
+        .put("group", rt.crd().group()).put("kind", rt.crd().plural()));
   }
 }

@@ -73,7 +73,7 @@ public final class TableRenderer {
    * @param view          the Table view asked for
    * @param includeObject {@code None}, {@code Metadata} (default) or {@code Object}
    * @param listMeta      the table's {@code metadata} ({@code resourceVersion}, {@code continue})
-   * @param withColumns   false to send an empty {@code columnDefinitions} (watch events after the first)
+   * @param withColumns   false to send {@code columnDefinitions: null} (watch events after the first: TableOptions.NoHeaders)
    * @return the Table
    */
   public JsonObject table(List<JsonObject> objects, MediaView view, String includeObject, JsonObject listMeta,
@@ -84,7 +84,7 @@ public final class TableRenderer {
       rows.add(row(o, view, includeObject, now));
     }
     return new JsonObject().put("kind", "Table").put("apiVersion", view.metaApiVersion()).put("metadata", listMeta)
-        .put("columnDefinitions", withColumns ? columnDefinitions() : new JsonArray()).put("rows", rows);
+        .put("columnDefinitions", withColumns ? columnDefinitions() : null).put("rows", rows);
   }
 
   private JsonObject row(JsonObject o, MediaView view, String includeObject, Instant now) {

@@ -125,7 +125,7 @@ final class WatchSession implements WatchListener {
     opened = true;
     pending.forEach(this::write);
     pending.clear();
-    long timeoutMs = timeoutS * 1000;
+    long timeoutMs = Math.max(1, timeoutS * 1000);  // a negative timeoutSeconds ends the watch at once
     timers.add(rt.vertx().setTimer(timeoutMs, id -> close(true)));
     if (bookmarks) {
       timers.add(rt.vertx().setPeriodic(rt.options().bookmarkIntervalMs(), id -> bookmark()));

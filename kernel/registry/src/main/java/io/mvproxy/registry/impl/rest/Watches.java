@@ -40,14 +40,14 @@ public final class Watches {
       String rv = p.resourceVersion();
       boolean noRv = rv.isEmpty() || "0".equals(rv);
       initial = p.sendInitialEvents() == null ? noRv : p.sendInitialEvents();
-      endBookmark = p.initialEvents();
+      // the initial-events-end bookmark goes only to a watch that allows bookmarks; one that does not is still
+      // served (apimachinery's validation leaves allowWatchBookmarks unchecked for backward compatibility)
+      endBookmark = p.initialEvents() && BoolParam.of(req.param("allowWatchBookmarks"));
       // sendInitialEvents from N: a snapshot not older than N (the watch cache waits for it, then 504)
       from = initial ? (noRv ? 0 : parseRv(rv)) : noRv ? -1 : parseRv(rv);
-      if (endBookmark && !BoolParam.of(req.param("allowWatchBookmarks"))) {
-        throw StatusException.badRequest("sendInitialEvents requires allowWatchBookmarks=true");
-      }
       timeoutS = ts == null ? 0 : ts;
-      if (timeoutS <= 0) {
+      if (timeoutS == 0) {
+        // get.go ListResource: only 0 (or none) takes the default; a negative timeout has expired already
         timeoutS = rt.options().defaultWatchTimeoutS();
       }
     } catch (StatusException e) {
