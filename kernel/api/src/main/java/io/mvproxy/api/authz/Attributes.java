@@ -62,8 +62,8 @@ public record Attributes(UserInfo user, String verb, boolean resourceRequest, St
       name = exactName(fieldSelector);
     }
     String ns = info.namespace();
-    if ("namespaces".equals(info.resource()) && info.group().isEmpty() && !info.name().isEmpty()) {
-      ns = info.name();
+    if ("namespaces".equals(info.resource()) && info.group().isEmpty() && !info.name().isEmpty() && ns.isEmpty()) {
+      ns = info.name();  // /namespaces/<n>: requestinfo.go's namespace is <n>; under another namespace's path, that one
     }
     return new Attributes(user, info.verb(), true, info.path(), ns, info.group(), info.version(), info.resource(),
         info.subresource(), name);
