@@ -50,11 +50,17 @@ public record ContinueToken(long resourceVersion, String startKey) {
    */
   public static ContinueToken decode(String token) {
     JsonObject n;
+    int bad = illegalBase64At(token);
+    if (bad >= 0) {
+      throw invalid("continue key is not valid: illegal base64 data at input byte " + bad);
+    }
+    byte[] data = Base64.getUrlDecoder().decode(token);
+    String syntax = jsonStartError(data);
+    if (syntax != null) {
+      throw invalid("continue key is not valid: " + syntax);
+    }
     try {
-      if (token.endsWith("=")) {
-        throw new IllegalArgumentException("illegal base64 data: padding");
-      }
-      n = new JsonObject(new String(Base64.getUrlDecoder().decode(token), StandardCharsets.UTF_8));
+      n = new JsonObject(new String(data, StandardCharsets.UTF_8));
     } catch (RuntimeException e) {
       String m = String.valueOf(e.getMessage()).replaceAll("(?s)\\s*at \\[Source.*", "");
       throw invalid("continue key is not valid: " + m);
@@ -77,6 +83,62 @@ public record ContinueToken(long resourceVersion, String startKey) {
       throw invalid("continue key is not valid: " + start);
     }
     return new ContinueToken(rv, key.substring(1));
+  }
+
+  /**
+   * @return the input byte Go's {@code base64.RawURLEncoding.DecodeString} stops at (a character outside the URL
+   *     alphabet, padding included, or a lone last character), or -1 when it decodes
+   */
+  static int illegalBase64At(String token) {
+    for (int i = 0; i < token.length(); i++) {
+      char c = token.charAt(i);
+      if (!(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_')) {
+        return i;
+      }
+    }
+    return token.length() % 4 == 1 ? token.length() - 1 : -1;
+  }
+
+  /**
+   * @return Go's {@code encoding/json} error when the decoded token cannot start a JSON value ({@code unexpected end
+   *     of JSON input}, {@code invalid character 'x' looking for beginning of value}), else null
+   */
+  static String jsonStartError(byte[] data) {
+    int i = 0;
+    while (i < data.length && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r')) {
+      i++;
+    }
+    if (i == data.length) {
+      return "unexpected end of JSON input";
+    }
+    int c = data[i] & 0xff;
+    if ("{[\"-0123456789tfn".indexOf(c) >= 0) {
+      return null;
+    }
+    return "invalid character " + quoteChar(c) + " looking for beginning of value";
+  }
+
+  /** Go's {@code encoding/json quoteChar}: the byte as a rune, quoted as {@code strconv.Quote} between ' '. */
+  static String quoteChar(int c) {
+    if (c == '\'') {
+      return "'\\''";
+    }
+    if (c == '"') {
+      return "'\"'";
+    }
+    String q = switch (c) {
+      case 7 -> "\\a";
+      case '\b' -> "\\b";
+      case '\f' -> "\\f";
+      case '\n' -> "\\n";
+      case '\r' -> "\\r";
+      case '\t' -> "\\t";
+      case 11 -> "\\v";
+      case '\\' -> "\\\\";
+      default -> c >= 0x20 && c < 0x7f || c >= 0xa1 && c != 0xad ? String.valueOf((char) c)
+          : c < 0x80 ? String.format("\\x%02x", c) : String.format("\\u%04x", c);
+    };
+    return "'" + q + "'";
   }
 
   private static StorageException invalid(String detail) {
