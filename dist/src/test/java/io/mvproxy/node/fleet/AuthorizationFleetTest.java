@@ -133,6 +133,10 @@ class AuthorizationFleetTest {
         anon.get(fleet.node("node-a").url(), "/apis"), anon.get(fleet.node("node-a").url(), "/readyz"),
         adminSend(HttpMethod.GET, "node-a", WIDGETS_V2, null), adminSend(HttpMethod.GET, "node-a", "/nope", null))) {
       assertEquals(List.of("no-cache, private"), r.headers().getAll("Cache-Control"), r.status() + " " + r.text());
+      java.time.Instant date = java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME.parse(r.headers().get("Date"),
+          java.time.Instant::from);
+      assertTrue(Math.abs(java.time.Duration.between(date, java.time.Instant.now()).getSeconds()) < 120,
+          "Date: " + r.headers().get("Date"));
     }
   }
 

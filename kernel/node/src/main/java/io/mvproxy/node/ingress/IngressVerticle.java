@@ -162,13 +162,31 @@ public final class IngressVerticle extends VerticleBase {
   private static final CharSequence NO_CACHE_PRIVATE = io.vertx.core.http.HttpHeaders.createOptimized(
       "no-cache, private");
 
+  private static final CharSequence DATE = io.vertx.core.http.HttpHeaders.createOptimized("Date");
+  private static final java.time.format.DateTimeFormatter HTTP_DATE = java.time.format.DateTimeFormatter
+      .ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", java.util.Locale.ROOT).withZone(java.time.ZoneOffset.UTC);
+  /** A formatted {@code Date} value and the second it is of. */
+  private record HttpDate(long second, CharSequence text) {
+  }
+
+  /** The {@code Date} value of the current second (formatted once a second, shared by every event loop). */
+  private static volatile HttpDate dateCache = new HttpDate(-1, "");
+
   /**
    * {@code Cache-Control: no-cache, private} on every answer (apiserver {@code filters/cachecontrol.go
    * WithCacheControl}), so that no cache between client and node keeps an authenticated answer; a handler may set
-   * its own (the service account issuer discovery documents), a proxied answer carries the peer's.
+   * its own (the service account issuer discovery documents), a proxied answer carries the peer's. Also {@code Date}
+   * (RFC 9110, in {@code http.TimeFormat}), which Go's server sends on every answer.
    */
   private static void cacheControl(RoutingContext ctx) {
-    ctx.response().headers().set(CACHE_CONTROL, NO_CACHE_PRIVATE);
+    long second = System.currentTimeMillis() / 1000;
+    HttpDate d = dateCache;
+    if (d.second() != second) {
+      d = new HttpDate(second, io.vertx.core.http.HttpHeaders.createOptimized(
+          HTTP_DATE.format(java.time.Instant.ofEpochSecond(second))));
+      dateCache = d;
+    }
+    ctx.response().headers().set(CACHE_CONTROL, NO_CACHE_PRIVATE).set(DATE, d.text());
     ctx.next();
   }
 
