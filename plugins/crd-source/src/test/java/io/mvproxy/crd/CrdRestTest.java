@@ -487,6 +487,29 @@ class CrdRestTest {
         "{\"metadata\":{\"finalizers\":null}}").code());
   }
 
+  /**
+   * A GET with resourceVersion N reads not older than N (cacher.go Get): the current or an older revision is served at
+   * once, one ahead of the store waits 3 s and is 504 Too large resource version; one that is not an unsigned integer
+   * is the versioner's error as a 500 without reason.
+   */
+  @Test
+  void getNotOlderThanAResourceVersion() throws Exception {
+    JsonObject c = create("ns1", "w-getrv");
+    String rv = c.getJsonObject("metadata").getString("resourceVersion");
+    assertEquals(200, http.get(W + "/w-getrv?resourceVersion=" + rv).code());
+    assertEquals(200, http.get(W + "/w-getrv?resourceVersion=1").code());
+    long t0 = System.nanoTime();
+    Http.Res ahead = http.get(W + "/w-getrv?resourceVersion=" + (Long.parseLong(rv) + 1_000_000));
+    assertEquals(504, ahead.code(), ahead.body());
+    assertTrue(ahead.json().getString("message").startsWith("Timeout: Too large resource version: "), ahead.body());
+    assertTrue(System.nanoTime() - t0 >= 2_500_000_000L, "waited for the store first");
+    Http.Res bad = http.get(W + "/w-getrv?resourceVersion=abc");
+    assertEquals(500, bad.code(), bad.body());
+    assertEquals("resourceVersion: Invalid value: \"abc\": strconv.ParseUint: parsing \"abc\": invalid syntax",
+        bad.json().getString("message"));
+    assertFalse(bad.json().containsKey("reason"));
+  }
+
   /** A duplicate field is named as Go's %q quotes it (the JSON decoder's strconv.Quote), an unknown one as "%s". */
   @Test
   void duplicateFieldWarningsQuoteAsGo() throws Exception {

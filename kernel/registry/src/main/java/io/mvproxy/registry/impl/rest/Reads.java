@@ -23,9 +23,59 @@ public final class Reads {
     this.rt = rt;
   }
 
-  /** GET one object: 200 (object, Table, PartialObjectMetadata or Scale), 404. */
+  /**
+   * GET one object: 200 (object, Table, PartialObjectMetadata or Scale), 404. A {@code resourceVersion} N above 0
+   * reads not older than N: it waits up to 3 s for the store to reach N, then {@code 504 Too large resource version}
+   * (cacher.go {@code Get}, {@code waitUntilFreshAndBlock}); one that is not an unsigned integer is a {@code 500}
+   * without reason, as the versioner's {@code ParseResourceVersion} error reaches the client.
+   */
   public void get(CrdRequest req) {
     MediaView view = MediaView.require(req.ctx().request().getHeader("Accept"));
+    String rvParam = req.param("resourceVersion");
+    if (rvParam != null && !rvParam.isEmpty() && !"0".equals(rvParam)) {
+      java.math.BigInteger rv;
+      try {
+        rv = new java.math.BigInteger(rvParam);
+        if (rv.signum() < 0 || !rvParam.chars().allMatch(Character::isDigit)) {
+          throw new NumberFormatException();
+        }
+      } catch (NumberFormatException e) {
+        throw StatusException.withoutReason(500, "resourceVersion: Invalid value: "
+            + io.mvproxy.registry.impl.schema.GoValues.quote(rvParam) + ": strconv.ParseUint: parsing "
+            + io.mvproxy.registry.impl.schema.GoValues.quote(rvParam) + ": invalid syntax");
+      }
+      if (rv.bitLength() > 64) {
+        throw StatusException.withoutReason(500, "resourceVersion: Invalid value: "
+            + io.mvproxy.registry.impl.schema.GoValues.quote(rvParam) + ": strconv.ParseUint: parsing "
+            + io.mvproxy.registry.impl.schema.GoValues.quote(rvParam) + ": value out of range");
+      }
+      long want = rv.bitLength() > 63 ? Long.MAX_VALUE : rv.longValue();
+      waitForRevision(req, want, System.currentTimeMillis() + FRESH_WAIT_MS)
+          .onSuccess(v -> read(req, view)).onFailure(t -> Responses.fail(req, t));
+      return;
+    }
+    read(req, view);
+  }
+
+  /** How long a GET not older than a resourceVersion waits for the store to reach it, ms (the cacher's 3 s). */
+  static final long FRESH_WAIT_MS = 3000;
+
+  private io.vertx.core.Future<Void> waitForRevision(CrdRequest req, long rv, long deadline) {
+    return rt.store(req).currentRevision().compose(cur -> {
+      if (cur >= rv) {
+        return io.vertx.core.Future.succeededFuture();
+      }
+      if (System.currentTimeMillis() >= deadline) {
+        return io.vertx.core.Future.failedFuture(io.mvproxy.api.storage.StorageException.tooLargeResourceVersion(rv,
+            cur));
+      }
+      io.vertx.core.Promise<Void> later = io.vertx.core.Promise.promise();
+      rt.vertx().setTimer(100, t -> waitForRevision(req, rv, deadline).onComplete(later));
+      return later.future();
+    });
+  }
+
+  private void read(CrdRequest req, MediaView view) {
     rt.store(req).get(req.key()).onSuccess(cur -> {
       JsonObject o = req.view(cur.object());
       if ("scale".equals(req.info().subresource())) {
