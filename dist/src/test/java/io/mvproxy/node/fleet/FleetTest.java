@@ -365,6 +365,23 @@ public class FleetTest {
       assertEquals(405, r.status(), m + " " + r.text());
       assertEquals(new JsonObject(), r.json().getJsonObject("details"), r.text());
     }
+    // namespaceStatusStrategy: /status keeps metadata changes (only spec is reset); ValidateNamespaceStatusUpdate
+    assertEquals(201, admin.send(HttpMethod.POST, a, "/api/v1/namespaces", json(),
+        "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"status-labels\"}}").status());
+    JsonObject nsObj = admin.get(a, "/api/v1/namespaces/status-labels").json();
+    nsObj.getJsonObject("metadata").getJsonObject("labels").put("team", "blue");
+    nsObj.getJsonObject("spec").put("finalizers", new JsonArray());
+    HttpsClient.Resp st = admin.send(HttpMethod.PUT, a, "/api/v1/namespaces/status-labels/status", json(),
+        nsObj.encode());
+    assertEquals(200, st.status(), st.text());
+    assertEquals("blue", st.json().getJsonObject("metadata").getJsonObject("labels").getString("team"));
+    assertEquals(new JsonArray().add("kubernetes"), st.json().getJsonObject("spec").getJsonArray("finalizers"),
+        "spec is reset");
+    HttpsClient.Resp phase = admin.send(HttpMethod.PATCH, a, "/api/v1/namespaces/status-labels/status",
+        Map.of("Content-Type", "application/merge-patch+json"), "{\"status\":{\"phase\":\"Terminating\"}}");
+    assertEquals(422, phase.status(), phase.text());
+    assertEquals("Namespace \"status-labels\" is invalid: status.Phase: Invalid value: \"Terminating\": may only be "
+        + "'Active' if `deletionTimestamp` is empty", phase.json().getString("message"));
     // a Terminating namespace (held by a finalizer on its content): new content is 403
     assertEquals(201, admin.send(HttpMethod.POST, a, "/api/v1/namespaces", json(),
         "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"ending\"}}").status());

@@ -153,6 +153,12 @@ public final class Namespaces implements ObjectStrategy, NamespaceLifecycle {
     return obj;
   }
 
+  /** {@code namespaceStatusStrategy.PrepareForUpdate} resets only {@code spec}: labels set through /status stay. */
+  @Override
+  public boolean statusUpdatesMetadata() {
+    return true;
+  }
+
   /** @return false for {@code deletecollection}: namespace storage has no DeleteCollection upstream (405) */
   @Override
   public boolean allowsVerb(String verb) {

@@ -114,6 +114,17 @@ public interface ObjectStrategy {
   }
 
   /**
+   * Whether a {@code /status} update keeps the metadata changes it sends, the system fields and validation being an
+   * update's ({@code namespaceStatusStrategy} resets only {@code spec}), or drops them (the default: a custom
+   * resource's status strategy takes everything but {@code status} from the stored object).
+   *
+   * @return true to keep them
+   */
+  default boolean statusUpdatesMetadata() {
+    return false;
+  }
+
+  /**
    * Adjusts a new object after the generic defaulting ({@code PrepareForCreate}).
    *
    * @param req the request
@@ -351,6 +362,11 @@ public interface ObjectStrategy {
       @Override
       public boolean validatesMetaOnUpdate() {
         return first.validatesMetaOnUpdate() || next.validatesMetaOnUpdate();
+      }
+
+      @Override
+      public boolean statusUpdatesMetadata() {
+        return first.statusUpdatesMetadata() || next.statusUpdatesMetadata();
       }
 
       @Override

@@ -312,7 +312,18 @@ public final class Writes {
     JsonObject old = req.stored(cur.object());
     JsonObject in = SchemaDefaults.apply(req.version(), FieldPruner.apply(req, incoming));
     OwnerReferences.dedup(req, in, false);
-    JsonObject next = status ? rt.rules().prepareStatusUpdate(old, in) : rt.rules().prepareUpdate(req, old, in);
+    JsonObject next;
+    if (status && rt.strategy().statusUpdatesMetadata()) {
+      // the sent metadata with the update's system fields and checks, the sent status; the kind resets the rest
+      next = rt.rules().prepareUpdate(req, old, in.copy());
+      if (in.containsKey("status")) {
+        next.put("status", in.getValue("status"));
+      } else {
+        next.remove("status");
+      }
+    } else {
+      next = status ? rt.rules().prepareStatusUpdate(old, in) : rt.rules().prepareUpdate(req, old, in);
+    }
     next = rt.strategy().prepareUpdate(req, cur.object(), next);
     if (!applied) {
       FieldManager.update(old, next, manager(req), req.apiVersion(), req.info().subresource(),
