@@ -23,6 +23,35 @@ final class WebhookConfigStrategy implements ObjectStrategy {
     this.mutating = mutating;
   }
 
+  /**
+   * The typed decoder's reading of each webhook's {@code clientConfig.caBundle} ({@code []byte}, omitempty): base64
+   * ({@link GoBase64}) in canonical form, an empty one left out.
+   *
+   * @throws io.mvproxy.api.StatusException 400 {@code ValidatingWebhookConfiguration in version "v1" cannot be handled
+   *     as a ValidatingWebhookConfiguration: illegal base64 data at input byte N}
+   */
+  @Override
+  public JsonObject decodeBody(CrdRequest req, JsonObject obj) {
+    if (obj.getValue("webhooks") instanceof JsonArray hooks) {
+      for (Object h : hooks) {
+        if (h instanceof JsonObject hook && hook.getValue("clientConfig") instanceof JsonObject cc
+            && cc.getValue("caBundle") instanceof String ca) {
+          if (ca.isEmpty()) {
+            cc.remove("caBundle");
+            continue;
+          }
+          try {
+            cc.put("caBundle", java.util.Base64.getEncoder().encodeToString(GoBase64.decode(
+                ca.getBytes(java.nio.charset.StandardCharsets.UTF_8))));
+          } catch (IllegalArgumentException e) {
+            throw io.mvproxy.registry.impl.rest.ObjectRules.decodeError(req, e.getMessage());
+          }
+        }
+      }
+    }
+    return obj;
+  }
+
   /** @return true: {@code ValidateValidatingWebhookConfigurationUpdate} validates the whole object again */
   @Override
   public boolean validatesMetaOnUpdate() {
