@@ -149,7 +149,10 @@ class HardeningFleetTest {
     cs.add(bad("limit", HttpMethod.GET, PROBES + "?limit=abc", null, null));
     cs.add(bad("continue", HttpMethod.GET, PROBES + "?continue=%%%garbage", null, null));
     cs.add(bad("continue b64", HttpMethod.GET, PROBES + "?continue=bm90IGpzb24", null, null));
-    cs.add(bad("watch rv", HttpMethod.GET, PROBES + "?watch=1&resourceVersion=abc", null, null));
+    // the cacher returns the versioner's error as it is: kube-apiserver answers a 500 Status (list: 400)
+    cs.add(new Case("watch rv", HttpMethod.GET, PROBES + "?watch=1&resourceVersion=abc", Map.of(), null,
+        List.of(500)));
+    cs.add(bad("list rv", HttpMethod.GET, PROBES + "?resourceVersion=abc", null, null));
     cs.add(bad("watch timeout", HttpMethod.GET, PROBES + "?watch=true&timeoutSeconds=abc", null, null));
     cs.add(new Case("protobuf only", HttpMethod.GET, PROBES + "/sentinel",
         Map.of("Accept", "application/vnd.kubernetes.protobuf"), null, List.of()));

@@ -157,15 +157,12 @@ public final class ObjectStore implements ResourceStorage {
     return fresh.compose(v -> page(o, lp, f, wr, false));
   }
 
+  /** storage.ValidateListOptions: 400 {@code invalid resource version: <the versioner's error>}. */
   private static long parseRv(String s) {
     try {
-      long v = Long.parseLong(s);
-      if (v < 0) {
-        throw new NumberFormatException();
-      }
-      return v;
-    } catch (NumberFormatException e) {
-      throw StorageException.badRequest("invalid resource version: " + s);
+      return io.mvproxy.api.storage.ResourceVersions.parse(s);
+    } catch (IllegalArgumentException e) {
+      throw StorageException.badRequest("invalid resource version: " + e.getMessage());
     }
   }
 

@@ -33,23 +33,12 @@ public final class Reads {
     MediaView view = MediaView.require(req.ctx().request().getHeader("Accept"));
     String rvParam = req.param("resourceVersion");
     if (rvParam != null && !rvParam.isEmpty() && !"0".equals(rvParam)) {
-      java.math.BigInteger rv;
+      long want;
       try {
-        rv = new java.math.BigInteger(rvParam);
-        if (rv.signum() < 0 || !rvParam.chars().allMatch(Character::isDigit)) {
-          throw new NumberFormatException();
-        }
-      } catch (NumberFormatException e) {
-        throw StatusException.withoutReason(500, "resourceVersion: Invalid value: "
-            + io.mvproxy.registry.impl.schema.GoValues.quote(rvParam) + ": strconv.ParseUint: parsing "
-            + io.mvproxy.registry.impl.schema.GoValues.quote(rvParam) + ": invalid syntax");
+        want = io.mvproxy.api.storage.ResourceVersions.parse(rvParam);
+      } catch (IllegalArgumentException e) {
+        throw StatusException.withoutReason(500, e.getMessage());
       }
-      if (rv.bitLength() > 64) {
-        throw StatusException.withoutReason(500, "resourceVersion: Invalid value: "
-            + io.mvproxy.registry.impl.schema.GoValues.quote(rvParam) + ": strconv.ParseUint: parsing "
-            + io.mvproxy.registry.impl.schema.GoValues.quote(rvParam) + ": value out of range");
-      }
-      long want = rv.bitLength() > 63 ? Long.MAX_VALUE : rv.longValue();
       waitForRevision(req, want, System.currentTimeMillis() + FRESH_WAIT_MS)
           .onSuccess(v -> read(req, view)).onFailure(t -> Responses.fail(req, t));
       return;

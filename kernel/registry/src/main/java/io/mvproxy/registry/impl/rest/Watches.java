@@ -78,15 +78,12 @@ public final class Watches {
         WatchOutput.http(req.ctx().response(), WatchSession.MAX_QUEUED_BYTES)).start(init, end, start, timeout);
   }
 
+  /** The cacher's Watch returns the versioner's error as it is: a 500 without reason. */
   private static long parseRv(String s) {
     try {
-      long v = Long.parseLong(s.trim());
-      if (v < 0) {
-        throw new NumberFormatException();
-      }
-      return v;
-    } catch (NumberFormatException e) {
-      throw StatusException.badRequest("invalid resource version: " + s);
+      return io.mvproxy.api.storage.ResourceVersions.parse(s);
+    } catch (IllegalArgumentException e) {
+      throw StatusException.withoutReason(500, e.getMessage());
     }
   }
 }

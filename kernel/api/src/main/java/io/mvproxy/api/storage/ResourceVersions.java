@@ -1,0 +1,66 @@
+package io.mvproxy.api.storage;
+
+import java.math.BigInteger;
+
+/**
+ * Reading a {@code resourceVersion} as kube-apiserver's versioner does ({@code storage/api_object_versioner.go
+ * ParseResourceVersion}): {@code ""} and {@code "0"} are 0, anything else an unsigned decimal integer
+ * ({@code strconv.ParseUint}); the error text is its field error,
+ * {@code resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax}, which a list
+ * answers as {@code 400 invalid resource version: <it>} ({@code storage.ValidateListOptions}) and a get or watch as a
+ * {@code 500} without reason (the cacher returns it as it is).
+ */
+public final class ResourceVersions {
+  private static final BigInteger UINT64_MAX = BigInteger.ONE.shiftLeft(64).subtract(BigInteger.ONE);
+
+  private ResourceVersions() {
+  }
+
+  /**
+   * @param rv a {@code resourceVersion} parameter (null or empty: 0)
+   * @return its value; one above {@link Long#MAX_VALUE} (a valid uint64) is {@link Long#MAX_VALUE}, ahead of any store
+   * @throws IllegalArgumentException with the versioner's field error text when it is not an unsigned integer
+   */
+  public static long parse(String rv) {
+    if (rv == null || rv.isEmpty() || "0".equals(rv)) {
+      return 0;
+    }
+    if (!rv.chars().allMatch(c -> c >= '0' && c <= '9')) {
+      throw new IllegalArgumentException(error(rv, "invalid syntax"));
+    }
+    BigInteger v = new BigInteger(rv);
+    if (v.compareTo(UINT64_MAX) > 0) {
+      throw new IllegalArgumentException(error(rv, "value out of range"));
+    }
+    return v.bitLength() > 63 ? Long.MAX_VALUE : v.longValue();
+  }
+
+  private static String error(String rv, String why) {
+    String q = quote(rv);
+    return "resourceVersion: Invalid value: " + q + ": strconv.ParseUint: parsing " + q + ": " + why;
+  }
+
+  /** Go's {@code %q} of a query value: {@code "} and {@code \} escaped, control characters as escapes. */
+  static String quote(String s) {
+    StringBuilder b = new StringBuilder("\"");
+    s.codePoints().forEach(c -> {
+      switch (c) {
+        case '"' -> b.append("\\\"");
+        case '\\' -> b.append("\\\\");
+        case '\n' -> b.append("\\n");
+        case '\t' -> b.append("\\t");
+        case '\r' -> b.append("\\r");
+        default -> {
+          if (c < 0x20 || c == 0x7f) {
+            b.append(String.format("\\x%02x", c));
+          } else if (c >= 0x80 && c < 0xa0) {
+            b.append(String.format("\\u%04x", c));
+          } else {
+            b.appendCodePoint(c);
+          }
+        }
+      }
+    });
+    return b.append('"').toString();
+  }
+}
