@@ -238,6 +238,35 @@ class AuditFleetTest {
         "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings/few-keys-audit", null).status());
     assertEquals(200, alice(HttpMethod.DELETE, "node-a",
         "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies/few-keys", null).status());
+    // a DELETE's admission annotations too (its attributes carry the request's annotation sink)
+    assertEquals(201, alice(HttpMethod.POST, "node-a",
+        "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies", """
+        {"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingAdmissionPolicy",
+         "metadata":{"name":"audited-deletes"},
+         "spec":{"matchConstraints":{"resourceRules":[{"apiGroups":[""],"apiVersions":["v1"],
+           "operations":["DELETE"],"resources":["configmaps"]}]},
+          "validations":[{"expression":"false","message":"audited delete"}],
+          "auditAnnotations":[{"key":"gone","valueExpression":"oldObject.metadata.name"}]}}
+        """).status());
+    assertEquals(201, alice(HttpMethod.POST, "node-a",
+        "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings", """
+        {"apiVersion":"admissionregistration.k8s.io/v1","kind":"ValidatingAdmissionPolicyBinding",
+         "metadata":{"name":"audited-deletes"},"spec":{"policyName":"audited-deletes","validationActions":["Audit"]}}
+        """).status());
+    String[] deleted = new String[1];
+    FleetTest.await("node-b audits a policy's DELETE", 30_000, () -> {
+      deleted[0] = "audit-delete-" + attempt[0]++;
+      assertEquals(201, alice(HttpMethod.POST, "node-b", "/api/v1/namespaces/default/configmaps",
+          cm.replace("NAME", deleted[0])).status());
+      HttpsClient.Resp d = alice(HttpMethod.DELETE, "node-b", "/api/v1/namespaces/default/configmaps/" + deleted[0],
+          null);
+      assertEquals(200, d.status(), d.text());
+      annotated[0] = event("node-b", d.headers().get("Audit-Id"), "ResponseComplete");
+      return annotated[0].getJsonObject("annotations", new JsonObject()).containsKey("audited-deletes/gone");
+    });
+    assertEquals(deleted[0], annotated[0].getJsonObject("annotations").getString("audited-deletes/gone"));
+    assertEquals(200, alice(HttpMethod.DELETE, "node-a",
+        "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings/audited-deletes", null).status());
   }
 
   @Test

@@ -647,6 +647,12 @@ class AuthorizationFleetTest {
       assertEquals(403, alice(HttpMethod.GET, node, "/openid/v1/jwks", null).status(), "no binding for alice");
       assertEquals(401, anon.send(HttpMethod.GET, url, "/openid/v1/jwks", Map.of(), null).status());
       assertEquals(404, anon.send(HttpMethod.GET, url, "/openid/v1/jwks/", bearer, null).status());
+      // GET-only routes: another method is go-restful's 405 (for a caller RBAC lets through)
+      for (HttpMethod m : List.of(HttpMethod.POST, HttpMethod.HEAD, HttpMethod.DELETE)) {
+        HttpsClient.Resp r = admin.send(m, url, "/.well-known/openid-configuration", Map.of(), null);
+        assertEquals(405, r.status(), m + " " + r.text());
+        assertEquals("no-cache, private", r.headers().get("Cache-Control"));
+      }
     }
     assertEquals(200, adminSend(HttpMethod.DELETE, "node-a", "/api/v1/namespaces/" + ns, null).status());
   }

@@ -204,8 +204,8 @@ public final class Namespaces implements ObjectStrategy, NamespaceLifecycle {
 
   /**
    * {@code ValidateNamespaceStatusUpdate} (pkg/apis/core/validation/validation.go): the phase of a status update is
-   * {@code Active} (the v1 default when none is sent) while there is no deletionTimestamp, {@code Terminating} once
-   * there is one.
+   * {@code Active} (the v1 default when none is sent, and stored so) while there is no deletionTimestamp,
+   * {@code Terminating} once there is one.
    *
    * @throws StatusException 422 {@code status.Phase: Invalid value: "X": may only be 'Active' if `deletionTimestamp`
    *                         is empty} (upstream's field path, capital P)
@@ -213,6 +213,9 @@ public final class Namespaces implements ObjectStrategy, NamespaceLifecycle {
   private static void validatePhase(CrdRequest req, JsonObject next) {
     Object p = next.getJsonObject("status", new JsonObject()).getValue("phase");
     String phase = p == null || "".equals(p) ? "Active" : String.valueOf(p);
+    // SetDefaults_NamespaceStatus: an empty phase is stored as Active (then checked like any other)
+    JsonObject status = next.getValue("status") instanceof JsonObject st ? st : new JsonObject();
+    next.put("status", status.put("phase", phase));
     boolean deleting = next.getJsonObject("metadata").getValue("deletionTimestamp") != null;
     String want = deleting ? "Terminating" : "Active";
     if (!want.equals(phase)) {

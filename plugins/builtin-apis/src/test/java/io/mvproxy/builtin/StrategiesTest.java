@@ -168,7 +168,7 @@ class StrategiesTest {
     assertEquals("Namespace \"x\" is invalid: status.Phase: Invalid value: \"Terminating\": may only be 'Active' if "
         + "`deletionTimestamp` is empty", early.getMessage());
     assertEquals("Active", n.prepareUpdate(status, ns, ns.copy().put("status", new JsonObject()))
-        .getJsonObject("status").getString("phase", "Active"));
+        .getJsonObject("status").getString("phase"), "an empty phase is stored as the default");
     StatusException back = assertThrows(StatusException.class, () -> n.prepareUpdate(status, terminating,
         terminating.copy().put("status", new JsonObject().put("phase", "Active"))));
     assertEquals("Namespace \"x\" is invalid: status.Phase: Invalid value: \"Active\": may only be 'Terminating' if "

@@ -219,8 +219,8 @@ public final class IngressVerticle extends VerticleBase {
    * Service account issuer discovery (after authorization, as kube-apiserver's {@code routes.OpenIDMetadataServer}:
    * RBAC's {@code system:service-account-issuer-discovery} lets service accounts read it): the exact paths
    * {@code /.well-known/openid-configuration} ({@code application/json}) and {@code /openid/v1/jwks}
-   * ({@code application/jwk-set+json}), {@code 200} with {@code Cache-Control: public, max-age=3600}; without the
-   * documents both fall through to {@code 404}.
+   * ({@code application/jwk-set+json}), {@code 200} with {@code Cache-Control: public, max-age=3600} to a GET, 405 to
+   * any other method (go-restful's GET-only routes); without the documents both fall through to {@code 404}.
    */
   private void openIdEndpoints(RoutingContext ctx) {
     String path = ctx.request().path();
@@ -228,6 +228,12 @@ public final class IngressVerticle extends VerticleBase {
     boolean config = io.mvproxy.security.serviceaccount.OpenIdMetadata.CONFIG_PATH.equals(path);
     if ((config || io.mvproxy.security.serviceaccount.OpenIdMetadata.JWKS_PATH.equals(path))
         && (m = openId.get()) != null) {
+      if (ctx.request().method() != HttpMethod.GET) {
+        // GET-only go-restful routes: another method (HEAD too) is serviceErrorHandler's 405
+        StatusResponses.send(ctx, new StatusException(io.mvproxy.api.StatusReason.MethodNotAllowed, "the server does "
+            + "not allow this method on the requested resource", new io.vertx.core.json.JsonObject()));
+        return;
+      }
       ctx.response().putHeader("Content-Type", config ? io.mvproxy.security.serviceaccount.OpenIdMetadata
               .CONFIG_CONTENT_TYPE : io.mvproxy.security.serviceaccount.OpenIdMetadata.JWKS_CONTENT_TYPE)
           .putHeader("Cache-Control", io.mvproxy.security.serviceaccount.OpenIdMetadata.CACHE_CONTROL)

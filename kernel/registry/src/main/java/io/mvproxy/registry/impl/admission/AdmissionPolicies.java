@@ -130,9 +130,9 @@ public final class AdmissionPolicies {
       expression(v, p + ".expression", true, true, errs);
       Object me = v.getValue("messageExpression");
       if (me instanceof String s && !s.isBlank()) {
-        String problem = PolicyCel.compileError(s, false);
+        String problem = PolicyCel.problem(s, PolicyCel.Returns.STRING, true);
         if (problem != null) {
-          errs.add(FieldError.invalid(p + ".messageExpression", s, "compilation failed: " + problem));
+          errs.add(FieldError.invalid(p + ".messageExpression", s, problem));
         }
       }
       Object msg = v.getValue("message");
@@ -166,9 +166,9 @@ public final class AdmissionPolicies {
         errs.add(FieldError.required(p + ".valueExpression", "must not exceed " + MAX_VALUE_EXPRESSION_BYTES
             + " bytes in length"));
       } else {
-        String problem = PolicyCel.compileError(expr, false);
+        String problem = PolicyCel.problem(expr, PolicyCel.Returns.STRING_OR_NULL, true);
         if (problem != null) {
-          errs.add(FieldError.invalid(p + ".valueExpression", expr, "compilation failed: " + problem));
+          errs.add(FieldError.invalid(p + ".valueExpression", expr, problem));
         }
       }
       if (!keys.add(key)) {
@@ -192,9 +192,9 @@ public final class AdmissionPolicies {
       }
       return;
     }
-    String problem = PolicyCel.compileError(expr, bool, variables);
+    String problem = PolicyCel.problem(expr, bool ? PolicyCel.Returns.BOOL : PolicyCel.Returns.ANY, variables);
     if (problem != null) {
-      errs.add(FieldError.invalid(path, expr, "compilation failed: " + problem));
+      errs.add(FieldError.invalid(path, expr, problem));
     }
   }
 

@@ -2,8 +2,6 @@ package io.mvproxy.registry.impl.admission;
 
 import dev.cel.bundle.Cel;
 import dev.cel.common.CelAbstractSyntaxTree;
-import dev.cel.common.CelValidationResult;
-import dev.cel.common.types.CelKind;
 import dev.cel.runtime.CelRuntime;
 import io.mvproxy.registry.impl.schema.CelEnvironment;
 import io.mvproxy.registry.impl.schema.CelValues;
@@ -36,18 +34,14 @@ public final class MatchConditions {
 
   /**
    * @param expression a CEL expression
-   * @return null when it compiles to a bool (or dyn), else cel's error text
+   * @return null when it compiles to a bool (or dyn), else the detail ({@code compilation failed: ...}, {@code must
+   *     evaluate to bool but got int})
    */
   static String compileError(String expression) {
     try {
-      CelValidationResult r = CEL.compile(expression);
-      if (r.hasError()) {
-        return r.getErrorString();
-      }
-      CelKind k = r.getAst().getResultType().kind();
-      return k == CelKind.BOOL || k == CelKind.DYN ? null : "must evaluate to bool";
+      return PolicyCel.problem(CEL.compile(expression), PolicyCel.Returns.BOOL);
     } catch (Exception e) {
-      return String.valueOf(e.getMessage());
+      return "compilation failed: " + e.getMessage();
     }
   }
 

@@ -49,36 +49,70 @@ final class PolicyCel {
   private PolicyCel() {
   }
 
-  /**
-   * @param expression a CEL expression
-   * @param bool       true when it must evaluate to a bool (else a string for messageExpression, or anything)
-   * @return null when it compiles, else the error
-   */
-  static String compileError(String expression, boolean bool) {
-    return compileError(expression, bool, true);
+  /** What an expression must evaluate to ({@code plugin/cel/compile.go ReturnTypes}). */
+  enum Returns {
+    /** Anything (variables). */
+    ANY,
+    /** bool (validations, matchConditions); {@code dyn} passes, as the objects here are untyped. */
+    BOOL,
+    /** string (messageExpression). */
+    STRING,
+    /** string or null (auditAnnotations valueExpression). */
+    STRING_OR_NULL
   }
 
   /**
    * @param expression a CEL expression
-   * @param bool       true when it must evaluate to a bool
+   * @param returns    what it must evaluate to
    * @param variables  false for a matchCondition: {@code variables} is then an undeclared reference, as upstream's
    *                   {@code validateMatchConditions} compiles without the policy's variables
-   * @return null when it compiles, else the error
+   * @return null when it compiles to an allowed type, else {@code CompileCELExpression}'s detail:
+   *     {@code compilation failed: <issues>}, {@code must evaluate to bool but got int},
+   *     {@code must evaluate to one of [string null_type] but got int}
    */
-  static String compileError(String expression, boolean bool, boolean variables) {
+  static String problem(String expression, Returns returns, boolean variables) {
     try {
-      CelValidationResult r = (variables ? CEL : WITHOUT_VARIABLES).compile(expression);
-      if (r.hasError()) {
-        return r.getErrorString();
-      }
-      CelKind k = r.getAst().getResultType().kind();
-      if (bool && k != CelKind.BOOL && k != CelKind.DYN) {
-        return "must evaluate to bool";
-      }
-      return null;
+      return problem((variables ? CEL : WITHOUT_VARIABLES).compile(expression), returns);
     } catch (Exception e) {
-      return String.valueOf(e.getMessage());
+      return "compilation failed: " + e.getMessage();
     }
+  }
+
+  /**
+   * @param r       a compilation's result
+   * @param returns what the expression must evaluate to
+   * @return null when it compiled to an allowed type, else the detail ({@link #problem(String, Returns, boolean)})
+   */
+  static String problem(CelValidationResult r, Returns returns) {
+    if (r.hasError()) {
+      return "compilation failed: " + r.getErrorString();
+    }
+    dev.cel.common.types.CelType t;
+    try {
+      t = r.getAst().getResultType();
+    } catch (Exception e) {
+      return "compilation failed: " + e.getMessage();
+    }
+    CelKind k = t.kind();
+    return switch (returns) {
+      case ANY -> null;
+      case BOOL -> k == CelKind.BOOL || k == CelKind.DYN ? null : "must evaluate to bool but got " + typeName(t);
+      case STRING -> k == CelKind.STRING || k == CelKind.DYN ? null
+          : "must evaluate to string but got " + typeName(t);
+      case STRING_OR_NULL -> k == CelKind.STRING || k == CelKind.NULL_TYPE || k == CelKind.DYN ? null
+          : "must evaluate to one of [string null_type] but got " + typeName(t);
+    };
+  }
+
+  /** @return cel-go's {@code Type.String()}: {@code int}, {@code list(int)}, {@code map(string, dyn)}, ... */
+  static String typeName(dev.cel.common.types.CelType t) {
+    if (t instanceof dev.cel.common.types.ListType l) {
+      return "list(" + (l.hasElemType() ? typeName(l.elemType()) : "dyn") + ")";
+    }
+    if (t instanceof dev.cel.common.types.MapType m) {
+      return "map(" + typeName(m.keyType()) + ", " + typeName(m.valueType()) + ")";
+    }
+    return t.name();
   }
 
   /**

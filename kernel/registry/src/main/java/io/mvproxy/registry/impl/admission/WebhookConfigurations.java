@@ -498,7 +498,7 @@ public final class WebhookConfigurations {
       } else {
         String problem = MatchConditions.compileError(expr);
         if (problem != null) {
-          errs.add(FieldError.invalid(p + ".expression", expr, "compilation failed: " + problem));
+          errs.add(FieldError.invalid(p + ".expression", expr, problem));
         }
       }
     }

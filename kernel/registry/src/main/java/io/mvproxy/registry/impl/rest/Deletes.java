@@ -151,7 +151,7 @@ public final class Deletes {
     io.mvproxy.api.admission.Admission.Attributes attrs = new io.mvproxy.api.admission.Admission.Attributes(
         a0.group(), a0.version(), a0.resource(), a0.subresource(), a0.kind(), a0.namespace(), a0.name(),
         a0.operation(), null, a0.oldObject(), a0.options(), a0.dryRun() || dryRun(req, opts), a0.user(),
-        a0.namespaced(), a0.equivalentVersions(), a0.warnings());
+        a0.namespaced(), a0.equivalentVersions(), a0.warnings(), a0.annotations());
     return a.mutate(attrs).compose(x -> a.validate(attrs)).compose(v -> AdmissionStep.withinDeadline(req, cur));
   }
 

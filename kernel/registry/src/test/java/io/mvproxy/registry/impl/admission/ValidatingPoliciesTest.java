@@ -156,6 +156,22 @@ class ValidatingPoliciesTest {
     assertTrue(errs.get(2).startsWith("spec.auditAnnotations[2].valueExpression: Invalid value: \"object.spec.size +\""
         + ": compilation failed: "), errs.get(2));
     assertEquals("spec.auditAnnotations[2].key: Duplicate value: \"k\"", errs.get(3));
+    // compile.go CompileCELExpression: a known type that is not one of the expression's return types
+    JsonObject typed = policy("p", null, new JsonObject().put("expression", "1 + 1")
+        .put("messageExpression", "size(object.metadata.name)"));
+    typed.getJsonObject("spec").put("auditAnnotations", new JsonArray()
+        .add(new JsonObject().put("key", "n").put("valueExpression", "size(object.metadata.name)"))
+        .add(new JsonObject().put("key", "l").put("valueExpression", "[1, 2]"))
+        .add(new JsonObject().put("key", "ok").put("valueExpression", "object.metadata.name")));
+    assertEquals(List.of("spec.validations[0].expression: Invalid value: \"1 + 1\": must evaluate to bool but got int",
+        "spec.validations[0].messageExpression: Invalid value: \"size(object.metadata.name)\": must evaluate to "
+            + "string but got int",
+        "spec.auditAnnotations[0].valueExpression: Invalid value: \"size(object.metadata.name)\": must evaluate to "
+            + "one of [string null_type] but got int",
+        "spec.auditAnnotations[1].valueExpression: Invalid value: \"[1, 2]\": must evaluate to one of [string "
+            + "null_type] but got list(int)"),
+        AdmissionPolicies.validatePolicy(AdmissionPolicies.setPolicyDefaults(typed)).stream().map(FieldError::error)
+            .toList());
   }
 
   @Test
