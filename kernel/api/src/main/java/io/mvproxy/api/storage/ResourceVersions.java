@@ -36,31 +36,7 @@ public final class ResourceVersions {
   }
 
   private static String error(String rv, String why) {
-    String q = quote(rv);
+    String q = io.mvproxy.api.GoStrings.quote(rv);
     return "resourceVersion: Invalid value: " + q + ": strconv.ParseUint: parsing " + q + ": " + why;
-  }
-
-  /** Go's {@code %q} of a query value: {@code "} and {@code \} escaped, control characters as escapes. */
-  static String quote(String s) {
-    StringBuilder b = new StringBuilder("\"");
-    s.codePoints().forEach(c -> {
-      switch (c) {
-        case '"' -> b.append("\\\"");
-        case '\\' -> b.append("\\\\");
-        case '\n' -> b.append("\\n");
-        case '\t' -> b.append("\\t");
-        case '\r' -> b.append("\\r");
-        default -> {
-          if (c < 0x20 || c == 0x7f) {
-            b.append(String.format("\\x%02x", c));
-          } else if (c >= 0x80 && c < 0xa0) {
-            b.append(String.format("\\u%04x", c));
-          } else {
-            b.appendCodePoint(c);
-          }
-        }
-      }
-    });
-    return b.append('"').toString();
   }
 }

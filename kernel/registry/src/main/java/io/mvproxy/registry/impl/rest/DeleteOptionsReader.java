@@ -106,8 +106,8 @@ public final class DeleteOptionsReader {
     return new JsonObject().put("reason", reason).put("message", message).put("field", field);
   }
 
-  /** Go's {@code %q}: double quotes, backslash and quote escaped. */
+  /** Go's {@code %q}. */
   private static String quote(String s) {
-    return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+    return io.mvproxy.api.GoStrings.quote(s);
   }
 }

@@ -316,28 +316,7 @@ final class FieldSet {
 
   /** @return a value as structured-merge-diff's {@code value.ToString} prints it (a string as Go's {@code %q}) */
   private static String goQuote(Object v) {
-    if (!(v instanceof String s)) {
-      return String.valueOf(v);
-    }
-    StringBuilder b = new StringBuilder("\"");
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      switch (c) {
-        case '"' -> b.append("\\\"");
-        case '\\' -> b.append("\\\\");
-        case '\n' -> b.append("\\n");
-        case '\t' -> b.append("\\t");
-        case '\r' -> b.append("\\r");
-        default -> {
-          if (c < 0x20 || c == 0x7f) {
-            b.append(String.format("\\x%02x", (int) c));
-          } else {
-            b.append(c);
-          }
-        }
-      }
-    }
-    return b.append('"').toString();
+    return v instanceof String s ? io.mvproxy.api.GoStrings.quote(s) : String.valueOf(v);
   }
 
   /** @return true when two JSON values are equal (numbers by value, objects regardless of key order) */

@@ -142,31 +142,7 @@ public final class GoValues {
   }
 
   private static String quoteString(String s) {
-    StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
-    s.codePoints().forEach(c -> {
-      switch (c) {
-        case '"' -> sb.append("\\\"");
-        case '\\' -> sb.append("\\\\");
-        case 7 -> sb.append("\\a");
-        case '\b' -> sb.append("\\b");
-        case '\f' -> sb.append("\\f");
-        case '\n' -> sb.append("\\n");
-        case '\r' -> sb.append("\\r");
-        case '\t' -> sb.append("\\t");
-        case 11 -> sb.append("\\v");
-        default -> {
-          if (c < 0x20 || c == 0x7f) {
-            sb.append(String.format("\\x%02x", c));
-          } else if (!Character.isDefined(c) || Character.getType(c) == Character.CONTROL
-              || Character.getType(c) == Character.FORMAT && c > 0xff) {
-            sb.append(c > 0xffff ? String.format("\\U%08x", c) : String.format("\\u%04x", c));
-          } else {
-            sb.appendCodePoint(c);
-          }
-        }
-      }
-    });
-    return sb.append('"').toString();
+    return io.mvproxy.api.GoStrings.quote(s);
   }
 
   /** @return {@code fmt.Sprintf("%v", f)} for a float64: shortest digits, exponent when exp < -4 or >= 6 */
