@@ -45,8 +45,6 @@ public final class ObjectStore implements ResourceStorage {
   static final long MAX_PAGE = 10_000;
   /** Attempts of a compare-and-set loop before 409 (etcd3 retries without bound; a bound stops a livelock). */
   static final int MAX_ATTEMPTS = 1000;
-  /** How long a not-older-than read waits for the store to reach the revision before 504, ms (cacher: 3 s). */
-  static final long TOO_LARGE_WAIT_MS = 3000;
 
   private final Vertx vertx;
   private final Backend backend;
@@ -166,24 +164,12 @@ public final class ObjectStore implements ResourceStorage {
     }
   }
 
-  /** Waits (up to {@link #TOO_LARGE_WAIT_MS}) until the store's revision reaches {@code rev}, else 504. */
+  /**
+   * Waits (up to {@link io.mvproxy.api.storage.ResourceVersions#FRESH_WAIT_MS}) until the store's revision reaches
+   * {@code rev}, else 504.
+   */
   Future<Void> waitForRevision(long rev) {
-    long deadline = System.currentTimeMillis() + TOO_LARGE_WAIT_MS;
-    Promise<Void> p = Promise.promise();
-    checkRevision(rev, deadline, p);
-    return p.future();
-  }
-
-  private void checkRevision(long rev, long deadline, Promise<Void> p) {
-    backend.currentRevision().onFailure(p::fail).onSuccess(cur -> {
-      if (cur >= rev) {
-        p.complete();
-      } else if (System.currentTimeMillis() >= deadline) {
-        p.fail(StorageException.tooLargeResourceVersion(rev, cur));
-      } else {
-        vertx.setTimer(100, t -> checkRevision(rev, deadline, p));
-      }
-    });
+    return io.mvproxy.api.storage.ResourceVersions.awaitRevision(vertx, backend::currentRevision, rev);
   }
 
   /** One list walk: what stays fixed across the backend reads of one page. */

@@ -371,7 +371,7 @@ public abstract class StorageConformance {
     long ms = (System.nanoTime() - t0) / 1_000_000;
     assertEquals(504, e.code());
     assertEquals(StorageException.Code.TOO_LARGE_RESOURCE_VERSION, e.storageCode());
-    assertTrue(ms >= ObjectStore.TOO_LARGE_WAIT_MS - 100, "waited " + ms + " ms");
+    assertTrue(ms >= io.mvproxy.api.storage.ResourceVersions.FRESH_WAIT_MS - 100, "waited " + ms + " ms");
     long now = await(rs.currentRevision());
     Collector c = new Collector();
     Future<Watch> f = rs.watch(new WatchOptions("", now + 1, true), c);

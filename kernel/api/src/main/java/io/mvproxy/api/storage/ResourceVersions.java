@@ -35,6 +35,40 @@ public final class ResourceVersions {
     return v.bitLength() > 63 ? Long.MAX_VALUE : v.longValue();
   }
 
+  /** How long a not-older-than read waits for the store to reach its revision, ms (the cacher's 3 s). */
+  public static final long FRESH_WAIT_MS = 3000;
+
+  /**
+   * Waits until the store's revision reaches {@code rv} ({@code watch_cache.go waitUntilFreshAndBlock}), asking
+   * {@code current} every 100 ms for at most {@link #FRESH_WAIT_MS}.
+   *
+   * @param vertx   runs the retries
+   * @param current the store's current revision
+   * @param rv      the revision wanted
+   * @return completes once the store is at {@code rv}; fails with 504 {@code Too large resource version} past the
+   *     wait, or with {@code current}'s failure
+   */
+  public static io.vertx.core.Future<Void> awaitRevision(io.vertx.core.Vertx vertx,
+                                                         java.util.function.Supplier<io.vertx.core.Future<Long>> current,
+                                                         long rv) {
+    io.vertx.core.Promise<Void> p = io.vertx.core.Promise.promise();
+    check(vertx, current, rv, System.currentTimeMillis() + FRESH_WAIT_MS, p);
+    return p.future();
+  }
+
+  private static void check(io.vertx.core.Vertx vertx, java.util.function.Supplier<io.vertx.core.Future<Long>> current,
+                            long rv, long deadline, io.vertx.core.Promise<Void> p) {
+    current.get().onFailure(p::fail).onSuccess(cur -> {
+      if (cur >= rv) {
+        p.complete();
+      } else if (System.currentTimeMillis() >= deadline) {
+        p.fail(StorageException.tooLargeResourceVersion(rv, cur));
+      } else {
+        vertx.setTimer(100, t -> check(vertx, current, rv, deadline, p));
+      }
+    });
+  }
+
   private static String error(String rv, String why) {
     String q = io.mvproxy.api.GoStrings.quote(rv);
     return "resourceVersion: Invalid value: " + q + ": strconv.ParseUint: parsing " + q + ": " + why;

@@ -39,29 +39,11 @@ public final class Reads {
       } catch (IllegalArgumentException e) {
         throw StatusException.withoutReason(500, e.getMessage());
       }
-      waitForRevision(req, want, System.currentTimeMillis() + FRESH_WAIT_MS)
+      io.mvproxy.api.storage.ResourceVersions.awaitRevision(rt.vertx(), () -> rt.store(req).currentRevision(), want)
           .onSuccess(v -> read(req, view)).onFailure(t -> Responses.fail(req, t));
       return;
     }
     read(req, view);
-  }
-
-  /** How long a GET not older than a resourceVersion waits for the store to reach it, ms (the cacher's 3 s). */
-  static final long FRESH_WAIT_MS = 3000;
-
-  private io.vertx.core.Future<Void> waitForRevision(CrdRequest req, long rv, long deadline) {
-    return rt.store(req).currentRevision().compose(cur -> {
-      if (cur >= rv) {
-        return io.vertx.core.Future.succeededFuture();
-      }
-      if (System.currentTimeMillis() >= deadline) {
-        return io.vertx.core.Future.failedFuture(io.mvproxy.api.storage.StorageException.tooLargeResourceVersion(rv,
-            cur));
-      }
-      io.vertx.core.Promise<Void> later = io.vertx.core.Promise.promise();
-      rt.vertx().setTimer(100, t -> waitForRevision(req, rv, deadline).onComplete(later));
-      return later.future();
-    });
   }
 
   private void read(CrdRequest req, MediaView view) {
