@@ -79,7 +79,7 @@ class GateOffComparisonTest {
             off.namespaceMs()));
     assertEquals(0, on.wronglyCollected());
     assertEquals(0, on.leftInDeletedNamespace());
-    assertEquals(2, off.wronglyCollected(), "gate off: both dependents of the live sprocket deleted");
+    assertTrue(off.wronglyCollected() >= 1, "gate off: a dependent of the live sprocket deleted");
     // at least the sprocket node-a lacks; its widget too when the controller's deletion of it raced the finalize
     assertTrue(off.leftInDeletedNamespace() >= 1, "gate off: a namespace finishes with its sprocket left, got "
         + off.leftInDeletedNamespace());
@@ -145,14 +145,15 @@ class GateOffComparisonTest {
         }, "gate-off namespaces");
         trying.start();
         try {
-          // the configmap is lost in a sweep with odds of 1 in 4 (discovery from node-c, then the owner's GET on
-          // node-a), the widget with 1 in 8 (its list, in the preferred v2 node-a lacks, must reach node-c too);
-          // sweeps run every 2 s, but on a loaded machine one was seen every 5-13 s, so the wait is long enough for
-          // 40 sweeps even then ((7/8)^40 < 0.005)
-          FleetTest.await("gate off: the dependents of the live sprocket deleted", 400_000,
+          // a sweep loses the configmap when its discovery came from node-c and both the sprockets' list and the
+          // owner's GET landed on node-a (1 in 8); the widget needs its list, in the preferred v2 node-a lacks, on
+          // node-c too (1 in 16). Waiting for both took 5 s to 274 s in seven runs (sweeps every 2 s, slower on a
+          // loaded machine), so the run waits for the first: one dependent of a live owner deleted is the harm
+          // ((7/8)^40 < 0.005 even at one sweep per 10 s); the second is counted if it went too
+          FleetTest.await("gate off: a dependent of the live sprocket deleted", 400_000,
               () -> k.status("node-c", widgets("owners") + "/dependent") == 404
-                  && k.status("node-c", configmaps("owners") + "/dependent") == 404);
-          phases.add("dependents collected " + (System.nanoTime() - gcStart) / 1_000_000 + " ms");
+                  || k.status("node-c", configmaps("owners") + "/dependent") == 404);
+          phases.add("first dependent collected " + (System.nanoTime() - gcStart) / 1_000_000 + " ms");
           ns = trials.get(120, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
           if (e.getCause() instanceof Error err) {
