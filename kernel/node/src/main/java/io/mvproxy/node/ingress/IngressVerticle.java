@@ -115,7 +115,7 @@ public final class IngressVerticle extends VerticleBase {
         .invalidRequestHandler(ServerLimits::invalid)
         .requestHandler(req -> {
           if (ServerLimits.pathDecodes(req)) {
-            router.handle(req);
+            router.handle(HeadResponses.wrap(req));
           }
         });
     return s.listen().onSuccess(x -> server = x);
