@@ -81,6 +81,28 @@ class CrdRestTest {
     assertEquals("example.com/v2", v2.json().getString("apiVersion"));
   }
 
+  /**
+   * POST to an item path creates the body's object, as customresource_handler.go's "create" (handlers.CreateResource
+   * takes the name from the body, not the path); without a name in the body it is the collection's 422.
+   */
+  @Test
+  void postToAnItemPathCreatesTheBodysObject() throws Exception {
+    Http.Res same = http.post(W + "/w-item", widget("w-item"));
+    assertEquals(201, same.code(), same.body());
+    assertEquals(200, http.get(W + "/w-item").code());
+    Http.Res other = http.post(W + "/w-path", widget("w-body"));
+    assertEquals(201, other.code(), other.body());
+    assertEquals("w-body", other.json().getJsonObject("metadata").getString("name"));
+    assertEquals(200, http.get(W + "/w-body").code());
+    assertEquals(404, http.get(W + "/w-path").code());
+    Http.Res again = http.post(W + "/w-item", widget("w-item"));
+    assertEquals(409, again.code(), again.body());
+    Http.Res noName = http.post(W + "/w-none", new JsonObject().put("kind", "Widget").put("apiVersion",
+        "example.com/v1"));
+    assertEquals(422, noName.code(), noName.body());
+    assertEquals(404, http.get(W + "/w-none").code());
+  }
+
   @Test
   void createErrors() throws Exception {
     create("ns1", "w-dup");

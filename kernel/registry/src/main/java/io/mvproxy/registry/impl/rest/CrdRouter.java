@@ -122,10 +122,17 @@ public final class CrdRouter {
       case "list" -> reads.list(req);
       case "watch" -> watches.watch(req);
       case "create" -> {
-        if (hasName) {
-          throw notAllowed(ctx);
+        if (!hasName) {
+          writes.create(req);
+        } else if (req.strategy().typedDecoding()) {
+          throw notAllowed(ctx);  // installer.go: a built-in kind's item path has no POST route
+        } else {
+          // customresource_handler.go serves "create" whatever name the path holds: handlers.CreateResource
+          // (createHandler, includeName false) creates the body's object, the path's name only authorized
+          writes.create(new CrdRequest(ctx, new RequestInfo(info.resourceRequest(), info.path(), verb,
+              info.apiPrefix(), info.group(), info.version(), info.namespace(), info.resource(), "", ""), user,
+              rt.crd(), version.get(), rt.strategy()));
         }
-        writes.create(req);
       }
       case "update" -> writes.update(req);
       case "patch" -> patches.patch(req);
