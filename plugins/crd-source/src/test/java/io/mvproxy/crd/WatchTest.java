@@ -189,6 +189,51 @@ class WatchTest {
     }
   }
 
+  /**
+   * BOOKMARK events come in the view asked for, as every event (handlers/response.go watchEmbeddedEncoder): a
+   * metadata informer (client-go's metadata client, as=PartialObjectMetadata) gets PartialObjectMetadata (it cannot
+   * decode the kind itself), the initial-events-end annotation kept; a Table watch gets a Table whose row holds the
+   * bookmark as PartialObjectMetadata, also with includeObject=None when it is the end bookmark (asTable).
+   */
+  @Test
+  void bookmarksInTheViewAskedFor() throws Exception {
+    http.post(ns("w12"), CrdRestTest.widget("m1"));
+    String partial = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json";
+    try (Http.Watch w = http.watch(ns("w12") + "?watch=true&sendInitialEvents=true&allowWatchBookmarks=true"
+        + "&resourceVersionMatch=NotOlderThan", partial)) {
+      JsonObject a = w.next(5);
+      assertEquals("ADDED", a.getString("type"));
+      assertEquals("PartialObjectMetadata", a.getJsonObject("object").getString("kind"));
+      JsonObject end = w.next(5);
+      assertEquals("BOOKMARK", end.getString("type"));
+      assertEquals("PartialObjectMetadata", end.getJsonObject("object").getString("kind"), end.encode());
+      assertEquals("meta.k8s.io/v1", end.getJsonObject("object").getString("apiVersion"));
+      assertEquals("true", end.getJsonObject("object").getJsonObject("metadata").getJsonObject("annotations")
+          .getString("k8s.io/initial-events-end"));
+      JsonObject b = w.next(5);
+      assertEquals("BOOKMARK", b.getString("type"));
+      assertEquals("PartialObjectMetadata", b.getJsonObject("object").getString("kind"), b.encode());
+      assertFalse(b.getJsonObject("object").getJsonObject("metadata").getString("resourceVersion").isEmpty());
+    }
+    try (Http.Watch w = http.watch(ns("w12") + "?watch=true&sendInitialEvents=true&allowWatchBookmarks=true"
+        + "&resourceVersionMatch=NotOlderThan&includeObject=None", TABLE)) {
+      JsonObject a = w.next(5);
+      assertEquals("Table", a.getJsonObject("object").getString("kind"));
+      assertNull(a.getJsonObject("object").getJsonArray("rows").getJsonObject(0).getValue("object"));
+      JsonObject end = w.next(5);
+      assertEquals("BOOKMARK", end.getString("type"));
+      JsonObject table = end.getJsonObject("object");
+      assertEquals("Table", table.getString("kind"), end.encode());
+      assertNull(table.getValue("columnDefinitions"));
+      JsonObject row = table.getJsonArray("rows").getJsonObject(0).getJsonObject("object");
+      assertEquals("PartialObjectMetadata", row.getString("kind"));
+      assertEquals("true", row.getJsonObject("metadata").getJsonObject("annotations")
+          .getString("k8s.io/initial-events-end"));
+      assertEquals(row.getJsonObject("metadata").getString("resourceVersion"),
+          table.getJsonObject("metadata").getString("resourceVersion"));
+    }
+  }
+
   @Test
   void watchOfAnotherVersionAndAllNamespaces() throws Exception {
     try (Http.Watch w = http.watch("/apis/example.com/v2/widgets?watch=true&resourceVersion="

@@ -173,7 +173,7 @@ final class WatchSession implements WatchListener {
     }
     JsonObject end = bookmarkObject(revision);
     end.getJsonObject("metadata").put("annotations", new JsonObject().put("k8s.io/initial-events-end", "true"));
-    write(line("BOOKMARK", end));
+    write(line("BOOKMARK", bookmarkView(end)));
   }
 
   @Override
@@ -197,7 +197,25 @@ final class WatchSession implements WatchListener {
     if (closed || watch == null) {
       return;
     }
-    write(line("BOOKMARK", bookmarkObject(watch.progressRevision())));
+    write(line("BOOKMARK", bookmarkView(bookmarkObject(watch.progressRevision()))));
+  }
+
+  /**
+   * A BOOKMARK's object in the view asked for, as every event's (apiserver {@code handlers/response.go}
+   * {@code watchEmbeddedEncoder}: a PartialObjectMetadata for a metadata informer, which cannot decode the kind
+   * itself, or a Table); when the Table cannot be made of the bare object, the object itself, as upstream's
+   * "failed to transform object".
+   */
+  private JsonObject bookmarkView(JsonObject bookmark) {
+    // asTable: a row holding the initial-events-end annotation carries PartialObjectMetadata unless includeObject
+    // is Object (None included)
+    String include = req.param("includeObject");
+    boolean end = bookmark.getJsonObject("metadata").containsKey("annotations");
+    try {
+      return render(bookmark, end && !"Object".equals(include) ? "Metadata" : include);
+    } catch (RuntimeException e) {
+      return bookmark;
+    }
   }
 
   private JsonObject bookmarkObject(long rv) {
@@ -206,16 +224,24 @@ final class WatchSession implements WatchListener {
   }
 
   private void send(String type, JsonObject stored) {
-    JsonObject o = req.view(stored);
+    write(line(type, render(req.view(stored), req.param("includeObject"))));
+  }
+
+  /**
+   * @param o             an object in the client's version
+   * @param includeObject the Table rows' {@code includeObject}
+   * @return {@code o} as the view asks: itself, a Table or a PartialObjectMetadata
+   */
+  private JsonObject render(JsonObject o, String includeObject) {
     if (view.table()) {
       JsonObject meta = new JsonObject().put("resourceVersion", o.getJsonObject("metadata").getString(
           "resourceVersion", ""));
-      o = rt.table(req.version().name()).table(List.of(o), view, req.param("includeObject"), meta, firstTable);
+      o = rt.table(req.version().name()).table(List.of(o), view, includeObject, meta, firstTable);
       firstTable = false;
     } else if (view.partial()) {
       o = TableRenderer.partial(o, view.metaApiVersion());
     }
-    write(line(type, o));
+    return o;
   }
 
   private void write(Buffer b) {
