@@ -124,6 +124,9 @@ class AuthorizationFleetTest {
     assertEquals(200, alice(HttpMethod.GET, "node-a", "/api", null).status());
     assertEquals(200, alice(HttpMethod.GET, "node-a", "/openapi/v3", null).status());
     assertEquals(200, anon.get(fleet.node("node-a").url(), "/readyz").status());
+    // another method than GET is authorized first (requestinfo.go: verb "head"; system:public-info-viewer grants get)
+    assertEquals(403, alice(HttpMethod.HEAD, "node-a", "/readyz", null).status());
+    assertEquals(200, adminSend(HttpMethod.HEAD, "node-a", "/readyz", null).status());
     HttpsClient.Resp m = alice(HttpMethod.GET, "node-a", "/metrics", null);
     assertEquals(403, m.status());
     assertEquals("forbidden: User \"alice\" cannot get path \"/metrics\"", m.json().getString("message"));

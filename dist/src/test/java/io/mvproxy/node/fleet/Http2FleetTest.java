@@ -102,10 +102,18 @@ class Http2FleetTest {
    */
   @Test
   void headAnswersAlikeOverH2AndHttp11() throws Exception {
-    List<String> paths = List.of("/version", "/healthz", "/apis", "/api/v1/namespaces/default", WIDGETS_V2,
-        "/api/v1/namespaces/no-such-namespace", "/openapi/v2");
+    // health checks serve every method (kube's NonGoRestfulMux), /version is a go-restful GET route (405)
+    Map<String, Integer> paths = new java.util.LinkedHashMap<>();
+    paths.put("/version", 405);
+    paths.put("/healthz", 200);
+    paths.put("/readyz/ping", 200);
+    paths.put("/apis", 200);
+    paths.put("/api/v1/namespaces/default", 200);
+    paths.put(WIDGETS_V2, 200);
+    paths.put("/api/v1/namespaces/no-such-namespace", 404);
+    paths.put("/openapi/v2", 200);
     for (String node : List.of("node-a", "node-b")) {
-      for (String path : paths) {
+      for (String path : paths.keySet()) {
         String url = fleet.node(node).url() + path;
         KubectlFleetTest.Result h1 = KubectlFleetTest.run(curl("--http1.1", "-I", "-o", "/dev/null", "-w",
             "%{http_code} %header{content-length}", url), 30);
@@ -114,6 +122,7 @@ class Http2FleetTest {
         assertEquals(0, h2.code(), node + " " + path + ": " + h2.all());
         assertEquals(0, h1.code(), node + " " + path + ": " + h1.all());
         assertEquals("2 " + h1.out(), h2.out(), node + " " + path);
+        assertTrue(h1.out().startsWith(paths.get(path) + " "), node + " " + path + ": " + h1.out());
         assertTrue(h1.out().matches("\\d{3} [1-9]\\d*"), node + " " + path + ": a length, got " + h1.out());
       }
     }

@@ -154,7 +154,7 @@ public final class IngressVerticle extends VerticleBase {
         v -> metrics.discoveryServed(v == io.mvproxy.discovery.DiscoveryDocuments.View.LOCAL));
     OpenApiHandler openApi = new OpenApiHandler(() -> view.get().openapi(),
         ctx -> io.mvproxy.api.RequestScope.of(ctx).peerProxied(), resources::handleGroupVersion);
-    router.route().handler(ctx -> dispatch(ctx, resources, openApi, discovery));
+    router.route().handler(ctx -> dispatch(ctx, resources, openApi, discovery, health));
     router.route().handler(ctx -> StatusResponses.send(ctx, StatusException.resourceNotFound()));
   }
 
@@ -229,9 +229,7 @@ public final class IngressVerticle extends VerticleBase {
     if ((config || io.mvproxy.security.serviceaccount.OpenIdMetadata.JWKS_PATH.equals(path))
         && (m = openId.get()) != null) {
       if (ctx.request().method() != HttpMethod.GET) {
-        // GET-only go-restful routes: another method (HEAD too) is serviceErrorHandler's 405
-        StatusResponses.send(ctx, new StatusException(io.mvproxy.api.StatusReason.MethodNotAllowed, "the server does "
-            + "not allow this method on the requested resource", new io.vertx.core.json.JsonObject()));
+        StatusResponses.send(ctx, methodNotAllowed());
         return;
       }
       ctx.response().putHeader("Content-Type", config ? io.mvproxy.security.serviceaccount.OpenIdMetadata
@@ -241,6 +239,15 @@ public final class IngressVerticle extends VerticleBase {
     } else {
       ctx.next();
     }
+  }
+
+  /**
+   * @return go-restful's answer to a method a GET-only route lacks (HEAD too): {@code serviceErrorHandler}'s 405
+   *     {@code MethodNotAllowed}, empty details
+   */
+  private static StatusException methodNotAllowed() {
+    return new StatusException(io.mvproxy.api.StatusReason.MethodNotAllowed, "the server does not allow this method "
+        + "on the requested resource", new io.vertx.core.json.JsonObject());
   }
 
   /** Reads the body of methods that carry one (at most {@link #MAX_BODY_BYTES}); others go on at once. */
@@ -253,20 +260,30 @@ public final class IngressVerticle extends VerticleBase {
   }
 
   /**
-   * The last step: resource requests to the decide-then-act {@link ResourceHandler}; OpenAPI and discovery paths to
-   * their handlers (which hand group-versions this node lacks back to it); anything else 404.
+   * The last step: health checks by a method other than GET (any method, as kube's NonGoRestfulMux) and
+   * {@code /version} by one (405); resource requests to the decide-then-act {@link ResourceHandler}; OpenAPI and
+   * discovery paths to their handlers (which hand group-versions this node lacks back to it); anything else 404.
    */
   private static void dispatch(RoutingContext ctx, ResourceHandler resources, OpenApiHandler openApi,
-                               DiscoveryHandler discovery) {
+                               DiscoveryHandler discovery, HealthHandler health) {
     RequestInfo info = io.mvproxy.api.RequestScope.of(ctx).info();
     String path = ctx.request().path();
-    if (info.resourceRequest() && !RequestInfo.routable(path)) {
+    if (isHealth(path, "/healthz") || isHealth(path, "/livez") || isHealth(path, "/readyz")) {
+      // healthz.InstallHandler registers the checks on the NonGoRestfulMux, which serves every method; a GET was
+      // answered before authorization, another method (a load balancer's HEAD) is answered once authorized
+      health.handle(ctx);
+    } else if (path.equals("/version")) {
+      StatusResponses.send(ctx, methodNotAllowed()); // routes/version.go: a go-restful GET route
+    } else if (info.resourceRequest() && !RequestInfo.routable(path)) {
       StatusResponses.send(ctx, StatusException.resourceNotFound());
     } else if (info.resourceRequest()) {
       resources.handle(ctx);
     } else if (path.equals("/openapi/v2") || path.startsWith("/openapi/v3")) {
       openApi.handle(ctx);
-    } else if (isDiscovery(info) && ctx.request().method() == HttpMethod.GET) {
+    } else if (isDiscovery(info) && (ctx.request().method() == HttpMethod.GET
+        || ctx.request().method() == HttpMethod.HEAD)) {
+      // HEAD as GET: kube-aggregator's /apis and /apis/<group> handlers and a CRD's version discovery serve every
+      // method (the go-restful /api and built-in group-version routes answer HEAD 405; not told apart here)
       discovery.handle(ctx);
     } else {
       StatusResponses.send(ctx, StatusException.resourceNotFound());
