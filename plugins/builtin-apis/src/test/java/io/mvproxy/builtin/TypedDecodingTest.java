@@ -136,6 +136,46 @@ class TypedDecodingTest {
     assertEquals("2026-12-07T03:00:00Z", ok.getJsonObject("metadata").getString("creationTimestamp"));
   }
 
+  /**
+   * Integer fields as encoding/json's literalStore reads them into their Go types: beyond int32 / int64, a fraction or
+   * another JSON type is the 400 decoding error (never stored: typed clients could not read it back), with the
+   * literal for a number ParseInt refuses; nested structs named as Go names them.
+   */
+  @Test
+  void integersAreReadIntoTheirGoTypes() {
+    String leases = "/apis/coordination.k8s.io/v1/namespaces/a/leases";
+    String lease = "leases.coordination.k8s.io";
+    String prefix = "Lease in version \"v1\" cannot be handled as a Lease: json: cannot unmarshal ";
+    assertEquals(prefix + "number 99999999999 into Go struct field LeaseSpec.spec.leaseDurationSeconds of type int32",
+        refused(lease, leases, new Leases(), "{\"metadata\":{\"name\":\"l\"},\"spec\":{\"leaseDurationSeconds\":"
+            + "99999999999}}").getMessage());
+    assertEquals(prefix + "number 15.0 into Go struct field LeaseSpec.spec.leaseDurationSeconds of type int32",
+        refused(lease, leases, new Leases(), "{\"metadata\":{\"name\":\"l\"},\"spec\":{\"leaseDurationSeconds\":"
+            + "15.0}}").getMessage());
+    StatusException str = refused(lease, leases, new Leases(), "{\"metadata\":{\"name\":\"l\"},\"spec\":{"
+        + "\"leaseTransitions\":\"15\"}}");
+    assertEquals(400, str.code());
+    assertEquals(prefix + "string into Go struct field LeaseSpec.spec.leaseTransitions of type int32", str.getMessage());
+    accepted(lease, leases, new Leases(), "{\"metadata\":{\"name\":\"l\"},\"spec\":{\"leaseDurationSeconds\":"
+        + "2147483647,\"leaseTransitions\":-2147483648}}");
+    String events = "/api/v1/namespaces/a/events";
+    String ev = "{\"metadata\":{\"name\":\"e\"},\"involvedObject\":{\"kind\":\"ConfigMap\",\"name\":\"c\"},";
+    assertEquals("Event in version \"v1\" cannot be handled as a Event: json: cannot unmarshal number 99999999999 "
+        + "into Go struct field Event.count of type int32", refused("events", events, new Events(), ev
+        + "\"count\":99999999999}").getMessage());
+    assertEquals("Event in version \"v1\" cannot be handled as a Event: json: cannot unmarshal number 2147483648 "
+        + "into Go struct field EventSeries.series.count of type int32", refused("events", events, new Events(), ev
+        + "\"series\":{\"count\":2147483648}}").getMessage());
+    assertEquals("ConfigMap in version \"v1\" cannot be handled as a ConfigMap: json: cannot unmarshal number "
+        + "99999999999999999999 into Go struct field ObjectMeta.metadata.generation of type int64", refused(
+        "configmaps", "/api/v1/namespaces/a/configmaps", ObjectStrategy.NONE,
+        "{\"metadata\":{\"name\":\"c\",\"generation\":99999999999999999999}}").getMessage());
+    assertEquals("ConfigMap in version \"v1\" cannot be handled as a ConfigMap: json: cannot unmarshal number "
+        + "99999999999999999999 into Go struct field ObjectMeta.metadata.deletionGracePeriodSeconds of type int64",
+        refused("configmaps", "/api/v1/namespaces/a/configmaps", ObjectStrategy.NONE,
+            "{\"metadata\":{\"name\":\"c\",\"deletionGracePeriodSeconds\":99999999999999999999}}").getMessage());
+  }
+
   @Test
   void secretTypeIsItsNamedGoType() {
     String secrets = "/api/v1/namespaces/a/secrets";

@@ -6,7 +6,8 @@ import java.time.Instant;
 import java.util.List;
 
 /**
- * The {@code metav1.Time} and {@code metav1.MicroTime} fields of a built-in kind (as {@link ProtoSchemas} lists its
+ * The integer fields (Go {@code int32} / {@code int64}: a value outside the type, a fraction or another JSON type is
+ * the decoder's error, never stored) and the {@code metav1.Time} and {@code metav1.MicroTime} fields of a built-in kind (as {@link ProtoSchemas} lists its
  * fields: an Event's timestamps, a Lease's {@code acquireTime} / {@code renewTime}, a Namespace condition's
  * {@code lastTransitionTime}, and ObjectMeta's {@code creationTimestamp}, {@code deletionTimestamp} and
  * {@code managedFields[].time} of every built-in kind), read as kube-apiserver's typed decoder reads them:
@@ -26,6 +27,15 @@ public final class TimeFields {
   private static final java.util.Map<String, List<ProtoField>> LOCAL = java.util.Map.of(
       "ConditionsStatus", List.of(ProtoField.msgs(1, "conditions", "Condition")),
       "Condition", List.of(ProtoField.of(1, "lastTransitionTime", ProtoField.Type.TIME)));
+  /**
+   * The integer fields of the described structs that are Go {@code int32} ({@code k8s.io/api} {@code core/v1},
+   * {@code events/v1}, {@code coordination/v1} types.go); the others ({@code ObjectMeta.generation},
+   * {@code deletionGracePeriodSeconds}, {@code TokenRequestSpec.expirationSeconds}) are {@code int64}.
+   */
+  private static final java.util.Set<String> INT32 = java.util.Set.of("Event.count", "Event.deprecatedCount",
+      "EventSeries.count", "LeaseSpec.leaseDurationSeconds", "LeaseSpec.leaseTransitions");
+  private static final java.math.BigInteger INT64_MIN = java.math.BigInteger.valueOf(Long.MIN_VALUE);
+  private static final java.math.BigInteger INT64_MAX = java.math.BigInteger.valueOf(Long.MAX_VALUE);
   /** Go's zero {@code time.Time}: {@code MarshalJSON} writes it as {@code null}. */
   private static final Instant ZERO = Instant.parse("0001-01-01T00:00:00Z");
 
@@ -39,7 +49,8 @@ public final class TimeFields {
    * @param kind  its kind; for a built-in kind whose fields mvproxy does not describe, {@link #UNDESCRIBED}
    * @param obj   the object (changed in place: every valid time in Go's output form, Go's zero time removed as the
    *              {@code null} Go writes for it; nulls left as they are)
-   * @return null when every time decodes, else the decoder's error: Go's {@code time.ParseError} text
+   * @return null when every integer and time decodes, else the decoder's error: an integer's ({@link #integer}),
+   *     Go's {@code time.ParseError} text
    *     ({@code parsing time "bad" as "2006-01-02T15:04:05Z07:00": cannot parse "bad" as "2006"}), or for a value
    *     that is not a string {@code encoding/json}'s with its context ({@code json: cannot unmarshal number into Go
    *     struct field EventSeries.series.lastObservedTime of type string}: the innermost struct, the field path)
@@ -59,6 +70,7 @@ public final class TimeFields {
       String at = path + f.json();
       String err = switch (f.type()) {
         case TIME, MICROTIME -> time(o, f.json(), v, f.type() == ProtoField.Type.MICROTIME, struct + "." + at);
+        case INT -> integer(v, struct + "." + at, INT32.contains(struct + "." + f.json()) ? "int32" : "int64");
         case MESSAGE -> message(v, f, at + ".");
         default -> null;
       };
@@ -86,6 +98,33 @@ public final class TimeFields {
     }
     // a value of the wrong JSON type is the type checks' or the schema's to report
     return v instanceof JsonObject vo ? walk(vo, inner, f.message(), path) : null;
+  }
+
+  /**
+   * {@code encoding/json}'s {@code literalStore} for an integer field: a number {@code strconv.ParseInt} reads and
+   * the type holds, else {@code UnmarshalTypeError} with the literal ({@code json: cannot unmarshal number
+   * 99999999999 into Go struct field LeaseSpec.spec.leaseDurationSeconds of type int32}; {@code 15.0} and
+   * {@code 1.5} too); another JSON type without it ({@code cannot unmarshal string into ...}). The literal is the
+   * parsed number's text (an exponent form such as {@code 1e3} prints as {@code 1000.0}).
+   */
+  private static String integer(Object v, String where, String type) {
+    String got;
+    if (v instanceof Number n) {
+      java.math.BigInteger i = n instanceof Integer || n instanceof Long || n instanceof Short || n instanceof Byte
+          ? java.math.BigInteger.valueOf(n.longValue()) : n instanceof java.math.BigInteger b ? b : null;
+      boolean fits = i != null && ("int32".equals(type)
+          ? i.compareTo(java.math.BigInteger.valueOf(Integer.MIN_VALUE)) >= 0
+              && i.compareTo(java.math.BigInteger.valueOf(Integer.MAX_VALUE)) <= 0
+          : i.compareTo(INT64_MIN) >= 0 && i.compareTo(INT64_MAX) <= 0);
+      if (fits) {
+        return null;
+      }
+      got = "number " + n;
+    } else {
+      got = v instanceof Boolean ? "bool" : v instanceof JsonArray ? "array" : v instanceof JsonObject ? "object"
+          : "string";
+    }
+    return "json: cannot unmarshal " + got + " into Go struct field " + where + " of type " + type;
   }
 
   private static String time(JsonObject o, String field, Object v, boolean micro, String where) {

@@ -187,7 +187,9 @@ public final class ObjectRules {
     }
     Object gen = meta.getValue("generation");
     if (gen != null && !(gen instanceof Long || gen instanceof Integer)) {
-      throw typeError(req, "metadata.generation", typeName(gen), "int64", " ObjectMeta");
+      // literalStore: a number ParseInt cannot read (a fraction, beyond int64) is named with its literal
+      throw typeError(req, "metadata.generation", gen instanceof Number ? "number " + gen : typeName(gen), "int64",
+          " ObjectMeta");
     }
     for (String f : new String[] {"labels", "annotations"}) {
       Object v = meta.getValue(f);
