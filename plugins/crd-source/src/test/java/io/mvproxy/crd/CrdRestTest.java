@@ -323,7 +323,13 @@ class CrdRestTest {
     assertEquals("widgets.example.com \"nope\" not found", nf.json().getString("message"));
     assertEquals("nope", nf.json().getJsonObject("details").getString("name"));
     create("ns1", "w-paths");
-    assertEquals(404, http.get(W + "/w-paths/bogus").code());
+    // customresource_handler.go's default branch: a subresource the version lacks is NotFound of the path's name
+    Http.Res bogus = http.get(W + "/w-paths/bogus");
+    assertEquals(404, bogus.code());
+    assertEquals("widgets.example.com \"w-paths\" not found", bogus.json().getString("message"));
+    assertEquals("NotFound", bogus.json().getString("reason"));
+    assertEquals("w-paths", bogus.json().getJsonObject("details").getString("name"));
+    assertEquals("widgets", bogus.json().getJsonObject("details").getString("kind"));
     assertEquals(404, http.get("/apis/example.com/v2/namespaces/ns1/widgets/w-paths/scale").code());
     assertEquals(404, http.get("/apis/example.com/v1/widgets/w-paths").code());
     assertEquals(404, http.get("/apis/example.com/v1/namespaces/ns1/gadgets").code());

@@ -106,7 +106,10 @@ public final class CrdRouter {
           || "scale".equals(sub) && req.version().scale() != null;
       boolean extra = !enabled && req.strategy().servesSubresource(sub, "update");
       if (!enabled && !extra) {
-        throw StatusException.resourceNotFound();
+        // a built-in kind has no such route (404 without details); customresource_handler.go's default branch:
+        // NewNotFound of the resource and the path's name ("gadgets.demo.mvproxy.io \"g1\" not found")
+        throw req.strategy().typedDecoding() ? StatusException.resourceNotFound()
+            : StatusException.notFound(req.gvr(), info.name());
       }
       if (extra && !req.strategy().servesSubresource(sub, verb)) {
         throw notAllowed(ctx);
