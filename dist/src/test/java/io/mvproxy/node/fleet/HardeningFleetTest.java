@@ -346,6 +346,9 @@ class HardeningFleetTest {
       String version = admin.get(url(node), "/version").text();
       assertTrue(version.startsWith("{\n  \"major\": \"1\",\n  \"minor\": \"") && version.endsWith("\"\n}"),
           "json.MarshalIndent form: " + version);
+      assertTrue(version.contains("\"emulationMajor\": \"1\",\n  \"emulationMinor\": \"36\",\n  "
+          + "\"minCompatibilityMajor\": \"1\",\n  \"minCompatibilityMinor\": \"35\",\n  \"gitVersion\""),
+          "version.Info of 1.33+: " + version);
       java.net.URI u = java.net.URI.create(url(node));
       try (java.net.Socket sock = new java.net.Socket(u.getHost(), u.getPort())) {
         sock.setSoTimeout(30_000);

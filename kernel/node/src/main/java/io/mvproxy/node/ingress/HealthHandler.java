@@ -35,7 +35,10 @@ public final class HealthHandler implements Handler<RoutingContext> {
     this.liveChecks.putAll(liveChecks);
     this.readyChecks.put("ping", () -> true);
     this.readyChecks.putAll(readyChecks);
-    this.version = new JsonObject().put("major", "1").put("minor", "36")
+    // apimachinery version.Info (1.33+): the emulation version is the binary's (no --emulated-version), the
+    // minimum compatibility version one minor below it (component-base compatibility/version.go)
+    this.version = new JsonObject().put("major", "1").put("minor", "36").put("emulationMajor", "1")
+        .put("emulationMinor", "36").put("minCompatibilityMajor", "1").put("minCompatibilityMinor", "35")
         .put("gitVersion", "v1.36.0-mvproxy." + version).put("gitCommit", "").put("gitTreeState", "clean")
         .put("buildDate", "").put("goVersion", "java" + Runtime.version().feature()).put("compiler", "javac")
         .put("platform", System.getProperty("os.name").toLowerCase() + "/" + System.getProperty("os.arch"));
