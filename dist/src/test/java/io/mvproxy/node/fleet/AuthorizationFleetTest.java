@@ -626,6 +626,11 @@ class AuthorizationFleetTest {
         + "/serviceaccounts/relying/token", "{\"apiVersion\":\"authentication.k8s.io/v1\",\"kind\":\"TokenRequest\","
         + "\"spec\":{}}");
     assertEquals(201, tr.status(), tr.text());
+    // the token subresource has only a POST route: another method is serviceErrorHandler's 405, details {}
+    HttpsClient.Resp get = adminSend(HttpMethod.GET, "node-b", "/api/v1/namespaces/" + ns
+        + "/serviceaccounts/relying/token", null);
+    assertEquals(405, get.status(), get.text());
+    assertEquals("{}", get.json().getJsonObject("details").encode(), get.text());
     String token = tr.json().getJsonObject("status").getString("token");
     Map<String, String> bearer = Map.of("Authorization", "Bearer " + token);
     for (String node : List.of("node-a", "node-b")) {

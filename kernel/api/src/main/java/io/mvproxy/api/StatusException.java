@@ -137,6 +137,15 @@ public class StatusException extends RuntimeException {
   }
 
   /**
+   * 405 for a method a route does not have: go-restful's {@code serviceErrorHandler} through
+   * {@code NewGenericServerResponse(405, ...)} ({@code apiserver/pkg/server/handler.go}), empty details.
+   */
+  public static StatusException methodNotAllowed() {
+    return new StatusException(StatusReason.MethodNotAllowed, "the server does not allow this method on the "
+        + "requested resource", new JsonObject());
+  }
+
+  /**
    * 404 for a missing object.
    *
    * @param gvr  the resource

@@ -23,6 +23,14 @@ class StatusExceptionTest {
   }
 
   @Test
+  void methodNotAllowedAsGoRestful() {
+    assertEquals(new JsonObject("""
+        {"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure",
+         "message":"the server does not allow this method on the requested resource","reason":"MethodNotAllowed",
+         "details":{},"code":405}"""), StatusException.methodNotAllowed().toStatus());
+  }
+
+  @Test
   void unknownResourceAndCoreGroup() {
     JsonObject s = StatusException.resourceNotFound().toStatus();
     assertEquals("the server could not find the requested resource", s.getString("message"));

@@ -84,8 +84,7 @@ public final class DiscoveryHandler implements Handler<RoutingContext> {
     try {
       HttpMethod m = ctx.request().method();
       if (!HttpMethod.GET.equals(m) && !HttpMethod.HEAD.equals(m)) {
-        throw new StatusException(StatusReason.MethodNotAllowed, "the server does not allow this method on the "
-            + "requested resource", null);
+        throw StatusException.methodNotAllowed();
       }
       route(ctx, segments(path), documents.get());
     } catch (StatusException e) {

@@ -2,7 +2,6 @@ package io.mvproxy.openapi;
 
 import io.mvproxy.api.GroupVersion;
 import io.mvproxy.api.StatusException;
-import io.mvproxy.api.StatusReason;
 import io.vertx.core.Handler;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
@@ -70,8 +69,7 @@ public final class OpenApiHandler implements Handler<RoutingContext> {
       return;
     }
     if (method != HttpMethod.GET && method != HttpMethod.HEAD) {
-      fail(ctx, new StatusException(StatusReason.MethodNotAllowed, "the server does not allow this method on the "
-          + "requested resource", null));
+      fail(ctx, StatusException.methodNotAllowed());
       return;
     }
     OpenApiDocuments docs = peerProxied.test(ctx) ? documents.get().local() : documents.get();

@@ -4,7 +4,6 @@ import io.mvproxy.api.ApiSource;
 import io.mvproxy.api.GroupVersion;
 import io.mvproxy.api.RequestInfo;
 import io.mvproxy.api.StatusException;
-import io.mvproxy.api.StatusReason;
 import io.mvproxy.api.UserInfo;
 import io.mvproxy.api.discovery.DiscoveryResource;
 import io.mvproxy.api.discovery.Freshness;
@@ -91,8 +90,7 @@ public final class ReviewsApiSource implements ApiSource {
       throw StatusException.resourceNotFound();
     }
     if (!"create".equals(info.verb()) || !info.name().isEmpty()) {
-      throw new StatusException(StatusReason.MethodNotAllowed,
-          "the server does not allow this method on the requested resource", null);
+      throw StatusException.methodNotAllowed();
     }
     JsonObject body = body(ctx);
     String apiVersion = info.groupVersion().apiVersion();

@@ -5,7 +5,6 @@ import io.mvproxy.api.ForwardingApiSource;
 import io.mvproxy.api.Gvr;
 import io.mvproxy.api.RequestInfo;
 import io.mvproxy.api.StatusException;
-import io.mvproxy.api.StatusReason;
 import io.mvproxy.api.UserInfo;
 import io.mvproxy.api.discovery.DiscoveryResource;
 import io.mvproxy.api.discovery.DiscoverySubresource;
@@ -75,8 +74,7 @@ final class TokenRequests extends ForwardingApiSource {
       return;
     }
     if (!"create".equals(info.verb())) {
-      throw new StatusException(StatusReason.MethodNotAllowed,
-          "the server does not allow this method on the requested resource", null);
+      throw StatusException.methodNotAllowed();
     }
     JsonObject req = ReviewsApiSource.body(ctx);
     String name = info.name();

@@ -229,7 +229,7 @@ public final class IngressVerticle extends VerticleBase {
     if ((config || io.mvproxy.security.serviceaccount.OpenIdMetadata.JWKS_PATH.equals(path))
         && (m = openId.get()) != null) {
       if (ctx.request().method() != HttpMethod.GET) {
-        StatusResponses.send(ctx, methodNotAllowed());
+        StatusResponses.send(ctx, StatusException.methodNotAllowed());
         return;
       }
       ctx.response().putHeader("Content-Type", config ? io.mvproxy.security.serviceaccount.OpenIdMetadata
@@ -239,15 +239,6 @@ public final class IngressVerticle extends VerticleBase {
     } else {
       ctx.next();
     }
-  }
-
-  /**
-   * @return go-restful's answer to a method a GET-only route lacks (HEAD too): {@code serviceErrorHandler}'s 405
-   *     {@code MethodNotAllowed}, empty details
-   */
-  private static StatusException methodNotAllowed() {
-    return new StatusException(io.mvproxy.api.StatusReason.MethodNotAllowed, "the server does not allow this method "
-        + "on the requested resource", new io.vertx.core.json.JsonObject());
   }
 
   /** Reads the body of methods that carry one (at most {@link #MAX_BODY_BYTES}); others go on at once. */
@@ -273,7 +264,7 @@ public final class IngressVerticle extends VerticleBase {
       // answered before authorization, another method (a load balancer's HEAD) is answered once authorized
       health.handle(ctx);
     } else if (path.equals("/version")) {
-      StatusResponses.send(ctx, methodNotAllowed()); // routes/version.go: a go-restful GET route
+      StatusResponses.send(ctx, StatusException.methodNotAllowed()); // routes/version.go: a go-restful GET route
     } else if (info.resourceRequest() && !RequestInfo.routable(path)) {
       StatusResponses.send(ctx, StatusException.resourceNotFound());
     } else if (info.resourceRequest()) {

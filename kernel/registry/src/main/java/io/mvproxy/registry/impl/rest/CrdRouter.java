@@ -150,8 +150,7 @@ public final class CrdRouter {
    * {@code NewGenericServerResponse(405, ...)}, empty details).
    */
   private static StatusException notAllowed(RoutingContext ctx) {
-    return new StatusException(StatusReason.MethodNotAllowed, "the server does not allow this method on the "
-        + "requested resource", new io.vertx.core.json.JsonObject());
+    return StatusException.methodNotAllowed();
   }
 
   /** {@code errors.NewMethodNotSupported}: {@code <verb> is not supported on resources of kind "<plural>.<group>"}. */
