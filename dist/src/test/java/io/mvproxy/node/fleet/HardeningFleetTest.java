@@ -361,6 +361,43 @@ class HardeningFleetTest {
     }
   }
 
+  /**
+   * patch.go: a patched object that does not decode (a JSON type its Go type refuses; with fieldValidation=Strict an
+   * unknown field) is 422 Invalid on the field "patch" with empty kind and name, the value the patch map (strategic
+   * merge patch) or the patched JSON (merge patch): kubectl edit reopens the editor on a 422; it was a create's 400.
+   */
+  @Test
+  void patchesThatDoNotDecodeAreInvalidOnPatch() throws Exception {
+    String cms = "/api/v1/namespaces/default/configmaps";
+    assertEquals(201, post("node-a", cms, "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":"
+        + "\"patch-decode\"},\"data\":{\"a\":\"1\"}}", "application/json").status());
+    for (String node : List.of("node-a", "node-b")) {
+      HttpsClient.Resp smp = admin.send(HttpMethod.PATCH, url(node), cms + "/patch-decode?fieldValidation=Strict",
+          Map.of("Content-Type", "application/strategic-merge-patch+json"), "{\"dat\":{\"a\":\"1\",\"n\":2}}");
+      assertEquals(422, smp.status(), smp.text());
+      assertEquals("Invalid", smp.json().getString("reason"));
+      assertEquals(" \"\" is invalid: patch: Invalid value: \"map[dat:map[a:1 n:2]]\": strict decoding error: "
+          + "unknown field \"dat\"", smp.json().getString("message"), node);
+      JsonObject cause = smp.json().getJsonObject("details").getJsonArray("causes").getJsonObject(0);
+      assertEquals("patch", cause.getString("field"));
+      assertEquals(null, smp.json().getJsonObject("details").getString("name"));
+      HttpsClient.Resp merge = admin.send(HttpMethod.PATCH, url(node), cms + "/patch-decode",
+          Map.of("Content-Type", "application/merge-patch+json"), "{\"data\":{\"b\":5}}");
+      assertEquals(422, merge.status(), merge.text());
+      String m = merge.json().getString("message");
+      assertTrue(m.startsWith(" \"\" is invalid: patch: Invalid value: \"{\\\"apiVersion\\\":\\\"v1\\\",\\\"data\\\":{"
+          + "\\\"a\\\":\\\"1\\\",\\\"b\\\":5},\\\"kind\\\":\\\"ConfigMap\\\",") && m.endsWith("\": json: cannot unmarshal "
+          + "number into Go struct field ConfigMap.data of type string"), node + ": " + m);
+      HttpsClient.Resp cr = admin.send(HttpMethod.PATCH, url(node), PROBES + "/sentinel?fieldValidation=Strict",
+          Map.of("Content-Type", "application/merge-patch+json"), "{\"zzz\":1}");
+      assertEquals(422, cr.status(), cr.text());
+      assertTrue(cr.json().getString("message").endsWith("\": strict decoding error: unknown field \"zzz\""),
+          cr.text());
+    }
+    HttpsClient.Resp kept = admin.get(url("node-a"), cms + "/patch-decode");
+    assertEquals("{\"a\":\"1\"}", kept.json().getJsonObject("data").encode(), "never stored");
+  }
+
   @Test
   void auditIdIsOneIdAcrossTheProxyHop() throws Exception {
     HttpsClient.Resp r = admin.send(HttpMethod.GET, url("node-b"), PROBES + "/sentinel",

@@ -109,7 +109,53 @@ public final class Patches {
     if (scale) {
       return writes.scaleTo(req, cur, patched);
     }
-    rt.rules().checkIdentity(req, patched, true);
-    return writes.next(req, cur, patched, type == PatchApplier.Type.APPLY);
+    if (type == PatchApplier.Type.APPLY) {
+      rt.rules().checkIdentity(req, patched, true);
+      return writes.next(req, cur, patched, true);
+    }
+    // pruning drops the unknown fields a Strict error names: the value shown is the object before it
+    JsonObject before = "Strict".equals(req.param("fieldValidation")) ? patched.copy() : patched;
+    try {
+      rt.rules().checkIdentity(req, patched, true);
+      return writes.next(req, cur, patched, false);
+    } catch (StatusException e) {
+      throw decodeFailure(req, e, type, body, before);
+    }
+  }
+
+  /**
+   * The patched object failing to decode (a JSON type its Go type refuses; with {@code fieldValidation=Strict} an
+   * unknown or duplicate field) is not the create's 400 but {@code patch.go}'s {@code NewInvalid(schema.GroupKind{},
+   * "", ...)} on the field {@code patch}: {@code  "" is invalid: patch: Invalid value: "<v>": strict decoding error:
+   * unknown field "dat"}, {@code <v>} the patch map as {@code %+v} prints it for a strategic merge patch
+   * ({@code applyPatchToObject}), the patched JSON for merge and JSON patches ({@code applyPatchToCurrentObject}).
+   *
+   * @param patched the patched object as it was before decoding
+   * @return {@code e} itself when it is another error
+   */
+  static StatusException decodeFailure(CrdRequest req, StatusException e, PatchApplier.Type type, Buffer body,
+                                       JsonObject patched) {
+    String kind = req.crd().kind();
+    String prefix = kind + " in version \"" + req.version().name() + "\" cannot be handled as a " + kind + ": ";
+    if (e.reason() != StatusReason.BadRequest || e.getMessage() == null || !e.getMessage().startsWith(prefix)) {
+      return e;
+    }
+    String value;
+    if (type == PatchApplier.Type.STRATEGIC) {
+      Object patch;
+      try {
+        patch = io.vertx.core.json.Json.decodeValue(body);
+      } catch (RuntimeException unreadable) {
+        return e;
+      }
+      value = io.mvproxy.registry.impl.schema.GoValues.plain(patch);
+    } else {
+      value = io.mvproxy.registry.impl.schema.GoValues.json(patched);
+    }
+    String cause = "Invalid value: " + io.mvproxy.api.GoStrings.quote(value) + ": "
+        + e.getMessage().substring(prefix.length());
+    return new StatusException(StatusReason.Invalid, " \"\" is invalid: patch: " + cause, new JsonObject()
+        .put("causes", new io.vertx.core.json.JsonArray().add(new JsonObject().put("reason", "FieldValueInvalid")
+            .put("message", cause).put("field", "patch"))));
   }
 }

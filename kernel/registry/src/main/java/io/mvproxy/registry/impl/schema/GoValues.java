@@ -95,6 +95,50 @@ public final class GoValues {
     return quote(String.valueOf(v));
   }
 
+  /**
+   * @param v a JSON value
+   * @return {@code fmt.Sprintf("%v", v)} of its Go unstructured form: {@code map[a:1 b:[x <nil>]]} (keys sorted),
+   *     strings bare, floats as {@link #formatFloat}
+   */
+  @SuppressWarnings("unchecked")
+  public static String plain(Object v) {
+    if (v == null) {
+      return "<nil>";
+    }
+    if (v instanceof String || v instanceof Boolean || isInteger(v)) {
+      return String.valueOf(v);
+    }
+    if (v instanceof Number n) {
+      return formatFloat(n.doubleValue());
+    }
+    if (v instanceof JsonObject o) {
+      v = o.getMap();
+    }
+    if (v instanceof JsonArray a) {
+      v = a.getList();
+    }
+    StringBuilder sb = new StringBuilder();
+    if (v instanceof Map<?, ?> m) {
+      List<String> keys = new ArrayList<>();
+      m.keySet().forEach(k -> keys.add(String.valueOf(k)));
+      Collections.sort(keys);
+      sb.append("map[");
+      for (int i = 0; i < keys.size(); i++) {
+        sb.append(i > 0 ? " " : "").append(keys.get(i)).append(':')
+            .append(plain(((Map<String, Object>) m).get(keys.get(i))));
+      }
+      return sb.append(']').toString();
+    }
+    if (v instanceof List<?> l) {
+      sb.append('[');
+      for (int i = 0; i < l.size(); i++) {
+        sb.append(i > 0 ? " " : "").append(plain(l.get(i)));
+      }
+      return sb.append(']').toString();
+    }
+    return String.valueOf(v);
+  }
+
   /** @return true for integral Java numbers (what Go decodes as int64) */
   public static boolean isInteger(Object v) {
     return v instanceof Integer || v instanceof Long || v instanceof Short || v instanceof Byte
