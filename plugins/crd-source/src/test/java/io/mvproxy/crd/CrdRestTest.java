@@ -103,6 +103,26 @@ class CrdRestTest {
     assertEquals(404, http.get(W + "/w-none").code());
   }
 
+  /**
+   * A custom resource is unstructured: 3.0 and 1e3 are float64 that Go writes back as 3 and 1000 (a typed Go client
+   * reading them into an integer field could not decode 3.0); fractions are kept.
+   */
+  @Test
+  void integralFloatsComeBackAsGoWritesThem() throws Exception {
+    JsonObject w = widget("w-floats");
+    w.getJsonObject("spec").put("replicas", 3.0).put("unknownField", new JsonObject().put("big", 1e3)
+        .put("half", 0.5).put("list", new JsonArray().add(2.0).add(1)));
+    Http.Res r = http.post(W, w);
+    assertEquals(201, r.code(), r.body());
+    for (String body : List.of(r.body(), http.get(W + "/w-floats").body())) {
+      assertTrue(body.contains("\"replicas\":3,"), body);
+      assertTrue(body.contains("\"big\":1000,\"half\":0.5,\"list\":[2,1]"), body);
+    }
+    Http.Res p = http.patch(W + "/w-floats", "application/merge-patch+json", "{\"spec\":{\"replicas\":4.0}}");
+    assertEquals(200, p.code(), p.body());
+    assertTrue(p.body().contains("\"replicas\":4,"), p.body());
+  }
+
   @Test
   void createErrors() throws Exception {
     create("ns1", "w-dup");

@@ -29,6 +29,54 @@ public final class FieldPruner {
     VersionSchema schema = req.version().validation();
     List<String> removed = schema == null ? List.of() : schema.prune(o);
     FieldValidation.report(req, removed);
+    if (req.strategy() == null || !req.strategy().typedDecoding()) {
+      integralFloats(o);
+    }
     return o;
+  }
+
+  /** 2^53: the largest magnitude below which every integer is exactly a float64. */
+  private static final double EXACT = 9007199254740992d;
+
+  /**
+   * A custom resource is unstructured: a JSON number that is not an int64 literal ({@code 3.0}, {@code 1e3}) is a
+   * float64, which Go writes back without a fraction ({@code 3}, {@code 1000}); a typed Go client reading the
+   * object into an integer field could not decode {@code 3.0}. Integral finite doubles up to 2^53 are stored as
+   * integers (what Go writes for them); other numbers are left as they are.
+   *
+   * @param v a JSON value, changed in place
+   */
+  static void integralFloats(Object v) {
+    if (v instanceof JsonObject o) {
+      for (java.util.Map.Entry<String, Object> e : o.getMap().entrySet()) {
+        if (isIntegral(e.getValue())) {
+          e.setValue(((Double) e.getValue()).longValue());
+        } else {
+          integralFloats(e.getValue());
+        }
+      }
+    } else if (v instanceof io.vertx.core.json.JsonArray a) {
+      java.util.List<Object> list = a.getList();
+      for (int i = 0; i < list.size(); i++) {
+        if (isIntegral(list.get(i))) {
+          list.set(i, ((Double) list.get(i)).longValue());
+        } else {
+          integralFloats(list.get(i));
+        }
+      }
+    } else if (v instanceof java.util.Map<?, ?> || v instanceof java.util.List<?>) {
+      integralFloats(v instanceof java.util.Map<?, ?> ? new JsonObject(castMap(v)) : new io.vertx.core.json.JsonArray(
+          (java.util.List<?>) v));
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private static java.util.Map<String, Object> castMap(Object v) {
+    return (java.util.Map<String, Object>) v;
+  }
+
+  private static boolean isIntegral(Object x) {
+    return x instanceof Double d && !d.isInfinite() && d == Math.rint(d) && Math.abs(d) <= EXACT
+        && !(d == 0 && 1 / d < 0);
   }
 }
