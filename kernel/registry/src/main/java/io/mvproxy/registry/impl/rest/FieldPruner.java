@@ -30,7 +30,11 @@ public final class FieldPruner {
     List<String> removed = schema == null ? List.of() : schema.prune(o);
     FieldValidation.report(req, removed);
     if (req.strategy() == null || !req.strategy().typedDecoding()) {
-      integralFloats(o);
+      try {
+        integralFloats(o);
+      } catch (UnsupportedOperationException immutable) {
+        // an object assembled from immutable collections keeps its numbers as they are
+      }
     }
     return o;
   }
