@@ -167,6 +167,23 @@ public class FleetTest {
   }
 
   /**
+   * HEAD watches through the HTTP/1.1 hop, one after the other, each answered at once: the answer is the head alone,
+   * so the peer connection is closed after it (it kept serving the watch; back in the pool it held the next watch
+   * until the 15 s head timeout sent that one elsewhere).
+   */
+  @Test
+  @Order(3)
+  void headWatchesThroughTheHopLeaveNoConnectionBusy() throws Exception {
+    String a = fleet.node("node-a").url();
+    for (int i = 0; i < 4; i++) {
+      HttpsClient.Resp h = admin.send(HttpMethod.HEAD, a, WIDGETS_V2 + "?watch=true", Map.of(), null, 10_000);
+      assertEquals(200, h.status(), "HEAD watch " + i);
+    }
+    HttpsClient.Resp list = admin.get(a, WIDGETS_V2 + "?watch=true&timeoutSeconds=1");
+    assertEquals(200, list.status(), "a watch after them");
+  }
+
+  /**
    * A WebSocket watch (as fabric8 and browsers open them) of widgets v2 through node-a, which lacks v2: tunnelled
    * over a dedicated connection to node-b or node-c ({@code UpgradeTunnel}), events arrive as WebSocket messages.
    */

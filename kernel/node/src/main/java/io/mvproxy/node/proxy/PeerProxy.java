@@ -118,6 +118,8 @@ public final class PeerProxy {
    * --burst}). A waiting watch costs one pool entry beside the client stream it already holds.
    */
   public static final int LONG_RUNNING_WAIT_QUEUE = LONG_RUNNING_POOL_SIZE;
+  /** Connections per peer of {@link #oneShot}: each lives for one HEAD's head, so a few are enough. */
+  public static final int ONE_SHOT_POOL_SIZE = 16;
   /** Methods retried on the next peer when the connection fails before the response head (RFC 9110 9.2.2). */
   public static final Set<HttpMethod> IDEMPOTENT = Set.of(HttpMethod.GET, HttpMethod.HEAD, HttpMethod.OPTIONS);
   private static final Logger LOG = Logger.getLogger(PeerProxy.class.getName());
@@ -135,6 +137,14 @@ public final class PeerProxy {
   final PeerStreams attempts = new PeerStreams();
   /** Dials the dedicated connection of each upgrade (HTTP/1.1 with the peer TLS options); null: upgrades refused. */
   NetClient upgrades;
+  /**
+   * HTTP/1.1 without keep-alive, for a HEAD that is long-running (a HEAD watch): its answer is the head alone, so
+   * the client sees it complete at once while the peer keeps serving the watch on that connection until it ends;
+   * back in a pool, the connection would hold every request given to it after that (each waited
+   * {@link #HEAD_TIMEOUT_MS}, then went to another connection). Closed after the head instead, which also ends the
+   * peer's watch. Null on an HTTP/2 hop, where each request has its own stream.
+   */
+  HttpClient oneShot;
   boolean perRequestConnectTimeout = true;
 
   /**
@@ -193,6 +203,10 @@ public final class PeerProxy {
     // #6197): on h2 the clients' own CONNECT_TIMEOUT_MS bounds connecting, the deadline still bounds the attempts
     proxy.perRequestConnectTimeout = !h2;
     proxy.upgrades = vertx.createNetClient(UpgradeTunnel.clientOptions(peerOptions, peerOptions.isVerifyHost()));
+    if (!h2) {
+      proxy.oneShot = build(vertx, new HttpClientOptions(peerOptions).setConnectTimeout((int) CONNECT_TIMEOUT_MS)
+          .setKeepAlive(false), new PoolOptions().setHttp1MaxSize(ONE_SHOT_POOL_SIZE), false);
+    }
     return proxy;
   }
 

@@ -72,7 +72,8 @@ final class ProxyAttempts {
                 long deadline, Context context) {
     this.vertx = proxy.vertx;
     this.client = proxy.client;
-    this.longRunning = proxy.longRunning;
+    this.longRunning = streaming && ctx.request().method() == io.vertx.core.http.HttpMethod.HEAD
+        && proxy.oneShot != null ? proxy.oneShot : proxy.longRunning;
     this.metrics = proxy.metrics;
     this.view = proxy.view;
     this.streams = proxy.streams;
