@@ -127,6 +127,12 @@ class AuthorizationFleetTest {
     // another method than GET is authorized first (requestinfo.go: verb "head"; system:public-info-viewer grants get)
     assertEquals(403, alice(HttpMethod.HEAD, "node-a", "/readyz", null).status());
     assertEquals(200, adminSend(HttpMethod.HEAD, "node-a", "/readyz", null).status());
+    // discovery: another method than GET or HEAD is the go-restful routes' 405, not a 404
+    for (String path : List.of("/api", "/api/v1", "/apis/demo.mvproxy.io/v1")) {
+      HttpsClient.Resp post = adminSend(HttpMethod.POST, "node-a", path, "{}");
+      assertEquals(405, post.status(), path + ": " + post.text());
+      assertEquals("MethodNotAllowed", post.json().getString("reason"));
+    }
     HttpsClient.Resp m = alice(HttpMethod.GET, "node-a", "/metrics", null);
     assertEquals(403, m.status());
     assertEquals("forbidden: User \"alice\" cannot get path \"/metrics\"", m.json().getString("message"));

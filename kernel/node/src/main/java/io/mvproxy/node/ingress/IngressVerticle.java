@@ -271,10 +271,10 @@ public final class IngressVerticle extends VerticleBase {
       resources.handle(ctx);
     } else if (path.equals("/openapi/v2") || path.startsWith("/openapi/v3")) {
       openApi.handle(ctx);
-    } else if (isDiscovery(info) && (ctx.request().method() == HttpMethod.GET
-        || ctx.request().method() == HttpMethod.HEAD)) {
-      // HEAD as GET: kube-aggregator's /apis and /apis/<group> handlers and a CRD's version discovery serve every
-      // method (the go-restful /api and built-in group-version routes answer HEAD 405; not told apart here)
+    } else if (isDiscovery(info)) {
+      // GET and HEAD served, another method 405 (DiscoveryHandler): the answer of the go-restful /api and built-in
+      // group-version routes (which also answer HEAD 405); kube-aggregator's /apis and /apis/<group> handlers and a
+      // CRD's version discovery serve every method, which is not told apart here
       discovery.handle(ctx);
     } else {
       StatusResponses.send(ctx, StatusException.resourceNotFound());
