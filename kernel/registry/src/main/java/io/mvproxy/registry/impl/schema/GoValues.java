@@ -51,16 +51,38 @@ public final class GoValues {
    * @return {@code fmt.Sprintf("%#v", v)} of its Go unstructured form ({@code map[string]interface {}{...}},
    *     {@code []interface {}{...}}, keys sorted)
    */
-  @SuppressWarnings("unchecked")
   public static String goSyntax(Object v) {
+    return print(v, SHARP_V);
+  }
+
+  /**
+   * @param v a JSON value
+   * @return {@code fmt.Sprintf("%v", v)} of its Go unstructured form: {@code map[a:1 b:[x <nil>]]} (keys sorted),
+   *     strings bare, floats as {@link #formatFloat}
+   */
+  public static String plain(Object v) {
+    return print(v, PLAIN_V);
+  }
+
+  /** How a verb prints nil, strings (map keys too) and the brackets and separators of maps and slices. */
+  private record Verb(String nil, java.util.function.UnaryOperator<String> string, String map, String list,
+                      String close, String sep) {
+  }
+
+  private static final Verb SHARP_V = new Verb("interface {}(nil)", GoValues::quote, "map[string]interface {}{",
+      "[]interface {}{", "}", ", ");
+  private static final Verb PLAIN_V = new Verb("<nil>", s -> s, "map[", "[", "]", " ");
+
+  @SuppressWarnings("unchecked")
+  private static String print(Object v, Verb verb) {
     if (v == null) {
-      return "interface {}(nil)";
+      return verb.nil();
     }
     if (v instanceof Raw r) {
       return r.text();
     }
     if (v instanceof String s) {
-      return quote(s);
+      return verb.string().apply(s);
     }
     if (v instanceof Boolean || isInteger(v)) {
       return String.valueOf(v);
@@ -78,65 +100,21 @@ public final class GoValues {
       List<String> keys = new ArrayList<>();
       m.keySet().forEach(k -> keys.add(String.valueOf(k)));
       Collections.sort(keys);
-      StringBuilder sb = new StringBuilder("map[string]interface {}{");
+      StringBuilder sb = new StringBuilder(verb.map());
       for (int i = 0; i < keys.size(); i++) {
-        sb.append(i > 0 ? ", " : "").append(quote(keys.get(i))).append(':')
-            .append(goSyntax(((Map<String, Object>) m).get(keys.get(i))));
+        sb.append(i > 0 ? verb.sep() : "").append(verb.string().apply(keys.get(i))).append(':')
+            .append(print(((Map<String, Object>) m).get(keys.get(i)), verb));
       }
-      return sb.append('}').toString();
+      return sb.append(verb.close()).toString();
     }
     if (v instanceof List<?> l) {
-      StringBuilder sb = new StringBuilder("[]interface {}{");
+      StringBuilder sb = new StringBuilder(verb.list());
       for (int i = 0; i < l.size(); i++) {
-        sb.append(i > 0 ? ", " : "").append(goSyntax(l.get(i)));
+        sb.append(i > 0 ? verb.sep() : "").append(print(l.get(i), verb));
       }
-      return sb.append('}').toString();
+      return sb.append(verb.close()).toString();
     }
-    return quote(String.valueOf(v));
-  }
-
-  /**
-   * @param v a JSON value
-   * @return {@code fmt.Sprintf("%v", v)} of its Go unstructured form: {@code map[a:1 b:[x <nil>]]} (keys sorted),
-   *     strings bare, floats as {@link #formatFloat}
-   */
-  @SuppressWarnings("unchecked")
-  public static String plain(Object v) {
-    if (v == null) {
-      return "<nil>";
-    }
-    if (v instanceof String || v instanceof Boolean || isInteger(v)) {
-      return String.valueOf(v);
-    }
-    if (v instanceof Number n) {
-      return formatFloat(n.doubleValue());
-    }
-    if (v instanceof JsonObject o) {
-      v = o.getMap();
-    }
-    if (v instanceof JsonArray a) {
-      v = a.getList();
-    }
-    StringBuilder sb = new StringBuilder();
-    if (v instanceof Map<?, ?> m) {
-      List<String> keys = new ArrayList<>();
-      m.keySet().forEach(k -> keys.add(String.valueOf(k)));
-      Collections.sort(keys);
-      sb.append("map[");
-      for (int i = 0; i < keys.size(); i++) {
-        sb.append(i > 0 ? " " : "").append(keys.get(i)).append(':')
-            .append(plain(((Map<String, Object>) m).get(keys.get(i))));
-      }
-      return sb.append(']').toString();
-    }
-    if (v instanceof List<?> l) {
-      sb.append('[');
-      for (int i = 0; i < l.size(); i++) {
-        sb.append(i > 0 ? " " : "").append(plain(l.get(i)));
-      }
-      return sb.append(']').toString();
-    }
-    return String.valueOf(v);
+    return verb.string().apply(String.valueOf(v));
   }
 
   /** @return true for integral Java numbers (what Go decodes as int64) */
