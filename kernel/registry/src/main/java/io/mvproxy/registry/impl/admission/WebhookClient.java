@@ -116,7 +116,7 @@ public final class WebhookClient {
       }
     });
     Buffer payload = body.toBuffer();
-    attempt(client, url, payload, sent, done.future(), true).onComplete(ar -> {
+    attempt(client, url, payload, sent, done.future(), CLOSED_RETRIES).onComplete(ar -> {
       vertx.cancelTimer(timer);
       if (ar.succeeded()) {
         done.tryComplete(ar.result());
@@ -129,13 +129,20 @@ public final class WebhookClient {
   }
 
   /**
+   * Times a POST is sent again after its connection closed before any answer: every pooled connection
+   * ({@link io.vertx.core.http.PoolOptions#DEFAULT_MAX_POOL_SIZE}) may be one the webhook server closed as it stopped.
+   */
+  static final int CLOSED_RETRIES = io.vertx.core.http.PoolOptions.DEFAULT_MAX_POOL_SIZE;
+
+  /**
    * One POST; when the connection closes before any answer came (a pooled keep-alive connection the webhook server
-   * closed meanwhile, e.g. as it stopped), it is sent once more on a new connection, as Go's transport retries a
-   * request whose reused connection the server closed ({@code net/http/transport.go shouldRetryRequest}), so that a
-   * webhook that went away reads "connection refused" as with kube-apiserver.
+   * closed meanwhile, e.g. as it stopped), it is sent again, on the next pooled connection or a new one, up to
+   * {@code retries} times, as Go's transport retries a request whose reused connection the server closed
+   * ({@code net/http/transport.go shouldRetryRequest}; Go also drops such connections from its pool as it reads their
+   * EOF), so that a webhook that went away reads "connection refused" as with kube-apiserver.
    */
   private Future<Buffer> attempt(HttpClient client, String url, Buffer payload, HttpClientRequest[] sent,
-                                 Future<Buffer> call, boolean mayRetry) {
+                                 Future<Buffer> call, int retries) {
     boolean[] answered = new boolean[1];
     return client.request(new RequestOptions().setMethod(HttpMethod.POST).setAbsoluteURI(url)
             .putHeader("Content-Type", "application/json").putHeader("Accept", "application/json, */*"))
@@ -156,9 +163,9 @@ public final class WebhookClient {
             });
           });
         })
-        .recover(e -> mayRetry && !answered[0] && !call.isComplete()
+        .recover(e -> retries > 0 && !answered[0] && !call.isComplete()
             && e instanceof io.vertx.core.http.HttpClosedException
-            ? attempt(client, url, payload, sent, call, false) : Future.failedFuture(e));
+            ? attempt(client, url, payload, sent, call, retries - 1) : Future.failedFuture(e));
   }
 
   /** A Java I/O failure in Go's words where they are well known (connection refused, unknown authority). */
