@@ -132,7 +132,7 @@ public final class WebhookClient {
    * Times a POST is sent again after its connection closed before any answer: every pooled connection
    * ({@link io.vertx.core.http.PoolOptions#DEFAULT_MAX_POOL_SIZE}) may be one the webhook server closed as it stopped.
    */
-  static final int CLOSED_RETRIES = io.vertx.core.http.PoolOptions.DEFAULT_MAX_POOL_SIZE;
+  public static final int CLOSED_RETRIES = io.vertx.core.http.PoolOptions.DEFAULT_MAX_POOL_SIZE;
 
   /**
    * One POST; when the connection closes before any answer came (a pooled keep-alive connection the webhook server
