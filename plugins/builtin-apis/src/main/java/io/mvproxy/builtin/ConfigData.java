@@ -73,7 +73,25 @@ final class ConfigData implements ObjectStrategy {
     }
   }
 
+  /** The same checks as a write's, on a copy ({@link ObjectStrategy#violations}). */
+  @Override
+  public JsonArray violations(CrdRequest req, JsonObject obj, JsonObject oldView) {
+    return causes(obj.copy(), oldView);
+  }
+
   private void validate(CrdRequest req, JsonObject obj, JsonObject old) {
+    JsonArray causes = causes(obj, old);
+    if (!causes.isEmpty()) {
+      throw StatusException.invalid(req.gvr(), req.crd().kind(),
+          obj.getJsonObject("metadata", new JsonObject()).getString("name", ""), causes);
+    }
+  }
+
+  /**
+   * {@code ValidateConfigMap} / {@code ValidateSecret} past the metadata (keys, duplicates, size, immutability);
+   * re-encodes a {@code []byte} value of {@code obj} as Go stores it.
+   */
+  private JsonArray causes(JsonObject obj, JsonObject old) {
     JsonArray causes = new JsonArray();
     List<String> maps = secret ? List.of("data") : List.of("data", "binaryData");
     long size = 0;
@@ -123,10 +141,7 @@ final class ConfigData implements ObjectStrategy {
         }
       }
     }
-    if (!causes.isEmpty()) {
-      throw StatusException.invalid(req.gvr(), req.crd().kind(),
-          obj.getJsonObject("metadata", new JsonObject()).getString("name", ""), causes);
-    }
+    return causes;
   }
 
   private static boolean isEmpty(Object o) {

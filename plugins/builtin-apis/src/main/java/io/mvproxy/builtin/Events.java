@@ -27,6 +27,12 @@ final class Events implements ObjectStrategy {
     return Map.copyOf(m);
   }
 
+  /** The legacy rules' errors ({@link ObjectStrategy#violations}). */
+  @Override
+  public io.vertx.core.json.JsonArray violations(CrdRequest req, JsonObject obj, JsonObject oldView) {
+    return io.mvproxy.registry.impl.schema.FieldError.causes(EventValidation.legacy(obj, true));
+  }
+
   @Override
   public JsonObject prepareCreate(CrdRequest req, JsonObject obj) {
     req.failIfInvalid(obj, EventValidation.legacy(obj, true));

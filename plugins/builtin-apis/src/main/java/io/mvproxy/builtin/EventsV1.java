@@ -19,6 +19,20 @@ final class EventsV1 implements ObjectStrategy {
     return "v1".equals(stored.getString("apiVersion")) ? EventConversion.toEvents(stored) : stored;
   }
 
+  /**
+   * The errors of a copy's core form ({@link ObjectStrategy#violations}): the legacy rules, and a create's strict
+   * ones (an update's immutability rules are left to {@link #prepareUpdate}, which compares stored forms).
+   */
+  @Override
+  public io.vertx.core.json.JsonArray violations(CrdRequest req, JsonObject obj, JsonObject oldView) {
+    JsonObject core = EventConversion.toCore(obj.copy());
+    List<FieldError> errs = new ArrayList<>(EventValidation.legacy(core, false));
+    if (oldView == null) {
+      errs.addAll(EventValidation.strictCreate(core));
+    }
+    return FieldError.causes(errs);
+  }
+
   @Override
   public JsonObject prepareCreate(CrdRequest req, JsonObject obj) {
     JsonObject core = EventConversion.toCore(obj);

@@ -27,6 +27,12 @@ final class Leases implements ObjectStrategy {
     return check(req, next);
   }
 
+  /** {@link #validate}'s errors ({@link ObjectStrategy#violations}). */
+  @Override
+  public io.vertx.core.json.JsonArray violations(CrdRequest req, JsonObject obj, JsonObject oldView) {
+    return FieldError.causes(validate(obj));
+  }
+
   private static JsonObject check(CrdRequest req, JsonObject obj) {
     req.failIfInvalid(obj, validate(obj));
     return obj;

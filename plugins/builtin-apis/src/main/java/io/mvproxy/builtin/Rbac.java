@@ -98,6 +98,13 @@ public final class Rbac implements ObjectStrategy {
     return obj;
   }
 
+  /** The field rules ({@link #validate}) of a defaulted copy ({@link ObjectStrategy#violations}). */
+  @Override
+  public JsonArray violations(CrdRequest req, JsonObject obj, JsonObject oldView) {
+    JsonObject o = obj.copy();
+    return FieldError.causes(validate(binding ? setDefaults(o) : o, req.crd().namespaced()));
+  }
+
   @Override
   public JsonObject prepareCreate(CrdRequest req, JsonObject obj) {
     return binding ? setDefaults(obj) : obj;

@@ -82,6 +82,30 @@ class StrategiesTest {
         imm.getMessage());
   }
 
+  /**
+   * A built-in kind's write with invalid metadata lists the kind's own errors after the metadata's, as
+   * {@code ValidateConfigMap} / {@code ValidateRole} append theirs to {@code ValidateObjectMeta}'s (a bad name hid the
+   * data keys' and labels' errors).
+   */
+  @Test
+  void invalidMetadataIsListedWithTheKindsOwnErrors() {
+    io.mvproxy.registry.impl.rest.ObjectRules rules = new io.mvproxy.registry.impl.rest.ObjectRules(false);
+    CrdRequest cm = request("configmaps", "POST", "/api/v1/namespaces/a/configmaps", new ConfigData(false));
+    JsonObject sent = new JsonObject("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"Bad_\","
+        + "\"namespace\":\"a\",\"labels\":{\"k\":\"bad value\"}},\"data\":{\"a/b\":\"v\"}}");
+    StatusException e = assertThrows(StatusException.class, () -> rules.prepareCreate(cm, sent));
+    assertEquals(List.of("metadata.name", "metadata.labels", "data[a/b]"),
+        causes(e).stream().map(c -> c.substring(0, c.indexOf(':'))).toList());
+    assertEquals("a/b", sent.getJsonObject("data").fieldNames().iterator().next(), "only read");
+    CrdRequest role = request("roles.rbac.authorization.k8s.io", "POST",
+        "/apis/rbac.authorization.k8s.io/v1/namespaces/a/roles", new Rbac(null, false));
+    JsonObject r = new JsonObject("{\"metadata\":{\"name\":\"a/b\",\"namespace\":\"a\"},"
+        + "\"rules\":[{\"verbs\":[\"get\"]}]}");
+    StatusException re = assertThrows(StatusException.class, () -> rules.prepareCreate(role, r));
+    assertEquals("metadata.name: Invalid value: \"a/b\": may not contain '/'", causes(re).get(0));
+    assertEquals(true, causes(re).size() > 1 && causes(re).get(1).startsWith("rules[0]."), causes(re).toString());
+  }
+
   /** Secret {@code data} decoded as Go's {@code encoding/json} reads a {@code []byte}: base64 with Go's offsets. */
   @Test
   void secretDataIsBase64AsGoDecodesIt() {

@@ -83,6 +83,31 @@ public final class CodeKinds {
     }
 
     /**
+     * The strategy's violations of {@code obj} ({@link KindStrategy#validate}, or {@link KindStrategy#validateUpdate}
+     * when {@code oldView} is set) as field errors.
+     */
+    @Override
+    public io.vertx.core.json.JsonArray violations(CrdRequest req, JsonObject obj, JsonObject oldView) {
+      WriteRequest w = request(req);
+      return FieldError.causes(errors(oldView == null ? strategy.validate(w, obj)
+          : strategy.validateUpdate(w, obj, oldView)));
+    }
+
+    private static List<FieldError> errors(List<FieldViolation> violations) {
+      List<FieldError> errs = new ArrayList<>();
+      for (FieldViolation v : violations == null ? List.<FieldViolation>of() : violations) {
+        errs.add(switch (v.type()) {
+          case REQUIRED -> FieldError.required(v.field(), v.detail());
+          case INVALID -> FieldError.invalid(v.field(), v.badValue(), v.detail());
+          case FORBIDDEN -> FieldError.forbidden(v.field(), v.detail());
+          case DUPLICATE -> FieldError.duplicate(v.field(), v.badValue());
+          case NOT_SUPPORTED -> new FieldError(v.type().reason(), v.field(), v.badValue(), v.detail());
+        });
+      }
+      return errs;
+    }
+
+    /**
      * Answers 422 when the strategy found violations: the schema's errors of the same object first (its warnings
      * are left to the schema validation that follows on success), then the strategy's, as one
      * {@code field.ErrorList}.
@@ -96,15 +121,7 @@ public final class CodeKinds {
       if (vs != null) {
         errs.addAll(vs.validate(obj, old, "status".equals(req.info().subresource()), new ArrayList<>()));
       }
-      for (FieldViolation v : violations) {
-        errs.add(switch (v.type()) {
-          case REQUIRED -> FieldError.required(v.field(), v.detail());
-          case INVALID -> FieldError.invalid(v.field(), v.badValue(), v.detail());
-          case FORBIDDEN -> FieldError.forbidden(v.field(), v.detail());
-          case DUPLICATE -> FieldError.duplicate(v.field(), v.badValue());
-          case NOT_SUPPORTED -> new FieldError(v.type().reason(), v.field(), v.badValue(), v.detail());
-        });
-      }
+      errs.addAll(errors(violations));
       req.failIfInvalid(obj, errs);
     }
   }

@@ -361,7 +361,7 @@ public final class ObjectRules {
       copy(oldMeta, meta, "generation");  // rest.BeforeUpdate: "Ensure requests cannot update generation"
     }
     omitEmpty(meta);
-    validate(req, o, oldMeta);
+    validate(req, o, old);
     return o;
   }
 
@@ -450,7 +450,7 @@ public final class ObjectRules {
       copy(oldMeta, meta, "generation");  // rest.BeforeUpdate, after admission: a webhook cannot change it either
     }
     omitEmpty(meta);
-    validate(req, mutated, oldMeta);
+    validate(req, mutated, old);
     return mutated;
   }
 
@@ -528,17 +528,24 @@ public final class ObjectRules {
     return c;
   }
 
-  private void validate(CrdRequest req, JsonObject o, JsonObject oldMeta) {
+  /**
+   * {@code ValidateObjectMetaAccessor} (create) or also {@code ValidateObjectMetaAccessorUpdate} (update) of
+   * {@code o}, in upstream's order: generateName, name, namespace, then generation, labels, annotations,
+   * ownerReferences, finalizers. When any fails, the answer lists every error of the object, as the kind's upstream
+   * {@code Validate} does (kube's validation aggregates, it does not stop at the first failing rule): the metadata's,
+   * then the schema's ({@link io.mvproxy.registry.impl.schema.VersionSchema#validate}), then the kind's own
+   * ({@link ObjectStrategy#violations}). Metadata fields of the wrong JSON type are answered alone (their values
+   * cannot be checked further).
+   *
+   * @param old the stored object as the request's version sees it for an update, null for a create
+   * @throws StatusException 422 Invalid with one cause per error
+   */
+  private void validate(CrdRequest req, JsonObject o, JsonObject old) {
+    JsonObject oldMeta = old == null ? null : metadata(old);
     JsonObject meta = metadata(o);
     JsonArray causes = new JsonArray();
     String name = meta.getString("name", "");
     String ns = meta.getString("namespace", "");
-    if (req.crd().namespaced() && !DNS_LABEL.matcher(ns).matches()) {
-      causes.add(cause("FieldValueInvalid", "metadata.namespace", "Invalid value: \"" + ns + "\": a lowercase "
-          + "RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an "
-          + "alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
-          + "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')"));
-    }
     if (meta.getValue("generateName") instanceof String prefix && !prefix.isEmpty()) {
       if (oldMeta != null) {
         // every update: rest.BeforeUpdate's validateCommonFields (ValidateObjectMetaAccessor with
@@ -557,6 +564,13 @@ public final class ObjectRules {
     } else {
       invalidName(causes, "metadata.name", name, req.strategy().nameProblems(name), name);
     }
+    if (req.crd().namespaced() && !DNS_LABEL.matcher(ns).matches()) {
+      causes.add(cause("FieldValueInvalid", "metadata.namespace", "Invalid value: \"" + ns + "\": a lowercase "
+          + "RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an "
+          + "alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
+          + "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')"));
+    }
+    int identityCauses = causes.size();
     for (String f : new String[] {"labels", "annotations"}) {
       Object v = meta.getValue(f);
       if (v != null && !(v instanceof JsonObject)) {
@@ -574,12 +588,33 @@ public final class ObjectRules {
     if (fin != null && !(fin instanceof JsonArray)) {
       causes.add(cause("FieldValueInvalid", "metadata.finalizers", "Invalid value: must be a list of strings"));
     }
-    if (causes.isEmpty()) {
-      (oldMeta == null ? ObjectMetaValidator.validate(meta) : ObjectMetaValidator.validateUpdate(meta, oldMeta))
-          .forEach(e -> causes.add(e.toCause()));
-    }
-    if (!causes.isEmpty()) {
+    if (causes.size() > identityCauses) {
       throw StatusException.invalid(req.gvr(), req.crd().kind(), name, causes);
+    }
+    (oldMeta == null ? ObjectMetaValidator.validate(meta) : ObjectMetaValidator.validateUpdate(meta, oldMeta))
+        .forEach(e -> causes.add(e.toCause()));
+    if (!causes.isEmpty()) {
+      causes.addAll(restOfValidation(req, o, old));
+      throw StatusException.invalid(req.gvr(), req.crd().kind(), name, causes);
+    }
+  }
+
+  /**
+   * The errors the schema and the kind find in an object whose metadata is invalid, to be listed after the
+   * metadata's; none when either check fails on such an object (the metadata's errors are answered then).
+   */
+  private static JsonArray restOfValidation(CrdRequest req, JsonObject o, JsonObject old) {
+    try {
+      JsonArray errs = new JsonArray();
+      boolean status = "status".equals(req.info().subresource());
+      io.mvproxy.registry.impl.schema.VersionSchema vs = req.version().validation();
+      if (vs != null) {
+        errs.addAll(io.mvproxy.registry.impl.schema.FieldError.causes(
+            vs.validate(o, old, status, new java.util.ArrayList<>())));
+      }
+      return errs.addAll(req.strategy().violations(req, o, old));
+    } catch (RuntimeException e) {
+      return new JsonArray();
     }
   }
 

@@ -101,6 +101,22 @@ public interface ObjectStrategy {
   }
 
   /**
+   * The kind's own field errors of an object (a code kind's {@code KindStrategy.validate} / {@code validateUpdate}:
+   * a ConfigMap's data keys, a Role's rules), without throwing: {@link ObjectRules} lists them after the metadata's
+   * errors, as kube's {@code Validate<Kind>} appends them to {@code ValidateObjectMeta}'s, when it answers a write
+   * whose metadata is invalid. Must only read the object.
+   *
+   * @param req     the request
+   * @param obj     the object (storage form; the generic preparation done, possibly not the kind's own)
+   * @param oldView the stored object as the request's version sees it for an update, null for a create
+   * @return the errors as {@code details.causes} entries ({@code reason}, {@code message}, {@code field}), in the
+   *     kind's order; the default: none
+   */
+  default io.vertx.core.json.JsonArray violations(CrdRequest req, JsonObject obj, JsonObject oldView) {
+    return new io.vertx.core.json.JsonArray();
+  }
+
+  /**
    * Whether an update validates the object's metadata again as a create does (the kind's upstream
    * {@code Validate...Update} calls its whole-object {@code Validate...}, so {@code ValidateObjectMeta} checks a
    * {@code generateName} set by the update: ConfigMap, Secret, ServiceAccount, RBAC, admission configurations), or
@@ -357,6 +373,11 @@ public interface ObjectStrategy {
       public java.util.List<String> prefixProblems(String prefix) {
         java.util.List<String> a = first.prefixProblems(prefix);
         return a != null ? a : next.prefixProblems(prefix);
+      }
+
+      @Override
+      public io.vertx.core.json.JsonArray violations(CrdRequest req, JsonObject obj, JsonObject oldView) {
+        return first.violations(req, obj, oldView).copy().addAll(next.violations(req, obj, oldView));
       }
 
       @Override
