@@ -33,7 +33,7 @@ class StrategiesTest {
 
   /**
    * Go's {@code omitempty} collections are never written: an empty {@code labels}, {@code annotations},
-   * {@code ownerReferences}, {@code finalizers} (ObjectMeta) or {@code data} (ConfigMap) is not stored, on create
+   * {@code ownerReferences}, {@code finalizers}, {@code generateName} (ObjectMeta) or {@code data} (ConfigMap) is not stored, on create
    * and on update, so {@code kubectl diff} of an unchanged object finds nothing (a helper saw {@code +annotations: {}}).
    */
   @Test
@@ -42,7 +42,7 @@ class StrategiesTest {
     io.mvproxy.registry.impl.rest.ObjectRules rules = new io.mvproxy.registry.impl.rest.ObjectRules(false);
     CrdRequest create = request("configmaps", "POST", "/api/v1/namespaces/a/configmaps", s);
     JsonObject sent = new JsonObject("{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"c\","
-        + "\"namespace\":\"a\",\"labels\":{},\"annotations\":{},\"ownerReferences\":[],\"finalizers\":[]},"
+        + "\"generateName\":\"\",\"namespace\":\"a\",\"labels\":{},\"annotations\":{},\"ownerReferences\":[],\"finalizers\":[]},"
         + "\"data\":{},\"binaryData\":{}}");
     JsonObject created = s.prepareCreate(create, rules.prepareCreate(create, sent));
     assertEquals(List.of("name", "namespace", "uid", "creationTimestamp"),

@@ -456,12 +456,15 @@ public final class ObjectRules {
 
   /**
    * Drops the {@code omitempty} collections of ObjectMeta that are empty or null ({@code labels: {}}, {@code annotations: {}},
-   * {@code ownerReferences: []}, {@code finalizers: []}), as the typed round trip of every write does (Go's encoder
+   * {@code ownerReferences: []}, {@code finalizers: []}) and an empty {@code generateName}, as the typed round trip of every write does (Go's encoder
    * never writes them; for custom resources {@code schema/objectmeta Coerce}), so they are neither stored nor
    * returned: {@code kubectl diff} of an unchanged object finds no difference. {@code managedFields: []} is left for
    * the field manager (it resets the managed fields).
    */
   private static void omitEmpty(JsonObject meta) {
+    if ("".equals(meta.getValue("generateName"))) {
+      meta.remove("generateName");  // an omitempty string of ObjectMeta: kubectl's generateName: "" never reads back
+    }
     for (String f : new String[] {"labels", "annotations", "ownerReferences", "finalizers"}) {
       Object v = meta.getValue(f);
       if (v == null || v instanceof JsonObject m && m.isEmpty() || v instanceof JsonArray a && a.isEmpty()) {
