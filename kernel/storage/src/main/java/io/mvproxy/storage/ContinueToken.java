@@ -115,30 +115,7 @@ public record ContinueToken(long resourceVersion, String startKey) {
     if ("{[\"-0123456789tfn".indexOf(c) >= 0) {
       return null;
     }
-    return "invalid character " + quoteChar(c) + " looking for beginning of value";
-  }
-
-  /** Go's {@code encoding/json quoteChar}: the byte as a rune, quoted as {@code strconv.Quote} between ' '. */
-  static String quoteChar(int c) {
-    if (c == '\'') {
-      return "'\\''";
-    }
-    if (c == '"') {
-      return "'\"'";
-    }
-    String q = switch (c) {
-      case 7 -> "\\a";
-      case '\b' -> "\\b";
-      case '\f' -> "\\f";
-      case '\n' -> "\\n";
-      case '\r' -> "\\r";
-      case '\t' -> "\\t";
-      case 11 -> "\\v";
-      case '\\' -> "\\\\";
-      default -> c >= 0x20 && c < 0x7f || c >= 0xa1 && c != 0xad ? String.valueOf((char) c)
-          : c < 0x80 ? String.format("\\x%02x", c) : String.format("\\u%04x", c);
-    };
-    return "'" + q + "'";
+    return "invalid character " + io.mvproxy.api.GoStrings.quoteChar(c) + " looking for beginning of value";
   }
 
   private static StorageException invalid(String detail) {

@@ -214,6 +214,43 @@ class CrdRestTest {
   }
 
   /**
+   * A body that is not JSON, or JSON that is not an object, gets kube-apiserver's 400 ({@code transformDecodeError}
+   * over {@code Interpret}'s error: Go's {@code encoding/json} text and {@code summarizeData} of the body), on create
+   * and update; nothing is stored.
+   */
+  @Test
+  void bodiesThatAreNotJsonObjectsGetGosDecodingText() throws Exception {
+    String prefix = "the object provided is unrecognized (must be of type Widget): couldn't get version/kind; json "
+        + "parse error: ";
+    record Case(String method, String path, String body, String message) { }
+    for (Case c : List.of(
+        new Case("POST", W, "{\"metadata\":{\"name\":\"nj\"}", prefix + "unexpected end of JSON input "
+            + "({\"metadata\":{\"name\":\"nj\"})"),
+        new Case("POST", W, "{\"metadata\":{\"name\":\"nj\",}}", prefix + "invalid character '}' looking for "
+            + "beginning of object key string ({\"metadata\":{\"name\":\"nj\",}})"),
+        new Case("POST", W, "", prefix + "unexpected end of JSON input (<empty>)"),
+        new Case("POST", W, "[1]", prefix + "json: cannot unmarshal array into Go value of type struct { APIVersion "
+            + "string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" } (5b315d)"),
+        new Case("PUT", W + "/nj", "{\"metadata\":{\"name\":\"nj\"}} x", prefix + "invalid character 'x' after "
+            + "top-level value ({\"metadata\":{\"name\":\"nj\"}} x)"))) {
+      Http.Res r = http.send(c.method(), c.path(), "application/json", c.body(), "application/json");
+      assertEquals(400, r.code(), c.body() + ": " + r.body());
+      assertEquals("BadRequest", r.json().getString("reason"), r.body());
+      assertEquals(c.message(), r.json().getString("message"), c.body());
+    }
+    assertEquals(404, http.get(W + "/nj").code(), "never stored");
+    // patch.go (fieldValidation Warn, the default, or Strict): "error decoding patch: " and Go's text
+    assertEquals(201, http.post(W, widget("nj-p")).code());
+    Http.Res merge = http.patch(W + "/nj-p", "application/merge-patch+json", "{\"spec\":");
+    assertEquals(400, merge.code(), merge.body());
+    assertEquals("error decoding patch: unexpected end of JSON input", merge.json().getString("message"));
+    Http.Res json = http.patch(W + "/nj-p", "application/json-patch+json", "[{\"op\":\"add\",]");
+    assertEquals(400, json.code(), json.body());
+    assertEquals("error decoding patch: invalid character ']' looking for beginning of object key string",
+        json.json().getString("message"));
+  }
+
+  /**
    * A bad {@code generateName} is reported as such, beside the name made from it, both in one 422 (apimachinery
    * {@code ValidateObjectMetaAccessor}: the prefix through the name rule with {@code prefix=true}, then the name); a
    * prefix ending in '-' is valid; nothing is stored.

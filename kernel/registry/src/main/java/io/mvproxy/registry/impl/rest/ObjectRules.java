@@ -71,12 +71,14 @@ public final class ObjectRules {
    * @param req  the request, or null to ignore duplicates
    * @param body a request body
    * @return the JSON object in it
-   * @throws StatusException 400 when it is not a JSON object or a number is out of range
+   * @throws StatusException 400 when it is not a JSON object or a number is out of range; for JSON that is not an
+   *     object, Go's text ({@link GoJsonSyntax#unrecognized})
    */
   public JsonObject decode(CrdRequest req, Buffer body) {
+    boolean yaml = req != null && BodyTypes.isYaml(req.ctx().request().getHeader("Content-Type"));
     try {
       Object v;
-      if (req != null && BodyTypes.isYaml(req.ctx().request().getHeader("Content-Type"))) {
+      if (yaml) {
         v = YAML.applyConfiguration(body);
         StrictJson.requireFinite(v);
       } else {
@@ -92,9 +94,20 @@ public final class ObjectRules {
     } catch (StatusException e) {
       throw e;
     } catch (RuntimeException e) {
-      throw StatusException.badRequest("the object provided is unrecognized: " + e.getMessage());
+      throw StatusException.badRequest(goUnrecognized(req, yaml, body,
+          "the object provided is unrecognized: " + e.getMessage()));
     }
-    throw StatusException.badRequest("the object provided is unrecognized: expected a JSON object");
+    throw StatusException.badRequest(goUnrecognized(req, yaml, body,
+        "the object provided is unrecognized: expected a JSON object"));
+  }
+
+  /**
+   * @return kube-apiserver's text for a JSON body that is not JSON or not an object ({@link GoJsonSyntax}), or
+   *     {@code otherwise} (YAML bodies, valid JSON refused for another reason, no request)
+   */
+  private static String goUnrecognized(CrdRequest req, boolean yaml, Buffer body, String otherwise) {
+    String go = req == null || yaml ? null : GoJsonSyntax.unrecognized(req.crd().kind(), body.getBytes());
+    return go != null ? go : otherwise;
   }
 
   private static final PatchApplier YAML = new PatchApplier();

@@ -202,7 +202,9 @@ public final class PatchApplier {
       try {
         p = StrictJson.decode(patch, null);
       } catch (RuntimeException e) {
-        throw StatusException.badRequest("error decoding patch: " + e.getMessage());
+        // patch.go, fieldValidation Warn (the default) or Strict: "error decoding patch: " and kjson's (Go's) text
+        throw StatusException.badRequest("error decoding patch: " + GoJsonSyntax.syntaxErrorOr(patch.getBytes(),
+            e.getMessage()));
       }
       Object r = mergeValue(target.copy(), p);
       if (!(r instanceof JsonObject o)) {
@@ -215,7 +217,8 @@ public final class PatchApplier {
       p = json.readTree(patch.getBytes());
       StrictJson.requireFinite(p);
     } catch (IOException | IllegalArgumentException e) {
-      throw StatusException.badRequest("error decoding patch: " + e.getMessage());
+      throw StatusException.badRequest("error decoding patch: " + GoJsonSyntax.syntaxErrorOr(patch.getBytes(),
+          e.getMessage()));
     }
     if (p != null && p.isArray() && p.size() > MAX_JSON_PATCH_OPERATIONS) {
       throw new StatusException(

@@ -87,7 +87,8 @@ public final class StrategicMergePatch {
     try {
       p = StrictJson.decode(patch, null);
     } catch (RuntimeException e) {
-      throw StatusException.badRequest(e.getMessage());
+      // strategicPatchObject: kjson.UnmarshalStrict's error as it is (Go's encoding/json texts)
+      throw StatusException.badRequest(GoJsonSyntax.syntaxErrorOr(patch.getBytes(), e.getMessage()));
     }
     if (p == null) {
       p = new JsonObject();

@@ -95,6 +95,8 @@ class StrategicMergePatchTest {
   @ParameterizedTest(name = "{0}")
   @CsvSource(delimiter = '|', quoteCharacter = '`', textBlock = """
       not an object        | [1]                                   | 400 | json: cannot unmarshal array into Go value of type map[string]interface {}
+      not JSON             | {"data":                              | 400 | unexpected end of JSON input
+      syntax error         | {"data":{"a":1,}}                     | 400 | invalid character '}' looking for beginning of object key string
       bad delete list      | {"$deleteFromPrimitiveListX":["a"]}   | 400 | invalid patch format of primitive list
       bad order list       | {"$setElementOrderfinalizers":["a"]}  | 400 | invalid patch format of setElementOrder list
       retainKeys mismatch  | {"$retainKeys":["a"],"b":"x"}         | 400 | invalid patch format of retainKeys
