@@ -129,19 +129,7 @@ public final class GoValues {
    *     JDK's Unicode tables, which may trail Go's by a version)
    */
   public static boolean isPrint(int cp) {
-    if (cp == ' ') {
-      return true;
-    }
-    return switch (Character.getType(cp)) {
-      case Character.UPPERCASE_LETTER, Character.LOWERCASE_LETTER, Character.TITLECASE_LETTER,
-           Character.MODIFIER_LETTER, Character.OTHER_LETTER, Character.NON_SPACING_MARK, Character.ENCLOSING_MARK,
-           Character.COMBINING_SPACING_MARK, Character.DECIMAL_DIGIT_NUMBER, Character.LETTER_NUMBER,
-           Character.OTHER_NUMBER, Character.CONNECTOR_PUNCTUATION, Character.DASH_PUNCTUATION,
-           Character.START_PUNCTUATION, Character.END_PUNCTUATION, Character.INITIAL_QUOTE_PUNCTUATION,
-           Character.FINAL_QUOTE_PUNCTUATION, Character.OTHER_PUNCTUATION, Character.MATH_SYMBOL,
-           Character.CURRENCY_SYMBOL, Character.MODIFIER_SYMBOL, Character.OTHER_SYMBOL -> true;
-      default -> false;
-    };
+    return io.mvproxy.api.GoStrings.isPrint(cp);
   }
 
   /** @return {@code strconv.Quote(s)} */
