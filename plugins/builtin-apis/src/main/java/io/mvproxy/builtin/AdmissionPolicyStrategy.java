@@ -64,6 +64,14 @@ final class AdmissionPolicyStrategy implements ObjectStrategy {
     }
   }
 
+  /** The field rules of a defaulted copy ({@link ObjectStrategy#violations}). */
+  @Override
+  public io.vertx.core.json.JsonArray violations(CrdRequest req, JsonObject obj, JsonObject oldView) {
+    JsonObject o = binding ? AdmissionPolicies.setBindingDefaults(obj.copy())
+        : AdmissionPolicies.setPolicyDefaults(obj.copy());
+    return FieldError.causes(binding ? AdmissionPolicies.validateBinding(o) : AdmissionPolicies.validatePolicy(o));
+  }
+
   private JsonObject check(CrdRequest req, JsonObject obj) {
     JsonObject o = binding ? AdmissionPolicies.setBindingDefaults(obj) : AdmissionPolicies.setPolicyDefaults(obj);
     List<FieldError> errs = binding ? AdmissionPolicies.validateBinding(o) : AdmissionPolicies.validatePolicy(o);

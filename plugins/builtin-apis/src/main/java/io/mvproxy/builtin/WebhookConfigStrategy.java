@@ -68,6 +68,13 @@ final class WebhookConfigStrategy implements ObjectStrategy {
     return check(req, WebhookConfigurations.setDefaults(next, mutating));
   }
 
+  /** The field rules of a defaulted copy ({@link ObjectStrategy#violations}). */
+  @Override
+  public JsonArray violations(CrdRequest req, JsonObject obj, JsonObject oldView) {
+    return FieldError.causes(WebhookConfigurations.validate(WebhookConfigurations.setDefaults(obj.copy(), mutating),
+        mutating));
+  }
+
   private JsonObject check(CrdRequest req, JsonObject obj) {
     List<FieldError> errs = WebhookConfigurations.validate(obj, mutating);
     req.failIfInvalid(obj, errs);

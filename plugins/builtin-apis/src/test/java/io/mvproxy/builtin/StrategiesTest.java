@@ -104,6 +104,15 @@ class StrategiesTest {
     StatusException re = assertThrows(StatusException.class, () -> rules.prepareCreate(role, r));
     assertEquals("metadata.name: Invalid value: \"a/b\": may not contain '/'", causes(re).get(0));
     assertEquals(true, causes(re).size() > 1 && causes(re).get(1).startsWith("rules[0]."), causes(re).toString());
+    CrdRequest vwc = request("validatingwebhookconfigurations.admissionregistration.k8s.io", "POST",
+        "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations", new WebhookConfigStrategy(false));
+    JsonObject w = new JsonObject("{\"metadata\":{\"name\":\"Bad_\"},\"webhooks\":[{\"name\":\"nodots\","
+        + "\"clientConfig\":{\"url\":\"https://127.0.0.1:1/x\"},\"admissionReviewVersions\":[\"v1\"],"
+        + "\"sideEffects\":\"None\"}]}");
+    StatusException we = assertThrows(StatusException.class, () -> rules.prepareCreate(vwc, w));
+    assertEquals(true, causes(we).get(0).startsWith("metadata.name: ")
+        && causes(we).stream().anyMatch(c -> c.startsWith("webhooks[0].name: ")), causes(we).toString());
+    assertEquals(false, w.getJsonArray("webhooks").getJsonObject(0).containsKey("timeoutSeconds"), "only read");
   }
 
   /** Secret {@code data} decoded as Go's {@code encoding/json} reads a {@code []byte}: base64 with Go's offsets. */
