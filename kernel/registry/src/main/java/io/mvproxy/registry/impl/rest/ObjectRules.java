@@ -468,10 +468,10 @@ public final class ObjectRules {
   }
 
   /**
-   * Drops the {@code omitempty} collections of ObjectMeta that are empty or null ({@code labels: {}}, {@code annotations: {}},
-   * {@code ownerReferences: []}, {@code finalizers: []}) and an empty {@code generateName}, as the typed round trip of every write does (Go's encoder
-   * never writes them; for custom resources {@code schema/objectmeta Coerce}), so they are neither stored nor
-   * returned: {@code kubectl diff} of an unchanged object finds no difference. {@code managedFields: []} is left for
+   * Drops the {@code omitempty} collections of ObjectMeta that are empty or null ({@code labels: {}},
+   * {@code annotations: {}}, {@code ownerReferences: []}, {@code finalizers: []}) and an empty {@code generateName},
+   * as the typed round trip of every write does (Go's encoder never writes them; for custom resources
+   * {@code schema/objectmeta Coerce}), so they are neither stored nor returned: {@code kubectl diff} of an unchanged object finds no difference. {@code managedFields: []} is left for
    * the field manager (it resets the managed fields).
    */
   private static void omitEmpty(JsonObject meta) {
