@@ -232,7 +232,8 @@ class CrdRestTest {
         new Case("POST", W, "[1]", prefix + "json: cannot unmarshal array into Go value of type struct { APIVersion "
             + "string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" } (5b315d)"),
         new Case("PUT", W + "/nj", "{\"metadata\":{\"name\":\"nj\"}} x", prefix + "invalid character 'x' after "
-            + "top-level value ({\"metadata\":{\"name\":\"nj\"}} x)"))) {
+            + "top-level value ({\"metadata\":{\"name\":\"nj\"}} x)"),
+        new Case("PUT", W + "/nj/scale", "{", prefix.replace("Widget", "Scale") + "unexpected end of JSON input ({)"))) {
       Http.Res r = http.send(c.method(), c.path(), "application/json", c.body(), "application/json");
       assertEquals(400, r.code(), c.body() + ": " + r.body());
       assertEquals("BadRequest", r.json().getString("reason"), r.body());

@@ -106,7 +106,8 @@ public final class ObjectRules {
    *     {@code otherwise} (YAML bodies, valid JSON refused for another reason, no request)
    */
   private static String goUnrecognized(CrdRequest req, boolean yaml, Buffer body, String otherwise) {
-    String go = req == null || yaml ? null : GoJsonSyntax.unrecognized(req.crd().kind(), body.getBytes());
+    String kind = req == null ? null : "scale".equals(req.info().subresource()) ? "Scale" : req.crd().kind();
+    String go = req == null || yaml ? null : GoJsonSyntax.unrecognized(kind, body.getBytes());
     return go != null ? go : otherwise;
   }
 
