@@ -1,5 +1,6 @@
 package io.mvproxy.builtin;
 
+import io.mvproxy.api.GoStrings;
 import io.mvproxy.api.StatusException;
 import io.mvproxy.registry.impl.rest.CrdRequest;
 import io.mvproxy.registry.impl.rest.ObjectStrategy;
@@ -102,13 +103,13 @@ final class ConfigData implements ObjectStrategy {
       }
       for (String k : data.fieldNames()) {
         if (k.length() > 253 || !KEY.matcher(k).matches() || k.equals(".") || k.equals("..") || k.startsWith("..")) {
-          causes.add(cause("FieldValueInvalid", m + "[" + k + "]", "Invalid value: \"" + k + "\": a valid config "
+          causes.add(cause("FieldValueInvalid", m + "[" + k + "]", "Invalid value: " + GoStrings.quote(k) + ": a valid config "
               + "key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or "
               + "'key-name', regex used for validation is '[-._a-zA-Z0-9]+')"));
         }
         if ("binaryData".equals(m) && obj.getJsonObject("data", new JsonObject()).containsKey(k)) {
-          causes.add(cause("FieldValueInvalid", "binaryData[" + k + "]", "Invalid value: \"" + k
-              + "\": duplicate of key present in data"));
+          causes.add(cause("FieldValueInvalid", "binaryData[" + k + "]", "Invalid value: " + GoStrings.quote(k)
+              + ": duplicate of key present in data"));
         }
         String v = String.valueOf(data.getValue(k));
         boolean bytes = secret || "binaryData".equals(m);
@@ -121,7 +122,7 @@ final class ConfigData implements ObjectStrategy {
             data.put(k, Base64.getEncoder().encodeToString(raw));
             decoded = raw.length;
           } catch (IllegalArgumentException e) {
-            causes.add(cause("FieldValueInvalid", m + "[" + k + "]", "Invalid value: \"" + b64 + "\": "
+            causes.add(cause("FieldValueInvalid", m + "[" + k + "]", "Invalid value: " + GoStrings.quote(b64) + ": "
                 + e.getMessage()));
           }
         }

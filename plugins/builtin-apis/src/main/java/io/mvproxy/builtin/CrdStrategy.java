@@ -190,7 +190,8 @@ final class CrdStrategy implements ObjectStrategy {
   private static void immutable(List<JsonObject> causes, String field, Object now, Object before) {
     if (!Objects.equals(now, before)) {
       causes.add(new JsonObject().put("reason", "FieldValueInvalid").put("field", field)
-          .put("message", "Invalid value: \"" + (now == null ? "" : now) + "\": field is immutable"));
+          .put("message", "Invalid value: " + io.mvproxy.api.GoStrings.quote(now == null ? "" : String.valueOf(now))
+              + ": field is immutable"));
     }
   }
 

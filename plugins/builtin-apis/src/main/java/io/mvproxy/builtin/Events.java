@@ -27,6 +27,27 @@ final class Events implements ObjectStrategy {
     return Map.copyOf(m);
   }
 
+  /**
+   * A core event's name is checked as {@code rest.BeforeCreate}'s generic metadata check does
+   * ({@code path.ValidatePathSegmentName}): {@code ValidateEventCreate} applies no name rule to core {@code v1}.
+   */
+  @Override
+  public java.util.List<String> nameProblems(String name) {
+    return io.mvproxy.registry.impl.rest.ObjectMetaValidator.pathSegmentName(name);
+  }
+
+  /** A {@code generateName}: {@code path.ValidatePathSegmentName} with {@code prefix} (no '/' or '%'). */
+  @Override
+  public java.util.List<String> prefixProblems(String prefix) {
+    return io.mvproxy.registry.impl.rest.ObjectMetaValidator.pathSegmentPrefix(prefix);
+  }
+
+  /** @return true: the legacy rules answer alone; the generic metadata check runs only once they pass */
+  @Override
+  public boolean kindRulesAlone() {
+    return true;
+  }
+
   /** The legacy rules' errors ({@link ObjectStrategy#violations}). */
   @Override
   public io.vertx.core.json.JsonArray violations(CrdRequest req, JsonObject obj, JsonObject oldView) {

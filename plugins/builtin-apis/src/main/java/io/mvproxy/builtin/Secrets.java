@@ -86,7 +86,8 @@ public final class Secrets implements ObjectStrategy {
       String name = next.getJsonObject("metadata").getString("name", "");
       throw StatusException.invalid(SECRETS, "Secret", name, new JsonArray().add(new JsonObject()
           .put("reason", "FieldValueInvalid").put("field", "type")
-          .put("message", "Invalid value: \"" + next.getString("type") + "\": field is immutable")));
+          .put("message", "Invalid value: " + io.mvproxy.api.GoStrings.quote(next.getString("type"))
+              + ": field is immutable")));
     }
     return mergeStringData(next);
   }

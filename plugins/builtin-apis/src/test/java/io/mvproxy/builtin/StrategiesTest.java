@@ -113,6 +113,38 @@ class StrategiesTest {
     assertEquals(true, causes(we).get(0).startsWith("metadata.name: ")
         && causes(we).stream().anyMatch(c -> c.startsWith("webhooks[0].name: ")), causes(we).toString());
     assertEquals(false, w.getJsonArray("webhooks").getJsonObject(0).containsKey("timeoutSeconds"), "only read");
+    // the kind's own rules answer for it: no bare "Required value" of the schema standing in for them
+    JsonObject w2 = new JsonObject("{\"metadata\":{\"name\":\"Bad_\"},\"webhooks\":[{\"name\":\"a.b.c\","
+        + "\"clientConfig\":{\"url\":\"https://127.0.0.1:1/x\"}}]}");
+    StatusException we2 = assertThrows(StatusException.class, () -> rules.prepareCreate(vwc, w2));
+    assertEquals(true, causes(we2).stream().noneMatch(c -> c.endsWith(": Required value")), causes(we2).toString());
+    assertEquals(true, causes(we2).stream().anyMatch(c -> c.startsWith("webhooks[0].sideEffects: Required value: ")),
+        causes(we2).toString());
+    // data keys are quoted as Go's %q
+    JsonObject quoted = new JsonObject().put("metadata", new JsonObject().put("name", "c").put("namespace", "a"))
+        .put("data", new JsonObject().put("a\"b\n", "v"));
+    StatusException qe = assertThrows(StatusException.class, () -> new ConfigData(false).prepareCreate(cm, quoted));
+    assertEquals(true, causes(qe).get(0).startsWith("data[a\"b\n]: Invalid value: \"a\\\"b\\n\": "), causes(qe).get(0));
+  }
+
+  /**
+   * Core {@code v1} Events: the name is a path segment ({@code rest.BeforeCreate}'s generic check; {@code
+   * ValidateEventCreate} has no name rule for them), and the legacy rules answer alone when they fail.
+   */
+  @Test
+  void coreEventsNamesArePathSegmentsAndTheLegacyRulesAnswerAlone() {
+    io.mvproxy.registry.impl.rest.ObjectRules rules = new io.mvproxy.registry.impl.rest.ObjectRules(false);
+    CrdRequest ev = request("events", "POST", "/api/v1/namespaces/a/events", new Events());
+    rules.prepareCreate(ev, new JsonObject("{\"metadata\":{\"name\":\"Bad_E2\",\"namespace\":\"a\"},"
+        + "\"involvedObject\":{\"namespace\":\"a\"}}"));
+    StatusException slash = assertThrows(StatusException.class, () -> rules.prepareCreate(ev, new JsonObject(
+        "{\"metadata\":{\"name\":\"a/b\",\"namespace\":\"a\"},\"involvedObject\":{\"namespace\":\"a\"}}")));
+    assertEquals(List.of("metadata.name: Invalid value: \"a/b\": may not contain '/'"), causes(slash));
+    StatusException legacy = assertThrows(StatusException.class, () -> rules.prepareCreate(ev, new JsonObject(
+        "{\"metadata\":{\"name\":\"a/b\",\"namespace\":\"a\",\"labels\":{\"k\":\"x y\"}},"
+        + "\"involvedObject\":{\"namespace\":\"other\"}}")));
+    assertEquals(List.of("involvedObject.namespace"), causes(legacy).stream()
+        .map(c -> c.substring(0, c.indexOf(':'))).toList());
   }
 
   /** Secret {@code data} decoded as Go's {@code encoding/json} reads a {@code []byte}: base64 with Go's offsets. */

@@ -229,6 +229,8 @@ class CrdRestTest {
         new Case("POST", W, "{\"metadata\":{\"name\":\"nj\",}}", prefix + "invalid character '}' looking for "
             + "beginning of object key string ({\"metadata\":{\"name\":\"nj\",}})"),
         new Case("POST", W, "", prefix + "unexpected end of JSON input (<empty>)"),
+        // a UTF-8 byte order mark: Go reads no BOM (Jackson would skip it)
+        new Case("POST", W, "\uFEFF{}", prefix + "invalid character 'ï' looking for beginning of value (efbbbf7b7d)"),
         new Case("POST", W, "[1]", prefix + "json: cannot unmarshal array into Go value of type struct { APIVersion "
             + "string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" } (5b315d)"),
         new Case("PUT", W + "/nj", "{\"metadata\":{\"name\":\"nj\"}} x", prefix + "invalid character 'x' after "
@@ -249,6 +251,26 @@ class CrdRestTest {
     assertEquals(400, json.code(), json.body());
     assertEquals("error decoding patch: invalid character ']' looking for beginning of object key string",
         json.json().getString("message"));
+    // JSON that is no patch: kjson.UnmarshalStrict's type errors; a merge patch of null is json-patch's
+    // ErrBadJSONPatch
+    for (String[] c : new String[][] {
+        {"application/merge-patch+json", "5", "error decoding patch: json: cannot unmarshal number into Go value of "
+            + "type map[string]interface {}"},
+        {"application/merge-patch+json", "[1]", "error decoding patch: json: cannot unmarshal array into Go value of "
+            + "type map[string]interface {}"},
+        {"application/merge-patch+json", "null", "Invalid JSON Patch"},
+        {"application/merge-patch+json", "\uFEFF{}", "error decoding patch: invalid character 'ï' looking for "
+            + "beginning of value"},
+        {"application/json-patch+json", "", "error decoding patch: unexpected end of JSON input"},
+        {"application/json-patch+json", "{}x", "error decoding patch: invalid character 'x' after top-level value"},
+        {"application/json-patch+json", "\"s\"", "error decoding patch: json: cannot unmarshal string into Go value "
+            + "of type []handlers.jsonPatchOp"},
+        {"application/json-patch+json", "[5]", "error decoding patch: json: cannot unmarshal number into Go value "
+            + "of type handlers.jsonPatchOp"}}) {
+      Http.Res r = http.patch(W + "/nj-p", c[0], c[1]);
+      assertEquals(400, r.code(), c[1] + ": " + r.body());
+      assertEquals(c[2], r.json().getString("message"), c[0] + " " + c[1]);
+    }
   }
 
   /**

@@ -83,14 +83,30 @@ public final class CodeKinds {
     }
 
     /**
-     * The strategy's violations of {@code obj} ({@link KindStrategy#validate}, or {@link KindStrategy#validateUpdate}
-     * when {@code oldView} is set) as field errors.
+     * What {@link #check} would answer for {@code obj}: none when the strategy finds no violation
+     * ({@link KindStrategy#validate}, or {@link KindStrategy#validateUpdate} when {@code oldView} is set), else the
+     * schema's errors then the strategy's.
      */
     @Override
     public io.vertx.core.json.JsonArray violations(CrdRequest req, JsonObject obj, JsonObject oldView) {
       WriteRequest w = request(req);
-      return FieldError.causes(errors(oldView == null ? strategy.validate(w, obj)
+      return FieldError.causes(all(req, obj, oldView, oldView == null ? strategy.validate(w, obj)
           : strategy.validateUpdate(w, obj, oldView)));
+    }
+
+    /** @return none without violations, else the schema's errors of {@code obj} then the violations */
+    private static List<FieldError> all(CrdRequest req, JsonObject obj, JsonObject old,
+        List<FieldViolation> violations) {
+      if (violations == null || violations.isEmpty()) {
+        return List.of();
+      }
+      List<FieldError> errs = new ArrayList<>();
+      VersionSchema vs = req.version().validation();
+      if (vs != null) {
+        errs.addAll(vs.validate(obj, old, "status".equals(req.info().subresource()), new ArrayList<>()));
+      }
+      errs.addAll(errors(violations));
+      return errs;
     }
 
     private static List<FieldError> errors(List<FieldViolation> violations) {
@@ -113,16 +129,7 @@ public final class CodeKinds {
      * {@code field.ErrorList}.
      */
     private static void check(CrdRequest req, JsonObject obj, JsonObject old, List<FieldViolation> violations) {
-      if (violations == null || violations.isEmpty()) {
-        return;
-      }
-      List<FieldError> errs = new ArrayList<>();
-      VersionSchema vs = req.version().validation();
-      if (vs != null) {
-        errs.addAll(vs.validate(obj, old, "status".equals(req.info().subresource()), new ArrayList<>()));
-      }
-      errs.addAll(errors(violations));
-      req.failIfInvalid(obj, errs);
+      req.failIfInvalid(obj, all(req, obj, old, violations));
     }
   }
 

@@ -313,6 +313,9 @@ public final class ObjectRules {
       meta.put("name", base.substring(0, Math.min(base.length(), MAX_GENERATED_BASE)) + nameSuffix.get());
     }
     omitEmpty(meta);
+    if (req.version().statusEnabled()) {
+      o.remove("status");  // customResourceStrategy.PrepareForCreate, before Validate: its errors are not listed
+    }
     validate(req, o, null);
     meta.put("uid", UUID.randomUUID().toString());
     meta.put("creationTimestamp", now());
@@ -323,9 +326,6 @@ public final class ObjectRules {
     meta.remove("deletionTimestamp");
     meta.remove("deletionGracePeriodSeconds");
     meta.remove("selfLink");
-    if (req.version().statusEnabled()) {
-      o.remove("status");
-    }
     o.put("apiVersion", req.crd().storageApiVersion());
     return o;
   }
@@ -582,7 +582,8 @@ public final class ObjectRules {
       invalidName(causes, "metadata.name", name, req.strategy().nameProblems(name), name);
     }
     if (req.crd().namespaced() && !DNS_LABEL.matcher(ns).matches()) {
-      causes.add(cause("FieldValueInvalid", "metadata.namespace", "Invalid value: \"" + ns + "\": a lowercase "
+      causes.add(cause("FieldValueInvalid", "metadata.namespace", "Invalid value: " + io.mvproxy.api.GoStrings.quote(ns)
+          + ": a lowercase "
           + "RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an "
           + "alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
           + "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')"));
@@ -611,25 +612,30 @@ public final class ObjectRules {
     (oldMeta == null ? ObjectMetaValidator.validate(meta) : ObjectMetaValidator.validateUpdate(meta, oldMeta))
         .forEach(e -> causes.add(e.toCause()));
     if (!causes.isEmpty()) {
-      causes.addAll(restOfValidation(req, o, old));
-      throw StatusException.invalid(req.gvr(), req.crd().kind(), name, causes);
+      JsonArray rest = restOfValidation(req, o, old);
+      if (req.strategy().kindRulesAlone() && !rest.isEmpty()) {
+        throw StatusException.invalid(req.gvr(), req.crd().kind(), name, rest);
+      }
+      throw StatusException.invalid(req.gvr(), req.crd().kind(), name, causes.addAll(rest));
     }
   }
 
   /**
-   * The errors the schema and the kind find in an object whose metadata is invalid, to be listed after the
-   * metadata's; none when either check fails on such an object (the metadata's errors are answered then).
+   * The errors the kind or the schema find in an object whose metadata is invalid, to be listed after the
+   * metadata's, as a valid object's write would find them: the kind's own when it has any ({@link
+   * ObjectStrategy#violations}: a built-in kind's rules answer alone, as its {@code prepareCreate} does; a code kind's
+   * include its schema's errors first), else the schema's (custom resources); none when a check fails on such an
+   * object (the metadata's errors are answered then).
    */
   private static JsonArray restOfValidation(CrdRequest req, JsonObject o, JsonObject old) {
     try {
-      JsonArray errs = new JsonArray();
-      boolean status = "status".equals(req.info().subresource());
-      io.mvproxy.registry.impl.schema.VersionSchema vs = req.version().validation();
-      if (vs != null) {
-        errs.addAll(io.mvproxy.registry.impl.schema.FieldError.causes(
-            vs.validate(o, old, status, new java.util.ArrayList<>())));
+      JsonArray own = req.strategy().violations(req, o, old);
+      if (!own.isEmpty()) {
+        return own;
       }
-      return errs.addAll(req.strategy().violations(req, o, old));
+      io.mvproxy.registry.impl.schema.VersionSchema vs = req.version().validation();
+      return vs == null ? own : io.mvproxy.registry.impl.schema.FieldError.causes(vs.validate(o, old,
+          "status".equals(req.info().subresource()), new java.util.ArrayList<>()));
     } catch (RuntimeException e) {
       return new JsonArray();
     }

@@ -117,6 +117,17 @@ public interface ObjectStrategy {
   }
 
   /**
+   * Whether the kind's own rules, when they fail, are answered alone rather than after the metadata's errors: core
+   * {@code v1} Events ({@code ValidateEventCreate} runs no ObjectMeta validation for them; {@code rest.BeforeCreate}'s
+   * generic metadata check runs only once the kind's passed).
+   *
+   * @return true to answer {@link #violations} alone when there are any; the default: false
+   */
+  default boolean kindRulesAlone() {
+    return false;
+  }
+
+  /**
    * Whether an update validates the object's metadata again as a create does (the kind's upstream
    * {@code Validate...Update} calls its whole-object {@code Validate...}, so {@code ValidateObjectMeta} checks a
    * {@code generateName} set by the update: ConfigMap, Secret, ServiceAccount, RBAC, admission configurations), or
@@ -378,6 +389,11 @@ public interface ObjectStrategy {
       @Override
       public io.vertx.core.json.JsonArray violations(CrdRequest req, JsonObject obj, JsonObject oldView) {
         return first.violations(req, obj, oldView).copy().addAll(next.violations(req, obj, oldView));
+      }
+
+      @Override
+      public boolean kindRulesAlone() {
+        return first.kindRulesAlone() || next.kindRulesAlone();
       }
 
       @Override

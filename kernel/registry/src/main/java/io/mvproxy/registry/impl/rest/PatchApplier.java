@@ -206,15 +206,24 @@ public final class PatchApplier {
         throw StatusException.badRequest("error decoding patch: " + GoJsonSyntax.syntaxErrorOr(patch.getBytes(),
             e.getMessage()));
       }
-      Object r = mergeValue(target.copy(), p);
-      if (!(r instanceof JsonObject o)) {
-        throw StatusException.badRequest("the merge patch must be a JSON object");
+      if (p == null) {
+        throw StatusException.badRequest("Invalid JSON Patch");  // json-patch MergePatch: ErrBadJSONPatch
       }
-      return o;
+      if (!(p instanceof JsonObject po)) {
+        // kjson.UnmarshalStrict into map[string]any (fieldValidation Warn, the default, or Strict)
+        throw StatusException.badRequest("error decoding patch: json: cannot unmarshal " + StrategicMergePatch
+            .jsonKind(p) + " into Go value of type map[string]interface {}");
+      }
+      return (JsonObject) mergeValue(target.copy(), po);
+    }
+    byte[] bytes = patch.getBytes();
+    String syntax = GoJsonSyntax.syntaxError(bytes);
+    if (syntax != null) {
+      throw StatusException.badRequest("error decoding patch: " + syntax);
     }
     JsonNode p;
     try {
-      p = json.readTree(patch.getBytes());
+      p = json.readTree(bytes);
       StrictJson.requireFinite(p);
     } catch (IOException | IllegalArgumentException e) {
       throw StatusException.badRequest("error decoding patch: " + GoJsonSyntax.syntaxErrorOr(patch.getBytes(),
@@ -228,13 +237,15 @@ public final class PatchApplier {
     if (p == null || p.isNull()) {
       return target.copy();  // jsonpatch.DecodePatch("null"): a patch without operations
     }
+    // kjson.UnmarshalStrict into []jsonPatchOp (patch.go, fieldValidation Warn, the default, or Strict)
     if (!p.isArray()) {
-      throw StatusException.badRequest("json: cannot unmarshal " + goType(p) + " into Go value of type jsonpatch.Patch");
+      throw StatusException.badRequest("error decoding patch: json: cannot unmarshal " + goType(p)
+          + " into Go value of type []handlers.jsonPatchOp");
     }
     for (JsonNode op : p) {
       if (!op.isObject()) {
-        throw StatusException.badRequest("json: cannot unmarshal " + goType(op)
-            + " into Go value of type jsonpatch.Operation");
+        throw StatusException.badRequest("error decoding patch: json: cannot unmarshal " + goType(op)
+            + " into Go value of type handlers.jsonPatchOp");
       }
     }
     try {

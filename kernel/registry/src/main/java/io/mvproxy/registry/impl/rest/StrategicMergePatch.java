@@ -814,7 +814,8 @@ public final class StrategicMergePatch {
     return String.valueOf(v);
   }
 
-  private static String jsonKind(Object v) {
+  /** @return the JSON kind of a decoded value that is no object or null, as Go's {@code UnmarshalTypeError} says */
+  static String jsonKind(Object v) {
     return v instanceof JsonArray ? "array" : v instanceof String ? "string" : v instanceof Boolean ? "bool"
         : "number";
   }

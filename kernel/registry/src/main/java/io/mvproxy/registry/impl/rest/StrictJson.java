@@ -41,7 +41,15 @@ public final class StrictJson {
    *     range
    */
   public static Object decode(Buffer body, List<String> duplicates) {
-    try (JsonParser p = FACTORY.createParser(body.getBytes())) {
+    byte[] bytes = body.getBytes();
+    if (bytes.length > 0 && (bytes[0] == 0 || bytes[0] < 0 || bytes.length > 1 && bytes[1] == 0)) {
+      // Jackson skips a UTF-8 byte order mark and reads UTF-16/32; Go's decoder reads UTF-8 only and refuses both
+      String go = GoJsonSyntax.syntaxError(bytes);
+      if (go != null) {
+        throw new IllegalArgumentException(go);
+      }
+    }
+    try (JsonParser p = FACTORY.createParser(bytes)) {
       JsonToken t = p.nextToken();
       if (t == null) {
         throw new IllegalArgumentException("unexpected end of JSON input");

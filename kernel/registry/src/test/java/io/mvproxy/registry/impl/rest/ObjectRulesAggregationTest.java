@@ -31,7 +31,9 @@ class ObjectRulesAggregationTest {
         "names":{"plural":"widgets","singular":"widget","kind":"Widget","listKind":"WidgetList"},
         "versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object",
          "properties":{"spec":{"type":"object","required":["color"],"properties":{
-          "replicas":{"type":"integer","minimum":0},"color":{"type":"string"}}}}}}}]}}""");
+          "replicas":{"type":"integer","minimum":0},"color":{"type":"string"}}},
+          "status":{"type":"object","properties":{"ready":{"type":"boolean"}}}}}},
+         "subresources":{"status":{}}}]}}""");
   private static final String SUBDOMAIN = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
       + "characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex "
       + "used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
@@ -39,7 +41,10 @@ class ObjectRulesAggregationTest {
       + "characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
       + "'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
 
-  /** A kind rule of its own: {@code spec.color} must not be {@code "none"}. */
+  /**
+   * A kind rule of its own: {@code spec.color} must not be {@code "none"}; when it fails it answers for the kind, as
+   * a built-in kind's rules do (a code kind's {@code violations} carry its schema's errors first themselves).
+   */
   private static final ObjectStrategy NO_NONE = new ObjectStrategy() {
     @Override
     public JsonArray violations(CrdRequest req, JsonObject obj, JsonObject oldView) {
@@ -71,7 +76,7 @@ class ObjectRulesAggregationTest {
       name and label                                        | {"name":"Bad_","labels":{"k":"bad value"}} | {"color":"red"} | `metadata.name: Invalid value: "Bad_": SUBDOMAIN | metadata.labels: Invalid value: "bad value": LABEL_VALUE`
       name, then the schema's errors                        | {"name":"Bad_"} | {"replicas":-1} | `metadata.name: Invalid value: "Bad_": SUBDOMAIN | spec.replicas: Invalid value: -1: spec.replicas in body should be greater than or equal to 0 | spec.color: Required value`
       label, then the kind's own rule                       | {"name":"w","labels":{"k":"bad value"}} | {"color":"none"} | `metadata.labels: Invalid value: "bad value": LABEL_VALUE | spec.color: Invalid value: "none": pick a color`
-      missing name, schema and kind                         | {} | {"color":"none","replicas":-2} | `metadata.name: Required value: name or generateName is required | spec.replicas: Invalid value: -2: spec.replicas in body should be greater than or equal to 0 | spec.color: Invalid value: "none": pick a color`
+      missing name, the kind's rule answers for the schema  | {} | {"color":"none","replicas":-2} | `metadata.name: Required value: name or generateName is required | spec.color: Invalid value: "none": pick a color`
       a label of the wrong type is answered alone           | {"name":"Bad_","labels":{"k":5}} | {"replicas":-1} | `metadata.name: Invalid value: "Bad_": SUBDOMAIN | metadata.labels.k: Invalid value: must be a string`
       """)
   void aCreateListsEveryError(String what, String meta, String spec, String expected) {
@@ -88,6 +93,17 @@ class ObjectRulesAggregationTest {
     StatusException e = assertThrows(StatusException.class, () -> rules.prepareCreate(req, o), what);
     assertEquals(422, e.code(), what);
     assertEquals(want, causes(e), what);
+  }
+
+  /** {@code customResourceStrategy.PrepareForCreate} drops the status before {@code Validate}: none of its errors. */
+  @org.junit.jupiter.api.Test
+  void aCreatesStatusIsDroppedBeforeItIsValidated() {
+    CrdRequest req = request("POST", "/apis/example.com/v1/namespaces/a/widgets");
+    JsonObject o = new JsonObject().put("apiVersion", "example.com/v1").put("kind", "Widget")
+        .put("metadata", new JsonObject().put("name", "Bad_").put("namespace", "a"))
+        .put("spec", new JsonObject().put("color", "red")).put("status", new JsonObject().put("ready", "x"));
+    StatusException e = assertThrows(StatusException.class, () -> new ObjectRules().prepareCreate(req, o));
+    assertEquals("metadata.name: Invalid value: \"Bad_\": " + SUBDOMAIN, causes(e));
   }
 
   /** An update lists the metadata's update errors, then the schema's with the stored object as ratcheting's old. */
