@@ -47,10 +47,19 @@ public record BuiltinApis(List<ApiSource> sources, NamespaceLifecycle namespaces
   private static final String MUTATING = "mutatingwebhookconfigurations.admissionregistration.k8s.io";
   private static final String POLICIES = "validatingadmissionpolicies.admissionregistration.k8s.io";
   private static final String BINDINGS = "validatingadmissionpolicybindings.admissionregistration.k8s.io";
-  /** ServiceAccount's update validates the whole object again ({@code ValidateServiceAccountUpdate}). */
+  /**
+   * ServiceAccount's update validates the whole object again ({@code ValidateServiceAccountUpdate}), with core's
+   * metadata rules.
+   */
   static final ObjectStrategy WHOLE_ON_UPDATE = new ObjectStrategy() {
     @Override
     public boolean validatesMetaOnUpdate() {
+      return true;
+    }
+
+    /** @return true: core's {@code ValidateObjectMeta} checks a ServiceAccount's finalizer names */
+    @Override
+    public boolean kubeFinalizerNames() {
       return true;
     }
   };

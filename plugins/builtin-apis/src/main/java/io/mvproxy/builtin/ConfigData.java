@@ -48,6 +48,12 @@ final class ConfigData implements ObjectStrategy {
     return secret ? obj : Secrets.decodeBytes(req, obj, "binaryData");
   }
 
+  /** @return true: core's {@code ValidateObjectMeta} checks this kind's finalizer names */
+  @Override
+  public boolean kubeFinalizerNames() {
+    return true;
+  }
+
   @Override
   public JsonObject prepareCreate(CrdRequest req, JsonObject obj) {
     omitEmpty(obj);

@@ -33,6 +33,12 @@ final class EventsV1 implements ObjectStrategy {
     return FieldError.causes(errs);
   }
 
+  /** @return true: core's {@code ValidateObjectMeta} checks this kind's finalizer names */
+  @Override
+  public boolean kubeFinalizerNames() {
+    return true;
+  }
+
   @Override
   public JsonObject prepareCreate(CrdRequest req, JsonObject obj) {
     JsonObject core = EventConversion.toCore(obj);

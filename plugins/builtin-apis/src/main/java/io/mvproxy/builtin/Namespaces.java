@@ -133,6 +133,12 @@ public final class Namespaces implements ObjectStrategy, NamespaceLifecycle {
     return io.mvproxy.registry.impl.rest.ObjectMetaValidator.dns1123Label(name);
   }
 
+  /** @return true: core's {@code ValidateObjectMeta} checks this kind's finalizer names */
+  @Override
+  public boolean kubeFinalizerNames() {
+    return true;
+  }
+
   @Override
   public JsonObject prepareCreate(CrdRequest req, JsonObject obj) {
     JsonObject spec = obj.getJsonObject("spec");

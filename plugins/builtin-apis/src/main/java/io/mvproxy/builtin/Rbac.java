@@ -98,6 +98,12 @@ public final class Rbac implements ObjectStrategy {
     return obj;
   }
 
+  /** @return true: core's {@code ValidateObjectMeta} checks this kind's finalizer names */
+  @Override
+  public boolean kubeFinalizerNames() {
+    return true;
+  }
+
   /** The field rules ({@link #validate}) of a defaulted copy ({@link ObjectStrategy#violations}). */
   @Override
   public JsonArray violations(CrdRequest req, JsonObject obj, JsonObject oldView) {

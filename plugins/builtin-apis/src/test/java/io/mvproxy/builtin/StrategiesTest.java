@@ -128,6 +128,32 @@ class StrategiesTest {
   }
 
   /**
+   * Core kinds and RBAC check their finalizer names with core's {@code ValidateObjectMeta}: one without a domain that
+   * is not {@code kubernetes}, {@code orphan} or {@code foregroundDeletion} is refused, after apimachinery's checks.
+   */
+  @Test
+  void coreKindsRefuseUnqualifiedFinalizersThatAreNotStandard() {
+    io.mvproxy.registry.impl.rest.ObjectRules rules = new io.mvproxy.registry.impl.rest.ObjectRules(false);
+    CrdRequest cm = request("configmaps", "POST", "/api/v1/namespaces/a/configmaps",
+        new ConfigData(false).then(new KindSemantics("configmaps")));
+    JsonObject o = new JsonObject("{\"metadata\":{\"name\":\"c\",\"namespace\":\"a\",\"finalizers\":[\"foo\","
+        + "\"kubernetes\",\"example.com/x\",\"bad finalizer\",\"orphan\"]}}");
+    StatusException e = assertThrows(StatusException.class, () -> rules.prepareCreate(cm, o));
+    assertEquals(List.of("metadata.finalizers", "metadata.finalizers[0]", "metadata.finalizers[3]"),
+        causes(e).stream().map(c -> c.substring(0, c.indexOf(':'))).toList(), causes(e).toString());
+    assertEquals("metadata.finalizers[0]: Invalid value: \"foo\": name is neither a standard finalizer name nor is it "
+        + "fully qualified", causes(e).get(1));
+    CrdRequest role = request("roles.rbac.authorization.k8s.io", "POST",
+        "/apis/rbac.authorization.k8s.io/v1/namespaces/a/roles", new Rbac(null, false));
+    assertThrows(StatusException.class, () -> rules.prepareCreate(role, new JsonObject(
+        "{\"metadata\":{\"name\":\"r\",\"namespace\":\"a\",\"finalizers\":[\"foo\"]}}")));
+    CrdRequest lease = request("leases.coordination.k8s.io", "POST",
+        "/apis/coordination.k8s.io/v1/namespaces/a/leases", new Leases());
+    rules.prepareCreate(lease, new JsonObject("{\"metadata\":{\"name\":\"l\",\"namespace\":\"a\","
+        + "\"finalizers\":[\"foo\"]}}"));
+  }
+
+  /**
    * Core {@code v1} Events: the name is a path segment ({@code rest.BeforeCreate}'s generic check; {@code
    * ValidateEventCreate} has no name rule for them), and the legacy rules answer alone when they fail.
    */

@@ -19,6 +19,9 @@ import java.util.regex.Pattern;
  */
 public final class ObjectRules {
   private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
+  /** The finalizers core kinds accept without a domain ({@code helper.IsStandardFinalizerName}). */
+  private static final java.util.Set<String> STANDARD_FINALIZERS = java.util.Set.of("kubernetes", "orphan",
+      "foregroundDeletion");
   private static final String GENERATE_CHARS = "bcdfghjklmnpqrstvwxz2456789";
   private static final SecureRandom RANDOM = new SecureRandom();
   /** The longest generateName kept whole: 63 minus the 5 random characters (apiserver {@code names/generate.go}). */
@@ -611,6 +614,16 @@ public final class ObjectRules {
     }
     (oldMeta == null ? ObjectMetaValidator.validate(meta) : ObjectMetaValidator.validateUpdate(meta, oldMeta))
         .forEach(e -> causes.add(e.toCause()));
+    if (req.strategy().kubeFinalizerNames() && meta.getValue("finalizers") instanceof JsonArray finalizers) {
+      // core's ValidateObjectMeta: validateKubeFinalizerName of each, after apimachinery's checks
+      for (int i = 0; i < finalizers.size(); i++) {
+        if (finalizers.getValue(i) instanceof String f && !f.contains("/") && !STANDARD_FINALIZERS.contains(f)) {
+          causes.add(cause("FieldValueInvalid", "metadata.finalizers[" + i + "]", "Invalid value: "
+              + io.mvproxy.api.GoStrings.quote(f) + ": name is neither a standard finalizer name nor is it fully "
+              + "qualified"));
+        }
+      }
+    }
     if (!causes.isEmpty()) {
       JsonArray rest = restOfValidation(req, o, old);
       if (req.strategy().kindRulesAlone() && !rest.isEmpty()) {

@@ -117,6 +117,19 @@ public interface ObjectStrategy {
   }
 
   /**
+   * Whether the kind's metadata is checked by core's {@code ValidateObjectMeta} / {@code ValidateObjectMetaUpdate}
+   * ({@code pkg/apis/core/validation}: core kinds and RBAC), which also refuses a finalizer without a {@code /} that
+   * is not a standard one ({@code kubernetes}, {@code orphan}, {@code foregroundDeletion}):
+   * {@code metadata.finalizers[0]: Invalid value: "foo": name is neither a standard finalizer name nor is it fully
+   * qualified}; custom resources and the other groups use apimachinery's, which does not.
+   *
+   * @return true for core's metadata rules; the default: false
+   */
+  default boolean kubeFinalizerNames() {
+    return false;
+  }
+
+  /**
    * Whether the kind's own rules, when they fail, are answered alone rather than after the metadata's errors: core
    * {@code v1} Events ({@code ValidateEventCreate} runs no ObjectMeta validation for them; {@code rest.BeforeCreate}'s
    * generic metadata check runs only once the kind's passed).
@@ -389,6 +402,11 @@ public interface ObjectStrategy {
       @Override
       public io.vertx.core.json.JsonArray violations(CrdRequest req, JsonObject obj, JsonObject oldView) {
         return first.violations(req, obj, oldView).copy().addAll(next.violations(req, obj, oldView));
+      }
+
+      @Override
+      public boolean kubeFinalizerNames() {
+        return first.kubeFinalizerNames() || next.kubeFinalizerNames();
       }
 
       @Override
