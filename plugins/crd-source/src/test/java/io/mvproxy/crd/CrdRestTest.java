@@ -231,6 +231,8 @@ class CrdRestTest {
         new Case("POST", W, "", prefix + "unexpected end of JSON input (<empty>)"),
         // a UTF-8 byte order mark: Go reads no BOM (Jackson would skip it)
         new Case("POST", W, "\uFEFF{}", prefix + "invalid character 'ï' looking for beginning of value (efbbbf7b7d)"),
+        new Case("POST", W, "null", "Widget in version \"v1\" cannot be handled as a Widget: Object 'Kind' is "
+            + "missing in 'null'"),
         new Case("POST", W, "[1]", prefix + "json: cannot unmarshal array into Go value of type struct { APIVersion "
             + "string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string \"json:\\\"kind,omitempty\\\"\" } (5b315d)"),
         new Case("PUT", W + "/nj", "{\"metadata\":{\"name\":\"nj\"}} x", prefix + "invalid character 'x' after "

@@ -94,6 +94,13 @@ public final class ObjectRules {
       if (v instanceof JsonObject o) {
         return o;
       }
+      if (v == null && req != null && !yaml) {
+        if (req.strategy().typedDecoding()) {
+          return new JsonObject();  // Go decodes null into the typed object as its zero value: validation answers
+        }
+        // the unstructured decoder of custom resources: Unstructured.UnmarshalJSON's MissingKindErr
+        throw decodeError(req, "Object 'Kind' is missing in 'null'");
+      }
     } catch (StatusException e) {
       throw e;
     } catch (RuntimeException e) {
