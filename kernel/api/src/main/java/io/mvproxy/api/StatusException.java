@@ -180,7 +180,8 @@ public class StatusException extends RuntimeException {
 
   /**
    * 422 Invalid with field causes; the message is {@code errors.NewInvalid}'s: {@code <Kind>.<group> "<name>" is
-   * invalid: <field>: <message>}, several (de-duplicated) causes in brackets joined by {@code ", "}.
+   * invalid: <field>: <message>} (the name quoted as Go's {@code %q}), several (de-duplicated) causes in brackets
+   * joined by {@code ", "}.
    *
    * @param gvr    the resource
    * @param kind   the object kind (e.g. {@code Widget})
@@ -194,7 +195,7 @@ public class StatusException extends RuntimeException {
       errs.add(c.getString("field", "") + ": " + c.getString("message"));
     }
     String joined = String.join(", ", errs);
-    String msg = kind + (gvr.group().isEmpty() ? "" : "." + gvr.group()) + " \"" + name + "\" is invalid"
+    String msg = kind + (gvr.group().isEmpty() ? "" : "." + gvr.group()) + " " + GoStrings.quote(name) + " is invalid"
         + (errs.isEmpty() ? ""
         : ": " + (errs.size() == 1 ? joined : "[" + joined + "]"));
     return new StatusException(StatusReason.Invalid, msg,

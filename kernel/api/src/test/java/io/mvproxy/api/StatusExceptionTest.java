@@ -60,6 +60,8 @@ class StatusExceptionTest {
     assertEquals("Invalid", inv.getString("reason"));
     assertEquals("Widget.demo.mvproxy.io \"w1\" is invalid: spec.size: Invalid value: -1", inv.getString("message"));
     assertEquals(causes, inv.getJsonObject("details").getJsonArray("causes"));
+    assertEquals("Widget.demo.mvproxy.io \"a\\\"b\\t\" is invalid: spec.size: Invalid value: -1",
+        StatusException.invalid(WIDGETS, "Widget", "a\"b\t", causes).getMessage(), "errors.NewInvalid's %q");
     StatusException u = StatusException.unavailable("no peer", 3);
     assertEquals(503, u.code());
     assertEquals(3, u.toStatus().getJsonObject("details").getInteger("retryAfterSeconds"));

@@ -139,8 +139,44 @@ public final class Namespaces implements ObjectStrategy, NamespaceLifecycle {
     return true;
   }
 
+  /** {@code ValidateNamespace}'s own rule: its {@code spec.finalizers} ({@link #specFinalizerErrors}). */
+  @Override
+  public JsonArray violations(CrdRequest req, JsonObject obj, JsonObject oldView) {
+    return oldView == null ? io.mvproxy.registry.impl.schema.FieldError.causes(specFinalizerErrors(obj, false))
+        : new JsonArray();
+  }
+
+  /**
+   * {@code validateFinalizerName} of each {@code spec.finalizers} entry ({@code ValidateNamespace}: at
+   * {@code spec.finalizers}; {@code ValidateNamespaceFinalizeUpdate}: at {@code spec.finalizers[i]}): a qualified
+   * name, and with a domain unless standard ({@code kubernetes}, {@code orphan}, {@code foregroundDeletion}); a
+   * namespace whose finalizer no controller removes would stay Terminating.
+   */
+  static List<io.mvproxy.registry.impl.schema.FieldError> specFinalizerErrors(JsonObject obj, boolean indexed) {
+    List<io.mvproxy.registry.impl.schema.FieldError> errs = new java.util.ArrayList<>();
+    JsonObject spec = obj.getValue("spec") instanceof JsonObject sp ? sp : new JsonObject();
+    if (!(spec.getValue("finalizers") instanceof JsonArray fins)) {
+      return errs;
+    }
+    for (int i = 0; i < fins.size(); i++) {
+      if (!(fins.getValue(i) instanceof String f)) {
+        continue;
+      }
+      String path = indexed ? "spec.finalizers[" + i + "]" : "spec.finalizers";
+      for (String msg : io.mvproxy.registry.impl.rest.ObjectMetaValidator.qualifiedName(f)) {
+        errs.add(io.mvproxy.registry.impl.schema.FieldError.invalid(path, f, msg));
+      }
+      if (!f.contains("/") && !Set.of("kubernetes", "orphan", "foregroundDeletion").contains(f)) {
+        errs.add(io.mvproxy.registry.impl.schema.FieldError.invalid(path, f,
+            "name is neither a standard finalizer name nor is it fully qualified"));
+      }
+    }
+    return errs;
+  }
+
   @Override
   public JsonObject prepareCreate(CrdRequest req, JsonObject obj) {
+    req.failIfInvalid(obj, specFinalizerErrors(obj, false));
     JsonObject spec = obj.getJsonObject("spec");
     if (spec == null) {
       spec = new JsonObject();
@@ -186,6 +222,7 @@ public final class Namespaces implements ObjectStrategy, NamespaceLifecycle {
   public JsonObject prepareUpdate(CrdRequest req, JsonObject old, JsonObject next) {
     if ("finalize".equals(req.info().subresource())) {
       // namespaceFinalizeStrategy: only spec.finalizers (and metadata) change
+      req.failIfInvalid(next, specFinalizerErrors(next, true));
       next.put("spec", next.getJsonObject("spec", new JsonObject()));
       next.put("status", old.getJsonObject("status", new JsonObject()).copy());
       label(next);

@@ -171,6 +171,56 @@ class StrategiesTest {
         + "\"involvedObject\":{\"namespace\":\"other\"}}")));
     assertEquals(List.of("involvedObject.namespace"), causes(legacy).stream()
         .map(c -> c.substring(0, c.indexOf(':'))).toList());
+    // an update lists both (rest.BeforeUpdate's common fields, then ValidateEventUpdate's legacy rules)
+    CrdRequest evUpdate = request("events", "PUT", "/api/v1/namespaces/a/events/Bad_E2", new Events());
+    JsonObject old = new JsonObject("{\"metadata\":{\"name\":\"Bad_E2\",\"namespace\":\"a\",\"uid\":\"u1\","
+        + "\"resourceVersion\":\"5\",\"creationTimestamp\":\"2026-12-07T10:00:00Z\"},"
+        + "\"involvedObject\":{\"namespace\":\"a\"}}");
+    JsonObject next = old.copy().put("involvedObject", new JsonObject().put("namespace", "other"));
+    next.getJsonObject("metadata").put("labels", new JsonObject().put("k", "x y"));
+    StatusException both = assertThrows(StatusException.class, () -> rules.prepareUpdate(evUpdate, old, next));
+    assertEquals(List.of("metadata.labels", "involvedObject.namespace"), causes(both).stream()
+        .map(c -> c.substring(0, c.indexOf(':'))).toList());
+    // the same event updated through events.k8s.io: the immutable name is checked only as a path segment
+    CrdRequest v1Update = request("events.events.k8s.io", "PUT",
+        "/apis/events.k8s.io/v1/namespaces/a/events/Bad_E2", new EventsV1());
+    rules.prepareUpdate(v1Update, old, old.copy());
+  }
+
+  /**
+   * {@code ValidateNamespace} and {@code ValidateNamespaceFinalizeUpdate}: {@code spec.finalizers} entries are
+   * qualified names, with a domain unless standard (a namespace would otherwise stay Terminating for good).
+   */
+  @Test
+  void namespaceSpecFinalizersAreCheckedOnCreateAndFinalize() {
+    Namespaces s = new Namespaces();
+    CrdRequest create = request("namespaces", "POST", "/api/v1/namespaces", s);
+    StatusException e = assertThrows(StatusException.class, () -> s.prepareCreate(create,
+        new JsonObject("{\"metadata\":{\"name\":\"n\"},\"spec\":{\"finalizers\":[\"foo\",\"kubernetes\"]}}")));
+    assertEquals(List.of("spec.finalizers: Invalid value: \"foo\": name is neither a standard finalizer name nor is "
+        + "it fully qualified"), causes(e));
+    s.prepareCreate(create, new JsonObject("{\"metadata\":{\"name\":\"n\"},\"spec\":{\"finalizers\":"
+        + "[\"example.com/x\"]}}"));
+    CrdRequest finalize = request("namespaces", "PUT", "/api/v1/namespaces/n/finalize", s);
+    JsonObject old = new JsonObject("{\"metadata\":{\"name\":\"n\"},\"spec\":{\"finalizers\":[\"kubernetes\"]},"
+        + "\"status\":{\"phase\":\"Active\"}}");
+    StatusException f = assertThrows(StatusException.class, () -> s.prepareUpdate(finalize, old,
+        new JsonObject("{\"metadata\":{\"name\":\"n\"},\"spec\":{\"finalizers\":[\"kubernetes\",\"-x\"]}}")));
+    assertEquals(List.of("spec.finalizers[1]", "spec.finalizers[1]"), causes(f).stream()
+        .map(c -> c.substring(0, c.indexOf(':'))).toList());
+  }
+
+  /** A schema error in an RBAC object its own rules also refuse is answered with the rules' texts. */
+  @Test
+  void rbacRulesAnswerForTheSchema() {
+    CrdRequest role = request("roles.rbac.authorization.k8s.io", "POST",
+        "/apis/rbac.authorization.k8s.io/v1/namespaces/a/roles", new Rbac(null, false));
+    JsonObject r = new JsonObject("{\"apiVersion\":\"rbac.authorization.k8s.io/v1\",\"kind\":\"Role\","
+        + "\"metadata\":{\"name\":\"r\",\"namespace\":\"a\"},\"rules\":[{\"apiGroups\":[\"\"]}]}");
+    StatusException e = assertThrows(StatusException.class,
+        () -> io.mvproxy.registry.impl.rest.SchemaValidator.validate(role, r, null, false));
+    assertEquals(List.of("rules[0].verbs: Required value: verbs must contain at least one value",
+        "rules[0].resources: Required value: resource rules must supply at least one resource"), causes(e));
   }
 
   /** Secret {@code data} decoded as Go's {@code encoding/json} reads a {@code []byte}: base64 with Go's offsets. */

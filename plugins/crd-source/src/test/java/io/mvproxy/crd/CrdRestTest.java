@@ -268,11 +268,41 @@ class CrdRestTest {
         {"application/json-patch+json", "\"s\"", "error decoding patch: json: cannot unmarshal string into Go value "
             + "of type []handlers.jsonPatchOp"},
         {"application/json-patch+json", "[5]", "error decoding patch: json: cannot unmarshal number into Go value "
-            + "of type handlers.jsonPatchOp"}}) {
+            + "of type handlers.jsonPatchOp"},
+        {"application/json-patch+json", "[{\"op\":5}]", "error decoding patch: json: cannot unmarshal number into Go "
+            + "struct field jsonPatchOp.op of type string"},
+        {"application/json-patch+json", "[{\"op\":\"add\",\"path\":\"/spec/x\",\"value\":1,\"from\":[]}]",
+            "error decoding patch: json: cannot unmarshal array into Go struct field jsonPatchOp.from of type "
+            + "string"}}) {
       Http.Res r = http.patch(W + "/nj-p", c[0], c[1]);
       assertEquals(400, r.code(), c[1] + ": " + r.body());
       assertEquals(c[2], r.json().getString("message"), c[0] + " " + c[1]);
     }
+    Http.Res nullOp = http.patch(W + "/nj-p", "application/json-patch+json", "[null]");
+    assertEquals(422, nullOp.code(), "a zero operation does not apply: " + nullOp.body());
+  }
+
+  /**
+   * apiextensions' {@code generateWarningsFromObj}: a finalizer a write adds without a domain gets a warning (a
+   * built-in kind refuses it); one already there does not warn again.
+   */
+  @Test
+  void unqualifiedFinalizersOfCustomResourcesAreWarnedAbout() throws Exception {
+    JsonObject w = widget("w-fin-warn");
+    w.getJsonObject("metadata").put("finalizers", new JsonArray().add("foo").add("a.b").add("example.com/x"));
+    Http.Res r = http.post(W, w);
+    assertEquals(201, r.code(), r.body());
+    assertEquals(List.of("299 - \"metadata.finalizers: \\\"a.b\\\": prefer a domain-qualified finalizer name "
+        + "including a path (/) to avoid accidental conflicts with other finalizer writers\"",
+        "299 - \"metadata.finalizers: \\\"foo\\\": prefer a domain-qualified finalizer name to avoid accidental "
+        + "conflicts with other finalizer writers\""), r.raw().headers().allValues("Warning"));
+    Http.Res p = http.patch(W + "/w-fin-warn", "application/merge-patch+json",
+        "{\"metadata\":{\"finalizers\":[\"foo\",\"a.b\",\"bar\"]}}");
+    assertEquals(200, p.code(), p.body());
+    assertEquals(List.of("299 - \"metadata.finalizers: \\\"bar\\\": prefer a domain-qualified finalizer name to "
+        + "avoid accidental conflicts with other finalizer writers\""), p.raw().headers().allValues("Warning"));
+    assertEquals(200, http.patch(W + "/w-fin-warn", "application/merge-patch+json",
+        "{\"metadata\":{\"finalizers\":null}}").code());
   }
 
   /**

@@ -75,6 +75,75 @@ public final class GoJsonSyntax {
   }
 
   /**
+   * What Go's decoder makes of the bytes of a JSON text that are not UTF-8 ({@code encoding/json unquote}: each byte
+   * {@code utf8.DecodeRune} cannot read becomes U+FFFD); valid UTF-8 is returned as it is (the same array).
+   *
+   * @param data bytes Go's scanner accepts (invalid UTF-8 can only be inside strings then)
+   * @return UTF-8 bytes
+   */
+  public static byte[] replaceInvalidUtf8(byte[] data) {
+    java.io.ByteArrayOutputStream out = null;
+    int i = 0;
+    while (i < data.length) {
+      int size = runeSize(data, i);
+      if (size > 0) {
+        if (out != null) {
+          out.write(data, i, size);
+        }
+        i += size;
+        continue;
+      }
+      if (out == null) {
+        out = new java.io.ByteArrayOutputStream(data.length + 16);
+        out.write(data, 0, i);
+      }
+      out.write(0xef);
+      out.write(0xbf);
+      out.write(0xbd);
+      i++;
+    }
+    return out == null ? data : out.toByteArray();
+  }
+
+  /** @return the length of the valid UTF-8 sequence at {@code i} as Go's {@code utf8.DecodeRune} reads it, or 0 */
+  private static int runeSize(byte[] b, int i) {
+    int b0 = b[i] & 0xff;
+    if (b0 < 0x80) {
+      return 1;
+    }
+    int n;
+    int lo = 0x80;
+    int hi = 0xbf;
+    if (b0 >= 0xc2 && b0 <= 0xdf) {
+      n = 2;
+    } else if (b0 >= 0xe0 && b0 <= 0xef) {
+      n = 3;
+      lo = b0 == 0xe0 ? 0xa0 : 0x80;
+      hi = b0 == 0xed ? 0x9f : 0xbf;
+    } else if (b0 >= 0xf0 && b0 <= 0xf4) {
+      n = 4;
+      lo = b0 == 0xf0 ? 0x90 : 0x80;
+      hi = b0 == 0xf4 ? 0x8f : 0xbf;
+    } else {
+      return 0;
+    }
+    if (i + n > b.length) {
+      return 0;
+    }
+    int b1 = b[i + 1] & 0xff;
+    if (b1 < lo || b1 > hi) {
+      return 0;
+    }
+    for (int k = 2; k < n; k++) {
+      int c = b[i + k] & 0xff;
+      if (c < 0x80 || c > 0xbf) {
+        return 0;
+      }
+    }
+    return n;
+  }
+
+  /**
    * apiserver's {@code summarizeData(body, 30)}: an object's first 30 bytes as text, anything else as hex, with
    * {@code " ..."} when cut; {@code <empty>} for no bytes.
    */

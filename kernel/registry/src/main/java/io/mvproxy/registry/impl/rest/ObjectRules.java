@@ -327,6 +327,7 @@ public final class ObjectRules {
       o.remove("status");  // customResourceStrategy.PrepareForCreate, before Validate: its errors are not listed
     }
     validate(req, o, null);
+    finalizerWarnings(req, meta, null);
     meta.put("uid", UUID.randomUUID().toString());
     meta.put("creationTimestamp", now());
     if (setsGeneration) {
@@ -386,7 +387,37 @@ public final class ObjectRules {
     }
     omitEmpty(meta);
     validate(req, o, old);
+    finalizerWarnings(req, meta, oldMeta);
     return o;
+  }
+
+  /**
+   * apiextensions' {@code generateWarningsFromObj} for custom resources (and code kinds): each finalizer a write
+   * adds that has no {@code /} and is not a standard one gets a {@code Warning} header
+   * ({@code metadata.finalizers: "foo": prefer a domain-qualified finalizer name to avoid accidental conflicts with
+   * other finalizer writers}, {@code ... including a path (/) ...} for one with a {@code .}); built-in kinds refuse
+   * them instead ({@link ObjectStrategy#kubeFinalizerNames}).
+   */
+  private static void finalizerWarnings(CrdRequest req, JsonObject meta, JsonObject oldMeta) {
+    if (req.strategy().typedDecoding() || !(meta.getValue("finalizers") instanceof JsonArray fins)) {
+      return;
+    }
+    java.util.TreeSet<String> added = new java.util.TreeSet<>();
+    fins.forEach(f -> {
+      if (f instanceof String s) {
+        added.add(s);
+      }
+    });
+    if (oldMeta != null && oldMeta.getValue("finalizers") instanceof JsonArray before) {
+      before.forEach(added::remove);
+    }
+    for (String f : added) {
+      if (!f.contains("/") && !STANDARD_FINALIZERS.contains(f)) {
+        io.mvproxy.api.Warnings.add(req.ctx(), "metadata.finalizers: " + io.mvproxy.api.GoStrings.quote(f)
+            + ": prefer a domain-qualified finalizer name " + (f.contains(".") ? "including a path (/) " : "")
+            + "to avoid accidental conflicts with other finalizer writers");
+      }
+    }
   }
 
   /**
@@ -589,7 +620,10 @@ public final class ObjectRules {
     if (name.isEmpty()) {
       causes.add(cause("FieldValueRequired", "metadata.name", "Required value: name or generateName is required"));
     } else {
-      invalidName(causes, "metadata.name", name, req.strategy().nameProblems(name), name);
+      // an update of a kind that does not validate its whole metadata again checks the (immutable) name only as
+      // rest.BeforeUpdate's validateCommonFields does: a core v1 Event's name updated through events.k8s.io
+      invalidName(causes, "metadata.name", name, oldMeta != null && !req.strategy().validatesMetaOnUpdate()
+          ? ObjectMetaValidator.pathSegmentName(name) : req.strategy().nameProblems(name), name);
     }
     if (req.crd().namespaced() && !DNS_LABEL.matcher(ns).matches()) {
       causes.add(cause("FieldValueInvalid", "metadata.namespace", "Invalid value: " + io.mvproxy.api.GoStrings.quote(ns)
@@ -633,7 +667,7 @@ public final class ObjectRules {
     }
     if (!causes.isEmpty()) {
       JsonArray rest = restOfValidation(req, o, old);
-      if (req.strategy().kindRulesAlone() && !rest.isEmpty()) {
+      if (oldMeta == null && req.strategy().kindRulesAlone() && !rest.isEmpty()) {
         throw StatusException.invalid(req.gvr(), req.crd().kind(), name, rest);
       }
       throw StatusException.invalid(req.gvr(), req.crd().kind(), name, causes.addAll(rest));

@@ -223,7 +223,7 @@ public final class PatchApplier {
     }
     JsonNode p;
     try {
-      p = json.readTree(bytes);
+      p = json.readTree(GoJsonSyntax.replaceInvalidUtf8(bytes));
       StrictJson.requireFinite(p);
     } catch (IOException | IllegalArgumentException e) {
       throw StatusException.badRequest("error decoding patch: " + GoJsonSyntax.syntaxErrorOr(patch.getBytes(),
@@ -242,11 +242,30 @@ public final class PatchApplier {
       throw StatusException.badRequest("error decoding patch: json: cannot unmarshal " + goType(p)
           + " into Go value of type []handlers.jsonPatchOp");
     }
+    boolean nullOp = false;
     for (JsonNode op : p) {
+      if (op.isNull()) {
+        nullOp = true;  // decodes as the zero jsonPatchOp; applying it fails below
+        continue;
+      }
       if (!op.isObject()) {
         throw StatusException.badRequest("error decoding patch: json: cannot unmarshal " + goType(op)
             + " into Go value of type handlers.jsonPatchOp");
       }
+      var fields = op.fields();
+      while (fields.hasNext()) {
+        var f = fields.next();
+        if (("op".equals(f.getKey()) || "path".equals(f.getKey()) || "from".equals(f.getKey()))
+            && !f.getValue().isTextual() && !f.getValue().isNull()) {
+          throw StatusException.badRequest("error decoding patch: json: cannot unmarshal " + goType(f.getValue())
+              + " into Go struct field jsonPatchOp." + f.getKey() + " of type string");
+        }
+      }
+    }
+    if (nullOp) {
+      // json-patch's Apply of a zero operation: "Unexpected kind: unknown", patch.go's 422 without detail
+      throw new StatusException(StatusReason.Invalid, "the server rejected our request due to an error in our "
+          + "request", new JsonObject());
     }
     try {
       JsonNode out = JsonPatch.apply(p, json.readTree(target.encode()), JSON_PATCH_V4);

@@ -12,7 +12,9 @@ import java.util.List;
  * schema validation with ratcheting, embedded resources, list types, CEL rules) and answers kube-apiserver's
  * {@code 422 Invalid} ({@code errors.NewInvalid}: {@code <Kind>.<group> "<name>" is invalid: ...}, one
  * {@code details.causes[]} entry per field error). CEL errors ratcheted on unchanged values become
- * {@code Warning: 299 - "<field>: <message>"} headers, as {@code warning.AddWarning} makes them.
+ * {@code Warning: 299 - "<field>: <message>"} headers, as {@code warning.AddWarning} makes them. When the schema
+ * finds errors in an object its kind's own rules also refuse ({@link ObjectStrategy#violations}), the kind's errors
+ * answer alone.
  */
 public final class SchemaValidator {
   private SchemaValidator() {
@@ -33,6 +35,20 @@ public final class SchemaValidator {
     List<String> warnings = new ArrayList<>();
     List<FieldError> errs = vs.validate(o, old, status, warnings);
     warnings.forEach(w -> io.mvproxy.api.Warnings.add(req.ctx(), w));
+    if (!errs.isEmpty()) {
+      // a kind with rules of its own answers with them, as its upstream Validate (its schema only stands in
+      // where they pass): RBAC's ValidatePolicyRule texts, not the schema's bare "Required value"
+      io.vertx.core.json.JsonArray own;
+      try {
+        own = req.strategy().violations(req, o, old);
+      } catch (RuntimeException e) {
+        own = new io.vertx.core.json.JsonArray();
+      }
+      if (!own.isEmpty()) {
+        throw StatusException.invalid(req.gvr(), req.crd().kind(),
+            o.getJsonObject("metadata", new JsonObject()).getString("name", ""), own);
+      }
+    }
     req.failIfInvalid(o, errs);
   }
 }

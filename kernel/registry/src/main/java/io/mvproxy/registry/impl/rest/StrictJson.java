@@ -60,6 +60,13 @@ public final class StrictJson {
       }
       return v;
     } catch (IOException e) {
+      if (GoJsonSyntax.syntaxError(bytes) == null) {
+        byte[] utf8 = GoJsonSyntax.replaceInvalidUtf8(bytes);
+        if (utf8 != bytes) {
+          // Go reads a string's invalid UTF-8 as U+FFFD where Jackson refuses it: read the text Go would
+          return decode(io.vertx.core.buffer.Buffer.buffer(utf8), duplicates);
+        }
+      }
       throw new IllegalArgumentException(StatusException.badRequest(e.getMessage()).getMessage(), e);
     }
   }

@@ -74,6 +74,19 @@ class GoJsonSyntaxTest {
         GoJsonSyntax.syntaxError("[".repeat(GoJsonSyntax.MAX_NESTING_DEPTH).getBytes()));
   }
 
+  /** Invalid UTF-8 inside a string is read as Go reads it: one U+FFFD per byte {@code utf8.DecodeRune} refuses. */
+  @Test
+  void invalidUtf8InStringsIsReadAsGoReadsIt() {
+    byte[] body = {'{', '"', 'k', '"', ':', '"', (byte) 0xff, 'a', (byte) 0xe2, (byte) 0x82, '"', '}'};
+    assertNull(GoJsonSyntax.syntaxError(body));
+    Object v = StrictJson.decode(io.vertx.core.buffer.Buffer.buffer(body), null);
+    assertEquals("\ufffda\ufffd\ufffd", ((io.vertx.core.json.JsonObject) v).getString("k"));
+    byte[] valid = "{\"k\":\"é€\ud83d\ude00\"}".getBytes(StandardCharsets.UTF_8);
+    assertEquals(valid, GoJsonSyntax.replaceInvalidUtf8(valid), "valid UTF-8: the same array");
+    byte[] surrogate = {(byte) 0xed, (byte) 0xa0, (byte) 0x80};
+    assertEquals("\ufffd\ufffd\ufffd", new String(GoJsonSyntax.replaceInvalidUtf8(surrogate), StandardCharsets.UTF_8));
+  }
+
   /** apiserver's {@code transformDecodeError} over {@code Interpret}'s error, with {@code summarizeData}. */
   @Test
   void theAnswerOfACreate() {
