@@ -109,9 +109,9 @@ final class ConfigData implements ObjectStrategy {
       }
       for (String k : data.fieldNames()) {
         if (k.length() > 253 || !KEY.matcher(k).matches() || k.equals(".") || k.equals("..") || k.startsWith("..")) {
-          causes.add(cause("FieldValueInvalid", m + "[" + k + "]", "Invalid value: " + GoStrings.quote(k) + ": a valid config "
-              + "key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or "
-              + "'key-name', regex used for validation is '[-._a-zA-Z0-9]+')"));
+          causes.add(cause("FieldValueInvalid", m + "[" + k + "]", "Invalid value: " + GoStrings.quote(k)
+              + ": a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  "
+              + "or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')"));
         }
         if ("binaryData".equals(m) && obj.getJsonObject("data", new JsonObject()).containsKey(k)) {
           causes.add(cause("FieldValueInvalid", "binaryData[" + k + "]", "Invalid value: " + GoStrings.quote(k)

@@ -513,8 +513,9 @@ public final class ObjectRules {
    * Drops the {@code omitempty} collections of ObjectMeta that are empty or null ({@code labels: {}},
    * {@code annotations: {}}, {@code ownerReferences: []}, {@code finalizers: []}) and an empty {@code generateName},
    * as the typed round trip of every write does (Go's encoder never writes them; for custom resources
-   * {@code schema/objectmeta Coerce}), so they are neither stored nor returned: {@code kubectl diff} of an unchanged object finds no difference. {@code managedFields: []} is left for
-   * the field manager (it resets the managed fields).
+   * {@code schema/objectmeta Coerce}), so they are neither stored nor returned: {@code kubectl diff} of an unchanged
+   * object finds no difference. {@code managedFields: []} is left for the field manager (it resets the managed
+   * fields).
    */
   private static void omitEmpty(JsonObject meta) {
     if ("".equals(meta.getValue("generateName"))) {
@@ -589,11 +590,13 @@ public final class ObjectRules {
   /**
    * {@code ValidateObjectMetaAccessor} (create) or also {@code ValidateObjectMetaAccessorUpdate} (update) of
    * {@code o}, in upstream's order: generateName, name, namespace, then generation, labels, annotations,
-   * ownerReferences, finalizers. When any fails, the answer lists every error of the object, as the kind's upstream
-   * {@code Validate} does (kube's validation aggregates, it does not stop at the first failing rule): the metadata's,
-   * then the schema's ({@link io.mvproxy.registry.impl.schema.VersionSchema#validate}), then the kind's own
-   * ({@link ObjectStrategy#violations}). Metadata fields of the wrong JSON type are answered alone (their values
-   * cannot be checked further).
+   * ownerReferences, finalizers (and core's finalizer names where {@link ObjectStrategy#kubeFinalizerNames}). When
+   * any fails, the answer lists every error of the object, as the kind's upstream {@code Validate} does (kube's
+   * validation aggregates, it does not stop at the first failing rule): the metadata's, then the kind's own or the
+   * schema's ({@link #restOfValidation}); a create of a kind whose rules answer alone
+   * ({@link ObjectStrategy#kindRulesAlone}) gets only those when they fail. Metadata fields of the wrong JSON type
+   * are answered alone (their values cannot be checked further). An update of a kind that does not validate its
+   * whole metadata again checks the name as a path segment only.
    *
    * @param old the stored object as the request's version sees it for an update, null for a create
    * @throws StatusException 422 Invalid with one cause per error
@@ -626,11 +629,10 @@ public final class ObjectRules {
           ? ObjectMetaValidator.pathSegmentName(name) : req.strategy().nameProblems(name), name);
     }
     if (req.crd().namespaced() && !DNS_LABEL.matcher(ns).matches()) {
-      causes.add(cause("FieldValueInvalid", "metadata.namespace", "Invalid value: " + io.mvproxy.api.GoStrings.quote(ns)
-          + ": a lowercase "
-          + "RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an "
-          + "alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is "
-          + "'[a-z0-9]([-a-z0-9]*[a-z0-9])?')"));
+      causes.add(cause("FieldValueInvalid", "metadata.namespace", "Invalid value: "
+          + io.mvproxy.api.GoStrings.quote(ns) + ": a lowercase RFC 1123 label must consist of lower case "
+          + "alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. "
+          + "'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"));
     }
     int identityCauses = causes.size();
     for (String f : new String[] {"labels", "annotations"}) {
