@@ -139,6 +139,9 @@ final class ConfigData implements ObjectStrategy {
       causes.add(cause("FieldValueTooLong", secret ? "data" : "[]", "Too long: may not be more than " + MAX_BYTES
           + " bytes"));
     }
+    if (secret) {
+      secretTypeErrors(obj).forEach(e -> causes.add(e.toCause()));
+    }
     if (old != null && old.getBoolean("immutable", false)) {
       for (String f : secret ? List.of("data", "immutable") : List.of("data", "binaryData", "immutable")) {
         Object a = old.getValue(f);
@@ -149,6 +152,99 @@ final class ConfigData implements ObjectStrategy {
       }
     }
     return causes;
+  }
+
+  /**
+   * {@code ValidateSecret}'s rules of the well-known types ({@code pkg/apis/core/validation}), over {@code data} and
+   * a {@code stringData} not yet merged: a service account token names its account in an annotation, the docker
+   * config types hold their key as a JSON object, basic auth a username or a password, SSH auth a private key, TLS
+   * a certificate and a key. The field paths are upstream's, {@code data[%s][username]} included.
+   */
+  static java.util.List<io.mvproxy.registry.impl.schema.FieldError> secretTypeErrors(JsonObject obj) {
+    java.util.List<io.mvproxy.registry.impl.schema.FieldError> errs = new java.util.ArrayList<>();
+    JsonObject data = obj.getValue("data") instanceof JsonObject d ? d : new JsonObject();
+    JsonObject strings = obj.getValue("stringData") instanceof JsonObject sd ? sd : new JsonObject();
+    String type = obj.getValue("type") instanceof String t ? t : "";
+    switch (type) {
+      case "kubernetes.io/service-account-token" -> {
+        JsonObject annotations = obj.getJsonObject("metadata", new JsonObject()).getValue("annotations")
+            instanceof JsonObject a ? a : new JsonObject();
+        if (!(annotations.getValue("kubernetes.io/service-account.name") instanceof String n) || n.isEmpty()) {
+          errs.add(io.mvproxy.registry.impl.schema.FieldError.required(
+              "metadata.annotations[kubernetes.io/service-account.name]", ""));
+        }
+      }
+      case "kubernetes.io/dockercfg" -> jsonKey(data, strings, ".dockercfg", errs);
+      case "kubernetes.io/dockerconfigjson" -> jsonKey(data, strings, ".dockerconfigjson", errs);
+      case "kubernetes.io/basic-auth" -> {
+        if (!has(data, strings, "username") && !has(data, strings, "password")) {
+          errs.add(io.mvproxy.registry.impl.schema.FieldError.required("data[%s][username]", ""));
+          errs.add(io.mvproxy.registry.impl.schema.FieldError.required("data[%s][password]", ""));
+        }
+      }
+      case "kubernetes.io/ssh-auth" -> {
+        byte[] key = bytes(data, strings, "ssh-privatekey");
+        if (key == null || key.length == 0) {
+          errs.add(io.mvproxy.registry.impl.schema.FieldError.required("data[%s][ssh-privatekey]", ""));
+        }
+      }
+      case "kubernetes.io/tls" -> {
+        for (String k : List.of("tls.crt", "tls.key")) {
+          if (!has(data, strings, k)) {
+            errs.add(io.mvproxy.registry.impl.schema.FieldError.required("data[" + k + "]", ""));
+          }
+        }
+      }
+      default -> {
+        // Opaque and other types: no rule
+      }
+    }
+    return errs;
+  }
+
+  private static boolean has(JsonObject data, JsonObject strings, String key) {
+    return data.containsKey(key) || strings.containsKey(key);
+  }
+
+  /** @return the bytes of {@code key} ({@code stringData} wins, as the merge), or null when absent or not base64 */
+  private static byte[] bytes(JsonObject data, JsonObject strings, String key) {
+    if (strings.getValue(key) instanceof String s) {
+      return s.getBytes(StandardCharsets.UTF_8);
+    }
+    if (data.getValue(key) instanceof String b64) {
+      try {
+        return GoBase64.decode(b64.getBytes(StandardCharsets.UTF_8));
+      } catch (IllegalArgumentException e) {
+        return null;
+      }
+    }
+    return data.containsKey(key) ? new byte[0] : null;
+  }
+
+  /** A docker config key: present, and JSON that Go's {@code json.Unmarshal} reads into a map. */
+  private static void jsonKey(JsonObject data, JsonObject strings, String key,
+      java.util.List<io.mvproxy.registry.impl.schema.FieldError> errs) {
+    if (!has(data, strings, key)) {
+      errs.add(io.mvproxy.registry.impl.schema.FieldError.required("data[" + key + "]", ""));
+      return;
+    }
+    byte[] b = bytes(data, strings, key);
+    if (b == null) {
+      return;  // not base64: refused as such
+    }
+    String err = io.mvproxy.registry.impl.rest.GoJsonSyntax.syntaxError(b);
+    if (err == null) {
+      String first = new String(b, StandardCharsets.UTF_8).strip();
+      if (!first.startsWith("{") && !first.startsWith("null")) {
+        err = "json: cannot unmarshal " + (first.startsWith("[") ? "array" : first.startsWith("\"") ? "string"
+            : first.startsWith("t") || first.startsWith("f") ? "bool" : "number")
+            + " into Go value of type map[string]interface {}";
+      }
+    }
+    if (err != null) {
+      errs.add(io.mvproxy.registry.impl.schema.FieldError.invalid("data[" + key + "]", "<secret contents redacted>",
+          err));
+    }
   }
 
   private static boolean isEmpty(Object o) {

@@ -12,6 +12,8 @@ import io.mvproxy.registry.impl.rest.CrdRequest;
 import io.mvproxy.registry.impl.rest.ObjectStrategy;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Tag;
@@ -255,6 +257,42 @@ class StrategiesTest {
     CrdRequest update = request("secrets", "PUT", "/api/v1/namespaces/a/secrets/s", s);
     assertEquals(422, assertThrows(StatusException.class, () -> s.prepareUpdate(update, out,
         out.copy().put("type", "kubernetes.io/tls"))).code());
+  }
+
+  /** {@code ValidateSecret}'s rules of the well-known secret types, with upstream's field paths and texts. */
+  @Test
+  void secretTypesAsValidateSecret() {
+    ObjectStrategy s = new Secrets().then(new ConfigData(true));
+    CrdRequest create = request("secrets", "POST", "/api/v1/namespaces/a/secrets", s);
+    record Case(String type, String body, List<String> causes) { }
+    String cfg = Base64.getEncoder().encodeToString("{\"auths\":{}}".getBytes(StandardCharsets.UTF_8));
+    String notJson = Base64.getEncoder().encodeToString("{auths".getBytes(StandardCharsets.UTF_8));
+    for (Case c : List.of(
+        new Case("kubernetes.io/tls", "{}", List.of("data[tls.crt]: Required value", "data[tls.key]: Required value")),
+        new Case("kubernetes.io/tls", "{\"data\":{\"tls.key\":\"eA==\"},\"stringData\":{\"tls.crt\":\"x\"}}",
+            List.of()),
+        new Case("kubernetes.io/ssh-auth", "{\"data\":{\"ssh-privatekey\":\"\"}}",
+            List.of("data[%s][ssh-privatekey]: Required value")),
+        new Case("kubernetes.io/basic-auth", "{}", List.of("data[%s][username]: Required value",
+            "data[%s][password]: Required value")),
+        new Case("kubernetes.io/basic-auth", "{\"stringData\":{\"password\":\"\"}}", List.of()),
+        new Case("kubernetes.io/dockerconfigjson", "{}", List.of("data[.dockerconfigjson]: Required value")),
+        new Case("kubernetes.io/dockerconfigjson", "{\"data\":{\".dockerconfigjson\":\"" + notJson + "\"}}",
+            List.of("data[.dockerconfigjson]: Invalid value: \"<secret contents redacted>\": invalid character 'a' "
+                + "looking for beginning of object key string")),
+        new Case("kubernetes.io/dockercfg", "{\"data\":{\".dockercfg\":\"" + cfg + "\"}}", List.of()),
+        new Case("kubernetes.io/service-account-token", "{}",
+            List.of("metadata.annotations[kubernetes.io/service-account.name]: Required value")),
+        new Case("example.com/custom", "{}", List.of()))) {
+      JsonObject o = new JsonObject(c.body()).put("type", c.type())
+          .put("metadata", new JsonObject().put("name", "s").put("namespace", "a"));
+      if (c.causes().isEmpty()) {
+        s.prepareCreate(create, o);
+        continue;
+      }
+      StatusException e = assertThrows(StatusException.class, () -> s.prepareCreate(create, o), c.toString());
+      assertEquals(c.causes(), causes(e), c.toString());
+    }
   }
 
   @Test
