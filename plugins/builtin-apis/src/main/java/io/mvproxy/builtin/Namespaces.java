@@ -39,7 +39,16 @@ public final class Namespaces implements ObjectStrategy, NamespaceLifecycle {
   public static final String NAME_LABEL = "kubernetes.io/metadata.name";
   private static final Gvr NAMESPACES = new Gvr("", "v1", "namespaces");
 
+  /**
+   * How long after a namespace's deletion this node reads the namespace itself for a create in it instead of
+   * trusting its index ({@code lifecycle/admission.go forceLiveLookupTTL}, 30 s): the index learns of the deletion
+   * from the store's watch, which can trail the DELETE's answer by a few milliseconds, and a create sent right after
+   * it must see the namespace Terminating (or gone), not Active.
+   */
+  static final long FORCE_LIVE_LOOKUP_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
   private final Map<String, String> phases = new ConcurrentHashMap<>();
+  /** Namespaces deleted through this node, to the {@link System#nanoTime} until which a create reads them live. */
+  private final Map<String, Long> forceLiveLookup = new ConcurrentHashMap<>();
   private volatile CrdApiSource source;
 
   /**
@@ -91,14 +100,20 @@ public final class Namespaces implements ObjectStrategy, NamespaceLifecycle {
   @Override
   public Future<Void> admitCreate(String namespace, Gvr gvr, String name) {
     String phase = phases.get(namespace);
-    if (phase != null) {
+    Long until = forceLiveLookup.get(namespace);
+    boolean live = until != null && until - System.nanoTime() > 0;
+    if (until != null && !live) {
+      forceLiveLookup.remove(namespace, until);
+    }
+    if (phase != null && !live) {
       return check(namespace, phase, gvr, name);
     }
     CrdApiSource s = source;
     if (s == null) {
       return Future.failedFuture(notFound(namespace));
     }
-    // not in the index yet (created through another node a moment ago): read it, as upstream's live lookup
+    // not in the index yet (created through another node a moment ago), or deleted here a moment ago: read it, as
+    // upstream's live lookup
     return s.get("", namespace).compose(ns -> ns == null ? Future.failedFuture(notFound(namespace))
         : check(namespace, phase(ns), gvr, name));
   }
@@ -275,6 +290,10 @@ public final class Namespaces implements ObjectStrategy, NamespaceLifecycle {
       throw new StatusException(StatusReason.Forbidden, "namespaces \"" + name + "\" is forbidden: this namespace "
           + "may not be deleted", new JsonObject().put("name", name).put("kind", "namespaces"));
     }
+    // lifecycle admission on a namespace DELETE: creates in it read it live for a while (forceLiveLookupCache)
+    long now = System.nanoTime();
+    forceLiveLookup.values().removeIf(until -> until - now <= 0);
+    forceLiveLookup.put(name, now + FORCE_LIVE_LOOKUP_NANOS);
     JsonArray fin = current.getJsonObject("spec", new JsonObject()).getJsonArray("finalizers", new JsonArray());
     if (fin.isEmpty()) {
       return null;
