@@ -327,7 +327,9 @@ class ApiServiceSourceTest {
   }
 
   private Resp send(RequestOptions o, String body) throws Exception {
-    return http.request(o).compose(r -> body == null ? r.send() : r.send(body))
-        .compose(r -> r.body().map(b -> new Resp(r.statusCode(), r.headers(), b))).await(60, TimeUnit.SECONDS);
+    // the body is read in the send future's own callback: chained further out (and registered from this thread) it
+    // may run after a short answer ended, and body() then never completes
+    return http.request(o).compose(r -> (body == null ? r.send() : r.send(body))
+        .compose(x -> x.body().map(b -> new Resp(x.statusCode(), x.headers(), b)))).await(60, TimeUnit.SECONDS);
   }
 }

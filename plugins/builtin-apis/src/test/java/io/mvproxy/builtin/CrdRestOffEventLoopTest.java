@@ -63,8 +63,9 @@ class CrdRestOffEventLoopTest {
   static Future<Answer> call(HttpClient client, int port, HttpMethod method, String path, JsonObject body) {
     return client.request(new RequestOptions().setMethod(method).setHost("127.0.0.1").setPort(port).setURI(path)
             .putHeader("Content-Type", "application/json"))
-        .compose(r -> body == null ? r.send() : r.send(Buffer.buffer(body.encode())))
-        .compose(r -> r.body().map(b -> new Answer(r.statusCode(), b.toJsonObject())));
+        // the body is read in the send future's own callback (chained further out it may run after the answer ended)
+        .compose(r -> (body == null ? r.send() : r.send(Buffer.buffer(body.encode())))
+            .compose(x -> x.body().map(b -> new Answer(x.statusCode(), b.toJsonObject()))));
   }
 
   static <T> T await(Future<T> f) throws Exception {

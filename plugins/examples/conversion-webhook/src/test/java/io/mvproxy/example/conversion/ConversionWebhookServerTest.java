@@ -48,7 +48,7 @@ class ConversionWebhookServerTest {
                   .add(gizmo("demo.mvproxy.io/v2", "diameter", 4))));
       JsonObject answer = c.request(new RequestOptions().setMethod(HttpMethod.POST)
               .setAbsoluteURI("https://127.0.0.1:" + s.actualPort() + "/convert?timeout=30s"))
-          .compose(r -> r.send(review.toBuffer())).compose(r -> r.body()).await(30, TimeUnit.SECONDS).toJsonObject();
+          .compose(r -> r.send(review.toBuffer()).compose(x -> x.body())).await(30, TimeUnit.SECONDS).toJsonObject();
       JsonObject resp = answer.getJsonObject("response");
       assertEquals("ConversionReview", answer.getString("kind"));
       assertEquals("abc", resp.getString("uid"));

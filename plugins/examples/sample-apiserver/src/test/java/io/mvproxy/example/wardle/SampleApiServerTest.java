@@ -81,8 +81,9 @@ class SampleApiServerTest {
       throws Exception {
     RequestOptions o = new RequestOptions().setMethod(m).setHost("127.0.0.1").setPort(port).setURI(uri);
     headers.forEach(o::putHeader);
-    return c.request(o).compose(r -> body == null ? r.send() : r.send(body))
-        .compose(r -> r.body().map(b -> new Resp(r.statusCode(), r.headers(), b))).await(30, TimeUnit.SECONDS);
+    // the body is read in the send future's own callback (chained further out it may run after the answer ended)
+    return c.request(o).compose(r -> (body == null ? r.send() : r.send(body))
+        .compose(x -> x.body().map(b -> new Resp(x.statusCode(), x.headers(), b)))).await(30, TimeUnit.SECONDS);
   }
 
   private Resp apis(String accept) throws Exception {
