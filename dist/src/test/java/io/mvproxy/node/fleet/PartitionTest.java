@@ -87,7 +87,7 @@ class PartitionTest {
         CompletableFuture<String> watchEnd = new CompletableFuture<>();
         java.util.concurrent.atomic.AtomicLong watchEndAt = new java.util.concurrent.atomic.AtomicLong();
         watchClient.request(new RequestOptions().setAbsoluteURI(a.url() + FleetTest.THINGS + "?watch=true"))
-            .compose(req -> req.send()).onSuccess(resp -> {
+            .compose(req -> req.send().onSuccess(resp -> {
               watchHead.complete(resp.statusCode());
               resp.handler(buf -> { });
               resp.endHandler(v -> {
@@ -98,7 +98,7 @@ class PartitionTest {
                 watchEndAt.compareAndSet(0, System.currentTimeMillis());
                 watchEnd.complete("failed: " + e);
               });
-            }).onFailure(e -> {
+            })).onFailure(e -> {
               watchHead.completeExceptionally(e);
               watchEnd.complete("failed: " + e);
             });

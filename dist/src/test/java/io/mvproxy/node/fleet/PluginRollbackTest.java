@@ -355,13 +355,13 @@ class PluginRollbackTest {
         CompletableFuture<Void> ended = new CompletableFuture<>();
         long at = System.currentTimeMillis() - t0;
         http.request(new RequestOptions().setAbsoluteURI(url + GADGETS + "?watch=true&timeoutSeconds="
-            + WATCH_TIMEOUT_SECONDS + "&resourceVersion=" + rv)).compose(req -> req.send()).onSuccess(resp -> {
+            + WATCH_TIMEOUT_SECONDS + "&resourceVersion=" + rv)).compose(req -> req.send().onSuccess(resp -> {
               head.complete(resp.statusCode());
               answers.add(new Answer(at, "WATCH " + GADGETS, resp.statusCode(),
                   resp.getHeader("Retry-After") != null, ""));
               resp.endHandler(v -> ended.complete(null));
               resp.exceptionHandler(e -> ended.complete(null));
-            }).onFailure(e -> {
+            })).onFailure(e -> {
               head.complete(-1);
               ended.complete(null);
             });

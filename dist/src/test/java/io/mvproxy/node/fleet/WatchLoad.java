@@ -138,7 +138,7 @@ public final class WatchLoad implements AutoCloseable {
   private void open(String uri) {
     StringBuilder seen = new StringBuilder();
     boolean[] counted = {false};
-    http.request(new RequestOptions().setAbsoluteURI(uri)).compose(req -> req.send()).onSuccess(resp -> {
+    http.request(new RequestOptions().setAbsoluteURI(uri)).compose(req -> req.send().onSuccess(resp -> {
       if (resp.statusCode() == 200) {
         lastHeadNanos.accumulateAndGet(System.nanoTime(), Math::max);
         heads.incrementAndGet();
@@ -160,7 +160,7 @@ public final class WatchLoad implements AutoCloseable {
           seen.delete(0, seen.length() - marker.length());
         }
       });
-    }).onFailure(e -> errors.add(describe(e)));
+    })).onFailure(e -> errors.add(describe(e)));
   }
 
   private static String describe(Throwable e) {
