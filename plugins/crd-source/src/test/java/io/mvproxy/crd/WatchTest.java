@@ -366,10 +366,10 @@ class WatchTest {
     }
     int before = src.watchCount();
     Http.Watch w = http.watch(ns("w10") + "?watch=true&resourceVersion=" + rv(http.get(ns("w10"))));
-    Awaitility.await().pollInSameThread().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(20)).atMost(Duration.ofSeconds(5))
+    Awaitility.await().pollInSameThread().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(20)).atMost(Duration.ofSeconds(30))
         .untilAsserted(() -> assertEquals(before + 1, src.watchCount()));
     w.close();
-    Awaitility.await().pollInSameThread().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(50)).atMost(Duration.ofSeconds(10))
+    Awaitility.await().pollInSameThread().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(50)).atMost(Duration.ofSeconds(30))
         .untilAsserted(() -> assertEquals(before, src.watchCount(), "the subscription ends with the connection"));
   }
 }

@@ -171,7 +171,7 @@ class AuditFilterTest {
   List<JsonObject> await(int n) {
     try {
       Awaitility.await().pollInSameThread().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(5))
-          .atMost(Duration.ofSeconds(5)).until(() -> events.size() >= n);
+          .atMost(Duration.ofSeconds(30)).until(() -> events.size() >= n);
     } catch (ConditionTimeoutException e) {
       // fewer than n: the assertion below names what arrived
     }
