@@ -27,6 +27,7 @@ public final class RequestScope {
   private io.vertx.core.json.JsonObject auditResponseObject;
   private Throwable auditPanic;
   private Warnings warnings;
+  private String contentEncoding;
 
   private RequestScope() {
   }
@@ -244,5 +245,19 @@ public final class RequestScope {
       warnings = new Warnings();
     }
     return warnings;
+  }
+
+  /**
+   * @return the encoding the answer may be compressed with ({@code "gzip"}: the client offered it and
+   *     {@code APIResponseCompression} is on), or null; set by the ingress, read by {@link ResponseCompression#end}
+   */
+  public String contentEncoding() {
+    return contentEncoding;
+  }
+
+  /** @param encoding {@code "gzip"} or null @return this */
+  public RequestScope contentEncoding(String encoding) {
+    this.contentEncoding = encoding;
+    return this;
   }
 }

@@ -107,7 +107,7 @@ public final class DiscoveryHandler implements Handler<RoutingContext> {
         sendAggregated(ctx, docs.aggregated(view, r.format(), core));
       } else {
         ctx.response().putHeader(HttpHeaders.VARY, "Accept");
-        sendJson(ctx.response(), 200, core ? docs.legacyApi() : docs.legacyApis());
+        sendJson(ctx, 200, core ? docs.legacyApi() : docs.legacyApis());
       }
       return;
     }
@@ -120,7 +120,7 @@ public final class DiscoveryHandler implements Handler<RoutingContext> {
       String group = seg.get(1);
       Optional<Buffer> doc = docs.legacyGroup(group);
       if (doc.isPresent()) {
-        sendJson(ctx.response(), 200, doc.get());
+        sendJson(ctx, 200, doc.get());
         return;
       }
       Optional<String> preferred = docs.fleetPreferredVersion(group);
@@ -134,7 +134,7 @@ public final class DiscoveryHandler implements Handler<RoutingContext> {
   private void legacyVersion(RoutingContext ctx, DiscoveryDocuments docs, GroupVersion gv) {
     Optional<Buffer> doc = docs.legacyResourceList(gv);
     if (doc.isPresent()) {
-      sendJson(ctx.response(), 200, doc.get());
+      sendJson(ctx, 200, doc.get());
     } else if (docs.unavailableHere(gv)) {
       throw StatusException.unavailable("the server is currently unable to handle the request", 10);
     } else if (docs.servedByFleet(gv)) {
@@ -153,11 +153,14 @@ public final class DiscoveryHandler implements Handler<RoutingContext> {
       resp.setStatusCode(304).end();
       return;
     }
-    resp.putHeader(HttpHeaders.CONTENT_TYPE, doc.contentType()).setStatusCode(200).end(doc.body());
+    resp.putHeader(HttpHeaders.CONTENT_TYPE, doc.contentType()).setStatusCode(200);
+    io.mvproxy.api.ResponseCompression.end(ctx, doc.body());
   }
 
-  private static void sendJson(HttpServerResponse resp, int code, Buffer body) {
-    resp.putHeader(HttpHeaders.CONTENT_TYPE, "application/json").setStatusCode(code).end(body);
+  /** Discovery documents are written as kube's {@code WriteObjectNegotiated}: gzip beyond 128 KiB when accepted. */
+  private static void sendJson(RoutingContext ctx, int code, Buffer body) {
+    ctx.response().putHeader(HttpHeaders.CONTENT_TYPE, "application/json").setStatusCode(code);
+    io.mvproxy.api.ResponseCompression.end(ctx, body);
   }
 
   private static List<String> segments(String path) {

@@ -75,11 +75,11 @@ public final class OpenApiHandler implements Handler<RoutingContext> {
     OpenApiDocuments docs = peerProxied.test(ctx) ? documents.get().local() : documents.get();
     if (path.equals(V2)) {
       ctx.response().putHeader(HttpHeaders.VARY, "Accept");
-      send(ctx, wantsProtobuf(ctx.request().getHeader(HttpHeaders.ACCEPT)) ? docs.v2Protobuf() : docs.v2Json());
+      send(ctx, wantsProtobuf(ctx.request().getHeader(HttpHeaders.ACCEPT)) ? docs.v2Protobuf() : docs.v2Json(), true);
       return;
     }
     if (path.equals(V3)) {
-      send(ctx, docs.v3Root());
+      send(ctx, docs.v3Root(), false);
       return;
     }
     GroupVersion gv = parseGroupVersion(path.substring(V3.length() + 1));
@@ -89,7 +89,7 @@ public final class OpenApiHandler implements Handler<RoutingContext> {
     }
     ServedDocument doc = docs.v3(gv);
     if (doc != null) {
-      send(ctx, doc);
+      send(ctx, doc, false);
     } else if (docs.undocumented(gv)) {
       // served here (or by peers) without a document, as an APIService whose backend has none: kube-aggregator
       // leaves it out of /openapi/v3 and answers 404; a peer asking must not get 503 Not-Served-Here (it retried
@@ -143,7 +143,12 @@ public final class OpenApiHandler implements Handler<RoutingContext> {
     return false;
   }
 
-  private static void send(RoutingContext ctx, ServedDocument doc) {
+  /**
+   * @param gzip true for {@code /openapi/v2}, which kube-openapi serves through a gzip handler (compressed from
+   *             {@link io.mvproxy.api.ResponseCompression#OPENAPI_V2_THRESHOLD_BYTES} when accepted); the v3 documents
+   *             are {@code http.ServeContent}'s, never compressed
+   */
+  private static void send(RoutingContext ctx, ServedDocument doc, boolean gzip) {
     HttpServerResponse resp = ctx.response();
     resp.putHeader(HttpHeaders.ETAG, doc.etag()).putHeader(HttpHeaders.CACHE_CONTROL, "no-cache, private");
     if (etagMatches(ctx.request().getHeader(HttpHeaders.IF_NONE_MATCH), doc.etag())) {
@@ -153,6 +158,9 @@ public final class OpenApiHandler implements Handler<RoutingContext> {
     resp.putHeader(HttpHeaders.CONTENT_TYPE, doc.contentType());
     if (ctx.request().method() == HttpMethod.HEAD) {
       resp.putHeader(HttpHeaders.CONTENT_LENGTH, String.valueOf(doc.body().length())).end();
+    } else if (gzip) {
+      io.mvproxy.api.ResponseCompression.end(ctx, doc.body(),
+          io.mvproxy.api.ResponseCompression.OPENAPI_V2_THRESHOLD_BYTES - 1, java.util.zip.Deflater.DEFAULT_COMPRESSION);
     } else {
       resp.end(doc.body());
     }

@@ -42,6 +42,11 @@ class OpenApiHandlerTest {
       rc.response().setStatusCode(299).end("proxied");
     });
     Router router = Router.router(vertx);
+    router.route().handler(rc -> {  // the ingress's step (APIResponseCompression on)
+      io.mvproxy.api.RequestScope.of(rc).contentEncoding(
+          io.mvproxy.api.ResponseCompression.supported(rc.request().getHeader("Accept-Encoding")));
+      rc.next();
+    });
     router.route("/openapi/*").handler(handler);
     vertx.createHttpServer().requestHandler(router).listen(0, "127.0.0.1").onComplete(ctx.succeeding(server -> {
       client = WebClient.create(vertx, new WebClientOptions().setDefaultHost("127.0.0.1")
@@ -79,6 +84,31 @@ class OpenApiHandlerTest {
     }).onComplete(ctx.succeeding(root -> ctx.verify(() -> {
       assertEquals(200, root.statusCode());
       assertEquals(docs.v3Root().etag(), root.getHeader("ETag"));
+      ctx.completeNow();
+    })));
+  }
+
+  /** kube-openapi wraps {@code /openapi/v2} in a gzip handler; the v3 documents are served as they are. */
+  @Test
+  void openApiV2IsGzippedForClientsOfferingGzipV3Never(VertxTestContext ctx) {
+    get("/openapi/v2", "Accept-Encoding", "gzip").compose(v2 -> {
+      assertEquals(200, v2.statusCode());
+      assertEquals("gzip", v2.getHeader("Content-Encoding"));
+      try (java.util.zip.GZIPInputStream in = new java.util.zip.GZIPInputStream(
+          new java.io.ByteArrayInputStream(v2.body().getBytes()))) {
+        assertEquals(docs.v2Json().body(), Buffer.buffer(in.readAllBytes()));
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+      return get("/openapi/v2", null, null);
+    }).compose(plain -> {
+      assertNull(plain.getHeader("Content-Encoding"));
+      assertEquals(docs.v2Json().body(), plain.body());
+      return get("/openapi/v3/apis/stable.example.com/v1", "Accept-Encoding", "gzip");
+    }).onComplete(ctx.succeeding(v3 -> ctx.verify(() -> {
+      assertEquals(200, v3.statusCode());
+      assertNull(v3.getHeader("Content-Encoding"));
+      assertEquals("3.0.0", v3.bodyAsJsonObject().getString("openapi"));
       ctx.completeNow();
     })));
   }

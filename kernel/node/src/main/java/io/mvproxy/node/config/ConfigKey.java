@@ -27,7 +27,7 @@ public enum ConfigKey {
   REQUESTHEADER_CLIENT_CA_FILE("requestheaderClientCaFile", Type.FILE, null, "CA bundle that verifies peer-hop client certificates; X-Remote-* headers are believed only from them."),
   REQUESTHEADER_ALLOWED_NAMES("requestheaderAllowedNames", Type.LIST, "", "Common names allowed on peer-hop client certificates (empty = any certificate of that CA)."),
   AUTHORIZATION_MODE("authorizationMode", Type.LIST, "RBAC", "Ordered list of authorization modes: RBAC, AlwaysAllow (development only), AlwaysDeny; system:masters is always allowed."),
-  FEATURE_GATES("featureGates", Type.GATES, "UnknownVersionInteroperabilityProxy=true", "Feature gates, key=bool pairs; only UnknownVersionInteroperabilityProxy is known."),
+  FEATURE_GATES("featureGates", Type.GATES, "UnknownVersionInteroperabilityProxy=true", "Feature gates, key=bool pairs: UnknownVersionInteroperabilityProxy (the peer proxy) and APIResponseCompression (answers over 128 KiB gzip-compressed for clients that accept gzip), both on by default."),
   PLUGIN_DIR("pluginDir", Type.DIR, "plugins", "Folder of plugin jars loaded at start-up."),
   CLUSTER_NAME("clusterName", Type.STRING, "mvproxy", "Hazelcast cluster name; nodes with the same name form one fleet."),
   CLUSTER_HOST("clusterHost", Type.IP, "127.0.0.1", "Interface the Hazelcast member and the event bus (mutual TLS) bind to; Hazelcast there is unauthenticated: reachable by fleet members only."),

@@ -14,7 +14,7 @@ import java.util.Map;
  * keys of one section in {@link ConfigRules}; this class assembles the {@link NodeConfig}.
  */
 public final class ConfigLoader {
-  /** The only feature gate mvproxy knows (KEP-4020). */
+  /** The feature gate of the mixed version proxy (KEP-4020). */
   public static final String GATE = "UnknownVersionInteroperabilityProxy";
 
   private final Path baseDir;
@@ -46,7 +46,8 @@ public final class ConfigLoader {
    */
   public NodeConfig build(Map<ConfigKey, Object> raw) {
     RawValues v = new RawValues(raw, baseDir);
-    boolean gate = ConfigRules.gates(v.raw(ConfigKey.FEATURE_GATES));
+    ConfigRules.FeatureGates gates = ConfigRules.gates(v.raw(ConfigKey.FEATURE_GATES));
+    boolean gate = gates.proxy();
     int securePort = v.port(ConfigKey.SECURE_PORT);
     String bind = v.ip(ConfigKey.BIND_ADDRESS);
     String advertise = v.ip(ConfigKey.ADVERTISE_ADDRESS);
@@ -105,7 +106,8 @@ public final class ConfigLoader {
             v.integer(ConfigKey.MAX_MUTATING_REQUESTS_INFLIGHT), ConfigRules.ingressInstances(v),
             v.oneOf(ConfigKey.TLS_ENGINE, "auto", "jdk", "openssl"), ConfigRules.http2MaxStreams(v), ConfigRules.goawayChance(v),
             Boolean.parseBoolean(v.oneOf(ConfigKey.PEER_HTTP2, "true", "false")),
-            Boolean.parseBoolean(v.oneOf(ConfigKey.NATIVE_TRANSPORT, "true", "false"))), ConfigRules.storage(v),
+            Boolean.parseBoolean(v.oneOf(ConfigKey.NATIVE_TRANSPORT, "true", "false")),
+            gates.apiResponseCompression()), ConfigRules.storage(v),
         Duration.ofSeconds(v.integer(ConfigKey.MEMBER_WAIT_SECONDS)), ConfigRules.controllers(v, gate, proxyCert),
         ConfigRules.serviceAccounts(v), ConfigRules.audit(v), ConfigRules.identityLease(v));
   }

@@ -246,31 +246,47 @@ final class ConfigRules {
     return out;
   }
 
-  /** @return whether the proxy gate is on, from {@code --feature-gates} (JSON object or key=bool list) */
-  static boolean gates(Object raw) {
-    boolean on = true;
+  /**
+   * The feature gates mvproxy knows (kube-apiserver's {@code --feature-gates} names), each on by default as upstream.
+   *
+   * @param proxy                  {@value ConfigLoader#GATE} (KEP-4020)
+   * @param apiResponseCompression {@code APIResponseCompression}: large answers gzip-compressed for clients that
+   *                               accept it (kube-apiserver's beta, on since 1.16)
+   */
+  record FeatureGates(boolean proxy, boolean apiResponseCompression) {
+  }
+
+  /** The gate of large answers' compression ({@link io.mvproxy.api.ResponseCompression}). */
+  static final String COMPRESSION_GATE = "APIResponseCompression";
+
+  /**
+   * @return the gates from {@code --feature-gates} (JSON object or key=bool list), the unnamed ones at their defaults
+   * @throws ConfigException naming {@code featureGates} on an unknown gate or a value other than true/false
+   */
+  static FeatureGates gates(Object raw) {
+    java.util.Map<String, Boolean> on = new java.util.HashMap<>();
     if (raw instanceof JsonObject o) {
       for (String k : o.fieldNames()) {
-        on = gate(k, String.valueOf(o.getValue(k)), on);
+        on.put(k, gate(k, String.valueOf(o.getValue(k))));
       }
-      return on;
+    } else {
+      for (String pair : String.valueOf(raw).split(",")) {
+        if (pair.isBlank()) {
+          continue;
+        }
+        int eq = pair.indexOf('=');
+        if (eq < 0) {
+          throw new ConfigException(ConfigKey.FEATURE_GATES, "\"" + pair.trim() + "\" is not key=bool");
+        }
+        on.put(pair.substring(0, eq).trim(), gate(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim()));
+      }
     }
-    for (String pair : String.valueOf(raw).split(",")) {
-      if (pair.isBlank()) {
-        continue;
-      }
-      int eq = pair.indexOf('=');
-      if (eq < 0) {
-        throw new ConfigException(ConfigKey.FEATURE_GATES, "\"" + pair.trim() + "\" is not key=bool");
-      }
-      on = gate(pair.substring(0, eq).trim(), pair.substring(eq + 1).trim(), on);
-    }
-    return on;
+    return new FeatureGates(on.getOrDefault(ConfigLoader.GATE, true), on.getOrDefault(COMPRESSION_GATE, true));
   }
 
   /** @return one gate's value; fails on an unknown gate or a value other than true/false */
-  static boolean gate(String name, String value, boolean current) {
-    if (!ConfigLoader.GATE.equals(name)) {
+  static boolean gate(String name, String value) {
+    if (!ConfigLoader.GATE.equals(name) && !COMPRESSION_GATE.equals(name)) {
       throw new ConfigException(ConfigKey.FEATURE_GATES, "unrecognized feature gate: " + name);
     }
     if (!value.equalsIgnoreCase("true") && !value.equalsIgnoreCase("false")) {

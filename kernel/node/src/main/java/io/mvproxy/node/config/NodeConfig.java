@@ -156,18 +156,20 @@ public record NodeConfig(String serverId, String bindAddress, int securePort, St
    * @param goawayChance          {@code --goaway-chance}, 0..0.02
    * @param peerHttp2             {@code --peer-http2}: the peer hop offers h2 through ALPN
    * @param nativeTransport       {@code --native-transport}: Netty's epoll transport where it loads
+   * @param responseCompression   feature gate {@code APIResponseCompression}: answers over 128 KiB gzip-compressed for
+   *                              clients that accept it ({@link io.mvproxy.api.ResponseCompression})
    */
   public record ServingLimits(Duration requestTimeout, int maxRequestsInflight, int maxMutatingInflight,
                               int ingressInstances, String tlsEngine, int http2MaxStreams, double goawayChance,
-                              boolean peerHttp2, boolean nativeTransport) {
+                              boolean peerHttp2, boolean nativeTransport, boolean responseCompression) {
     /** kube-apiserver's {@code --http2-max-streams-per-connection} default (what 0 means). */
     public static final int DEFAULT_HTTP2_MAX_STREAMS = 100;
     /**
      * kube-apiserver's defaults: 1m0s, 400, 200; one ingress per CPU core; JDK TLS, 100 streams, no GOAWAY chance;
-     * an HTTP/1.1 peer hop; Java NIO.
+     * an HTTP/1.1 peer hop; Java NIO; compression of large answers.
      */
     public static final ServingLimits DEFAULTS = new ServingLimits(Duration.ofMinutes(1), 400, 200,
-        defaultIngressInstances(), "auto", DEFAULT_HTTP2_MAX_STREAMS, 0, false, false);
+        defaultIngressInstances(), "auto", DEFAULT_HTTP2_MAX_STREAMS, 0, false, false, true);
 
     /** @return the CPU cores this JVM may use (Vert.x's default event-loop count is twice that) */
     public static int defaultIngressInstances() {

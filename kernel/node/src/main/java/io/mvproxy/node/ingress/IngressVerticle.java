@@ -128,6 +128,9 @@ public final class IngressVerticle extends VerticleBase {
   private void chain(Router router, PeerProxy proxy) {
     router.route().failureHandler(StatusResponses::onFailure);
     router.route().handler(IngressVerticle::cacheControl);
+    if (limits.responseCompression()) {
+      router.route().handler(IngressVerticle::responseEncoding);
+    }
     router.route().handler(new AuditIds());
     if (limits.goawayChance() > 0) {
       router.route().handler(new ProbabilisticGoaway(limits.goawayChance()));
@@ -178,6 +181,18 @@ public final class IngressVerticle extends VerticleBase {
    * its own (the service account issuer discovery documents), a proxied answer carries the peer's. Also {@code Date}
    * (RFC 9110, in {@code http.TimeFormat}), which Go's server sends on every answer.
    */
+  /**
+   * Records the answer's encoding ({@code gzip} when the client offers it) for the writers of large answers
+   * ({@link io.mvproxy.api.ResponseCompression}; kube-apiserver's {@code APIResponseCompression}).
+   */
+  private static void responseEncoding(RoutingContext ctx) {
+    String enc = io.mvproxy.api.ResponseCompression.supported(ctx.request().getHeader("Accept-Encoding"));
+    if (enc != null) {
+      io.mvproxy.api.RequestScope.of(ctx).contentEncoding(enc);
+    }
+    ctx.next();
+  }
+
   private static void cacheControl(RoutingContext ctx) {
     long second = System.currentTimeMillis() / 1000;
     HttpDate d = dateCache;

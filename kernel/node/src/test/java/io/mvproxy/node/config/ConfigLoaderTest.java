@@ -174,6 +174,20 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void apiResponseCompressionIsAFeatureGateOnByDefault() {
+    assertTrue(ConfigLoader.load(file, List.of()).serving().responseCompression());
+    NodeConfig off = ConfigLoader.load(file, List.of("--feature-gates=APIResponseCompression=false"));
+    assertEquals(false, off.serving().responseCompression());
+    assertTrue(off.peerProxyEnabled(), "naming one gate leaves the other at its default");
+    NodeConfig both = ConfigLoader.load(file, List.of(
+        "--feature-gates=UnknownVersionInteroperabilityProxy=false,APIResponseCompression=true"));
+    assertEquals(false, both.peerProxyEnabled());
+    assertTrue(both.serving().responseCompression());
+    assertTrue(error(List.of("--feature-gates=APIResponseCompression=maybe"))
+        .contains("invalid value of APIResponseCompression: maybe"));
+  }
+
+  @Test
   void identityLeaseKeysAsKubeApiserver() {
     NodeConfig d = ConfigLoader.load(file, List.of());
     assertEquals(new NodeConfig.IdentityLease(3600, 10), d.identityLease());

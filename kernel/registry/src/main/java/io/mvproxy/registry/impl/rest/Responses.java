@@ -23,7 +23,10 @@ public final class Responses {
     send(ctx, code, body, JSON);
   }
 
-  /** Sends {@code body} with HTTP {@code code} and {@code contentType}. */
+  /**
+   * Sends {@code body} with HTTP {@code code} and {@code contentType}, gzip-compressed when it is large and the client
+   * accepts it ({@link io.mvproxy.api.ResponseCompression}).
+   */
   public static void send(RoutingContext ctx, int code, JsonObject body, String contentType) {
     HttpServerResponse r = ctx.response();
     if (r.ended() || r.closed()) {
@@ -36,8 +39,9 @@ public final class Responses {
       }
       scope.auditResponseObject(body);
     }
-    r.setStatusCode(code).putHeader("Content-Type", contentType)
-        .end(io.mvproxy.api.BoolParam.of(ctx.request().getParam("pretty")) ? PrettyJson.encode(body) : body.toBuffer());
+    r.setStatusCode(code).putHeader("Content-Type", contentType);
+    io.mvproxy.api.ResponseCompression.end(ctx,
+        io.mvproxy.api.BoolParam.of(ctx.request().getParam("pretty")) ? PrettyJson.encode(body) : body.toBuffer());
   }
 
   /**
