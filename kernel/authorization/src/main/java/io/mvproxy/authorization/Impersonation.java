@@ -50,6 +50,14 @@ public final class Impersonation {
     return false;
   }
 
+  /** The {@code apiVersion} upstream gives the UserExtra and UID references: {@code authentication.k8s.io/v1}. */
+  private static final String AUTHENTICATION_V1 = "authentication.k8s.io/v1";
+
+  /** @return a {@code v1.ObjectReference} as Go's {@code %v} prints the struct (empty fields leave their spaces) */
+  private static String reference(String kind, String name, String apiVersion, String fieldPath) {
+    return "{" + kind + "  " + name + "  " + apiVersion + "  " + fieldPath + "}";
+  }
+
   /**
    * Authorizes the impersonation and builds the new identity; removes the impersonation headers.
    *
@@ -76,12 +84,14 @@ public final class Impersonation {
     }
     boolean hasUser = user != null && !user.isEmpty();
     if (!hasUser && (!groups.isEmpty() || (uid != null && !uid.isEmpty()) || !extra.isEmpty())) {
+      // buildImpersonationRequests' []v1.ObjectReference printed with %v: each reference's fields Kind, Namespace,
+      // Name, UID, APIVersion, ResourceVersion, FieldPath between braces; groups, then extras, then the uid
       List<String> what = new ArrayList<>();
-      groups.forEach(g -> what.add("Group \"" + g + "\""));
+      groups.forEach(g -> what.add(reference("Group", g, "", "")));
+      extra.forEach((k, vs) -> vs.forEach(v -> what.add(reference("UserExtra", v, AUTHENTICATION_V1, k))));
       if (uid != null && !uid.isEmpty()) {
-        what.add("UID \"" + uid + "\"");
+        what.add(reference("UID", uid, AUTHENTICATION_V1, ""));
       }
-      extra.forEach((k, vs) -> vs.forEach(v -> what.add("UserExtra " + k + "=\"" + v + "\"")));
       throw StatusException.badRequest("requested [" + String.join(" ", what) + "] without impersonating a user");
     }
     String username = user;

@@ -284,6 +284,14 @@ class RbacAuthorizerTest {
         MultiMap.caseInsensitiveMultiMap().add("Impersonate-User", "system:serviceaccount:ns2:robot"), z)).code());
     assertEquals(400, assertThrows(StatusException.class, () -> Impersonation.impersonate(BOB,
         MultiMap.caseInsensitiveMultiMap().add("Impersonate-Group", "g1"), z)).code());
+    // kube-apiserver 1.35+ (impersonation.go's buildImpersonationRequests): a BadRequest printing the requested
+    // v1.ObjectReferences with Go's %v, groups then extras then the uid
+    StatusException noUser = assertThrows(StatusException.class, () -> Impersonation.impersonate(BOB,
+        MultiMap.caseInsensitiveMultiMap().add("Impersonate-Uid", "u-1").add("Impersonate-Group", "g1")
+            .add("Impersonate-Group", "g2").add("Impersonate-Extra-Scopes", "view"), z));
+    assertEquals("requested [{Group  g1    } {Group  g2    } {UserExtra  view  authentication.k8s.io/v1  scopes} "
+        + "{UID  u-1  authentication.k8s.io/v1  }] without impersonating a user", noUser.getMessage());
+    assertEquals(io.mvproxy.api.StatusReason.BadRequest, noUser.reason());
   }
 
   @Test
