@@ -153,6 +153,7 @@ final class NodeBoot {
     Map<Class<?>, Object> out = new java.util.HashMap<>();
     out.put(NodeAuthorization.class, authorization);
     out.put(Authenticator.class, authenticator);
+    out.put(io.mvproxy.api.BuiltinApiOptions.class, new io.mvproxy.api.BuiltinApiOptions(config.eventTtl()));
     if (serviceAccountTokens != null) {
       out.put(io.mvproxy.security.serviceaccount.ServiceAccountTokens.class, serviceAccountTokens);
     }

@@ -81,7 +81,8 @@ public record BuiltinApis(List<ApiSource> sources, NamespaceLifecycle namespaces
   }
 
   /**
-   * @param ctx           the node's services
+   * @param ctx           the node's services; {@link io.mvproxy.api.BuiltinApiOptions} among them sets the Events'
+   *                      TTL ({@link EventTtl}; kube-apiserver's 1h when absent)
    * @param authorization the node's authorization
    * @param tokens        the node's service account tokens: with an issuer, {@code serviceaccounts/token} is served;
    *                      their ServiceAccounts are looked up in this node's built-in store; null: none
@@ -126,6 +127,12 @@ public record BuiltinApis(List<ApiSource> sources, NamespaceLifecycle namespaces
       kinds.get(BINDINGS).follow(admission.policies()::bindingEvent);
     }
     Future<Void> ns = namespaces.start(kinds.get("namespaces"), ctx.vertx());
+    java.time.Duration eventTtl = ctx.service(io.mvproxy.api.BuiltinApiOptions.class)
+        .orElse(io.mvproxy.api.BuiltinApiOptions.DEFAULTS).eventTtl();
+    if (!eventTtl.isZero()) {
+      new EventTtl(ctx.vertx(), eventTtl, System::currentTimeMillis, EventTtl.sweepPeriodMillis(eventTtl))
+          .start(kinds.get("events"));
+    }
     Future<Void> rbac = new RbacFeed(authorization.index()).start(kinds.get("roles.rbac.authorization.k8s.io"),
         kinds.get("clusterroles.rbac.authorization.k8s.io"), kinds.get("rolebindings.rbac.authorization.k8s.io"),
         kinds.get("clusterrolebindings.rbac.authorization.k8s.io"), ctx.vertx());

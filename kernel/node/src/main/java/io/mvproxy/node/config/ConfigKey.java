@@ -37,6 +37,7 @@ public enum ConfigKey {
   SERVICE_RESOLUTION("serviceResolution", Type.MAP, "", "Where APIService backends live: namespace/name:port=https://host:port pairs (JSON object or comma list)."),
   LOGGING_FORMAT("loggingFormat", Type.STRING, "text", "Log format: text or json (one JSON object per line), as kube-apiserver's --logging-format."),
   SHUTDOWN_GRACE_PERIOD_SECONDS("shutdownGracePeriodSeconds", Type.INT, "10", "Seconds in-flight requests may take to finish on shutdown."),
+  EVENT_TTL("eventTtl", Type.DURATION, "1h0m0s", "How long an Event is kept after its last write, as kube-apiserver's --event-ttl (each node deletes the Events it saw written that long ago); 0 keeps Events until deleted; a Go duration (1h, 90m) or seconds."),
   REQUEST_TIMEOUT("requestTimeout", Type.DURATION, "1m0s", "Longest time a non-long-running request may take before it is answered 504 Timeout (watches exempt), as kube-apiserver's --request-timeout; also the deadline of every storage call; a Go duration (60s, 1m0s) or seconds."),
   MAX_REQUESTS_INFLIGHT("maxRequestsInflight", Type.INT, "400", "Most non-mutating requests (get, list) in flight at once; beyond it 429 with Retry-After (watches not counted, system:masters exempt); 0 = no limit. As kube-apiserver's --max-requests-inflight."),
   MAX_MUTATING_REQUESTS_INFLIGHT("maxMutatingRequestsInflight", Type.INT, "200", "Most mutating requests in flight at once; beyond it 429 with Retry-After; 0 = no limit. As kube-apiserver's --max-mutating-requests-inflight."),

@@ -109,7 +109,8 @@ public final class ConfigLoader {
             Boolean.parseBoolean(v.oneOf(ConfigKey.NATIVE_TRANSPORT, "true", "false")),
             gates.apiResponseCompression()), ConfigRules.storage(v),
         Duration.ofSeconds(v.integer(ConfigKey.MEMBER_WAIT_SECONDS)), ConfigRules.controllers(v, gate, proxyCert),
-        ConfigRules.serviceAccounts(v), ConfigRules.audit(v), ConfigRules.identityLease(v));
+        ConfigRules.serviceAccounts(v), ConfigRules.audit(v), ConfigRules.identityLease(v),
+        v.durationOrZero(ConfigKey.EVENT_TTL));
   }
 
   private static String hostName() {

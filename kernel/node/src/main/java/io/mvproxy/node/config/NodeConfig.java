@@ -42,6 +42,8 @@ import java.util.List;
  * @param serviceAccounts           the service account token keys ({@code --service-account-*}, {@code --api-audiences})
  * @param audit                     the audit policy and log ({@code --audit-*})
  * @param identityLease             the apiserver identity Lease timings ({@code --identity-lease-*})
+ * @param eventTtl                  {@code --event-ttl}: how long an Event is kept after its last write (zero: until
+ *                                  deleted)
  */
 public record NodeConfig(String serverId, String bindAddress, int securePort, String advertiseAddress,
                          String peerAdvertiseIp, Integer peerAdvertisePort, Path tlsCertFile,
@@ -54,7 +56,8 @@ public record NodeConfig(String serverId, String bindAddress, int securePort, St
                          String loggingFormat, List<String> authorizationModes, ServingLimits serving,
                          io.mvproxy.storage.StorageConfig storage,
                          Duration memberWait, Controllers controllers,
-                         ServiceAccounts serviceAccounts, Audit audit, IdentityLease identityLease) {
+                         ServiceAccounts serviceAccounts, Audit audit, IdentityLease identityLease,
+                         Duration eventTtl) {
 
   /**
    * The apiserver identity Lease timings, as kube-apiserver's flags of the same names

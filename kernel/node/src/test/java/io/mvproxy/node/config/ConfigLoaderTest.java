@@ -174,6 +174,15 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void eventTtlAsKubeApiserver() {
+    assertEquals(java.time.Duration.ofHours(1), ConfigLoader.load(file, List.of()).eventTtl());
+    assertEquals(java.time.Duration.ofMinutes(90), ConfigLoader.load(file, List.of("--event-ttl=1h30m")).eventTtl());
+    assertEquals(java.time.Duration.ZERO, ConfigLoader.load(file, List.of("--event-ttl=0")).eventTtl());
+    assertTrue(error(List.of("--event-ttl=-1s")).startsWith("--event-ttl (eventTtl)"));
+    assertTrue(error(List.of("--event-ttl=soon")).startsWith("--event-ttl (eventTtl)"));
+  }
+
+  @Test
   void apiResponseCompressionIsAFeatureGateOnByDefault() {
     assertTrue(ConfigLoader.load(file, List.of()).serving().responseCompression());
     NodeConfig off = ConfigLoader.load(file, List.of("--feature-gates=APIResponseCompression=false"));
