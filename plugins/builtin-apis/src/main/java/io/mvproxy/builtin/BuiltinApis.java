@@ -131,7 +131,7 @@ public record BuiltinApis(List<ApiSource> sources, NamespaceLifecycle namespaces
         .orElse(io.mvproxy.api.BuiltinApiOptions.DEFAULTS).eventTtl();
     if (!eventTtl.isZero()) {
       new EventTtl(ctx.vertx(), eventTtl, System::currentTimeMillis, EventTtl.sweepPeriodMillis(eventTtl))
-          .start(kinds.get("events"));
+          .start(kinds.get("events").store());
     }
     Future<Void> rbac = new RbacFeed(authorization.index()).start(kinds.get("roles.rbac.authorization.k8s.io"),
         kinds.get("clusterroles.rbac.authorization.k8s.io"), kinds.get("rolebindings.rbac.authorization.k8s.io"),

@@ -5,13 +5,17 @@ import io.mvproxy.api.storage.ResourceStorage;
 import io.mvproxy.api.storage.StorageException;
 import io.mvproxy.api.storage.StoredObject;
 import io.mvproxy.api.storage.WatchEvent;
-import io.mvproxy.registry.impl.CrdApiSource;
+import io.mvproxy.api.storage.WatchListener;
+import io.mvproxy.api.storage.WatchOptions;
+import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.LongSupplier;
 import java.util.logging.Logger;
 
@@ -70,21 +74,53 @@ final class EventTtl {
     return Math.max(1_000, Math.min(30_000, ttl.toMillis() / 10));
   }
 
+  /** Delay before a broken watch (storage unreachable, 410) lists and watches again, ms (as the registry's follows). */
+  static final long REFOLLOW_DELAY_MS = 1000;
+
   /**
-   * Follows the core Events' store (the one events.k8s.io Events share) and sweeps periodically. Does nothing when
-   * the source has no store.
+   * Follows the Events' store (core v1; events.k8s.io Events share it) and sweeps periodically. Unlike the registry's
+   * follows, which keep every object to report the ones gone during a relist, this keeps only each Event's last
+   * resourceVersion and time. Does nothing when {@code store} is null.
    *
-   * @param events the core v1 Events source
+   * @param store the Events' storage
    */
-  void start(CrdApiSource events) {
-    store = events.store();
+  void start(ResourceStorage store) {
+    this.store = store;
     if (store == null) {
       return;
     }
     vertx.runOnContext(v -> {
-      events.follow(this::apply);
+      follow(vertx.getOrCreateContext());
       vertx.setPeriodic(periodMillis, t -> sweep());
     });
+  }
+
+  /** Lists (as ADDED) and watches; after a break lists again, forgetting the Events the new list lacks. */
+  private void follow(Context ctx) {
+    Set<String> relisted = new HashSet<>();
+    boolean[] initialDone = {false};
+    Runnable again = () -> vertx.setTimer(REFOLLOW_DELAY_MS, t -> ctx.runOnContext(v -> follow(ctx)));
+    store.watch(new WatchOptions("", 0, true), new WatchListener() {
+      @Override
+      public void onEvent(WatchEvent e) {
+        if (!initialDone[0]) {
+          relisted.add(e.object().key());
+        }
+        apply(e);
+      }
+
+      @Override
+      public void onInitialEventsEnd(long revision) {
+        initialDone[0] = true;
+        seen.keySet().removeIf(k -> !relisted.contains(k));
+        relisted.clear();
+      }
+
+      @Override
+      public void onError(StorageException error) {
+        again.run();
+      }
+    }).onFailure(t -> again.run());
   }
 
   /**
