@@ -122,6 +122,9 @@ final class NodeBoot {
     } catch (IllegalArgumentException e) {
       return Future.failedFuture(new ConfigException(ConfigKey.ETCD_CAFILE, e.getMessage()));
     }
+    if (config.encryptionAutoReload()) {
+      startEncryptionReload();
+    }
     ctx = new NodeSourceContext(vertx, storage, config.serverId(),
         config.serviceResolution(), config.proxyClientCertFile() == null ? null
         : TlsOptions.keyCert(NodeSecurity.str(config.proxyClientCertFile()), "--proxy-client-cert-file",
@@ -290,6 +293,38 @@ final class NodeBoot {
       p.tryComplete();
     });
     return p.future();
+  }
+
+  /**
+   * {@code --encryption-provider-config-automatic-reload}: checks the file now (putting it in force again) and every
+   * {@link io.mvproxy.storage.encryption.EncryptionConfigReloader#POLL_PERIOD_MS} on a worker thread, counting the
+   * outcomes as kube-apiserver's {@code apiserver_encryption_config_controller_automatic_reloads_total{status}}.
+   */
+  private void startEncryptionReload() {
+    io.mvproxy.storage.encryption.EncryptionConfigReloader reloader =
+        new io.mvproxy.storage.encryption.EncryptionConfigReloader(config.storage().encryptionFile(), null,
+            storage::reloadEncryption);
+    String idHash = "sha256:" + java.util.HexFormat.of().formatHex(sha256(config.serverId()));
+    io.micrometer.core.instrument.FunctionCounter.builder("apiserver_encryption_config_controller_automatic_reloads",
+            reloader, r -> r.successes()).description("Total number of reload successes and failures of encryption "
+            + "configuration split by apiserver identity.").tag("status", "success").tag("apiserver_id_hash", idHash)
+        .register(metrics.registry());
+    io.micrometer.core.instrument.FunctionCounter.builder("apiserver_encryption_config_controller_automatic_reloads",
+            reloader, r -> r.failures()).description("Total number of reload successes and failures of encryption "
+            + "configuration split by apiserver identity.").tag("status", "failure").tag("apiserver_id_hash", idHash)
+        .register(metrics.registry());
+    vertx.executeBlocking(reloader::check, false);
+    vertx.setPeriodic(io.mvproxy.storage.encryption.EncryptionConfigReloader.POLL_PERIOD_MS,
+        t -> vertx.executeBlocking(reloader::check, false));
+  }
+
+  private static byte[] sha256(String s) {
+    try {
+      return java.security.MessageDigest.getInstance("SHA-256").digest(s.getBytes(
+          java.nio.charset.StandardCharsets.UTF_8));
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   private void registerGauges() {

@@ -19,8 +19,11 @@ public final class NodeStorage implements Storage {
   private final Vertx vertx;
   private final Backend backend;
   private final StorageConfig config;
-  private final EncryptionConfig encryption;
+  /** The encryption at rest in force; replaced by {@link #reloadEncryption}. */
+  private volatile EncryptionConfig encryption;
   private final Map<String, ObjectStore> stores = new ConcurrentHashMap<>();
+  /** The group resource of each opened store, for the transformers of a reloaded configuration. */
+  private final Map<String, EncryptionConfig.GroupResource> groupResources = new ConcurrentHashMap<>();
 
   /**
    * @param vertx   the node's Vert.x
@@ -94,8 +97,39 @@ public final class NodeStorage implements Storage {
       throw new IllegalArgumentException("invalid resource prefix \"" + resourcePrefix + "\"");
     }
     Keys.checkRelative(resourcePrefix, false);
-    return stores.computeIfAbsent(resourcePrefix, p -> new ObjectStore(vertx, backend, config.etcdPrefix(), p,
-        config.watchCacheSize(), encryption == null ? null : encryption.transformerFor(group, resource)));
+    ObjectStore open = stores.get(resourcePrefix);
+    if (open != null) {
+      return open;
+    }
+    synchronized (this) {  // a reload in progress sets every opened store, this one included
+      return stores.computeIfAbsent(resourcePrefix, p -> {
+        groupResources.put(p, new EncryptionConfig.GroupResource(group, resource));
+        EncryptionConfig enc = encryption;
+        return new ObjectStore(vertx, backend, config.etcdPrefix(), p, config.watchCacheSize(),
+            enc == null ? null : enc.transformerFor(group, resource));
+      });
+    }
+  }
+
+  /**
+   * Puts another encryption configuration in force ({@code --encryption-provider-config-automatic-reload}, as
+   * kube-apiserver's {@code DynamicEncryptionConfigContent}): every opened resource and those opened later write with
+   * its first provider and read with all of its providers. A value written with a key the new configuration lacks
+   * no longer reads (500), as upstream.
+   *
+   * @param next the new configuration, or null for none
+   */
+  public synchronized void reloadEncryption(EncryptionConfig next) {
+    encryption = next;
+    for (Map.Entry<String, ObjectStore> e : stores.entrySet()) {
+      EncryptionConfig.GroupResource gr = groupResources.get(e.getKey());
+      e.getValue().useTransformer(next == null || gr == null ? null : next.transformerFor(gr.group(), gr.resource()));
+    }
+  }
+
+  /** @return the encryption configuration in force, or null for none */
+  public EncryptionConfig encryption() {
+    return encryption;
   }
 
   /** @return the store of a prefix already opened, or null (tests, metrics) */

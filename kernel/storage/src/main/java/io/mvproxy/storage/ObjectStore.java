@@ -51,7 +51,8 @@ public final class ObjectStore implements ResourceStorage {
   private final String prefix;
   private final String base;
   private final WatchCache cache;
-  private final ValueTransformer transformer;
+  /** Swapped by {@link #useTransformer} when the encryption configuration is reloaded; read once per value. */
+  private volatile ValueTransformer transformer;
 
   /**
    * @param vertx      the node's Vert.x
@@ -86,6 +87,16 @@ public final class ObjectStore implements ResourceStorage {
   @Override
   public String prefix() {
     return prefix;
+  }
+
+  /**
+   * Replaces the resource's encryption ({@code --encryption-provider-config-automatic-reload}): values written from
+   * now on use {@code next}'s first provider, values read are tried with its providers.
+   *
+   * @param next the new transformer, or null for none
+   */
+  public void useTransformer(ValueTransformer next) {
+    this.transformer = next;
   }
 
   /** @return the full key prefix of this resource ({@code /registry/<prefix>/}) */
@@ -386,6 +397,7 @@ public final class ObjectStore implements ResourceStorage {
    * @throws StorageException 500 when the transformer fails
    */
   String toStored(String fullKey, String json) {
+    ValueTransformer transformer = this.transformer;
     if (transformer == null) {
       return json;
     }
@@ -416,6 +428,7 @@ public final class ObjectStore implements ResourceStorage {
   Plain fromStored(Kv kv) {
     String v = kv.value();
     boolean encrypted = v.startsWith(IdentityTransformer.ENCRYPTED_PREFIX);
+    ValueTransformer transformer = this.transformer;
     if (transformer == null) {
       if (encrypted) {
         throw StorageException.internal(kv.key(), "unable to transform key \"" + kv.key() + "\": "

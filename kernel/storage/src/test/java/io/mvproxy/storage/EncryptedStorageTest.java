@@ -149,4 +149,61 @@ class EncryptedStorageTest {
     assertEquals("Internal error occurred: unable to transform key \"/registry/secrets/default/r\": identity "
         + "transformer tried to read encrypted data", se.getMessage());
   }
+
+  /**
+   * {@code --encryption-provider-config-automatic-reload}: a changed file is put in force on the store already open
+   * and on one opened later, without a new NodeStorage (namespace {@code reload}: the other tests list
+   * {@code default}) (the key rotation sequence on a running node); an invalid
+   * file is a counted failure that leaves the configuration in force; an unchanged file does nothing.
+   */
+  @Test
+  void automaticReloadRotatesKeysOnTheRunningStorage(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+      throws Exception {
+    String first = HEAD + "resources:\n- resources: [secrets]\n  providers:\n  - aescbc: {keys: [{name: key1, secret: "
+        + K1 + "}]}\n";
+    java.nio.file.Path file = java.nio.file.Files.writeString(dir.resolve("enc.yaml"), first);
+    NodeStorage s = new NodeStorage(vertx, backend, StorageConfig.memory(), EncryptionConfig.load(file));
+    ResourceStorage secrets = s.resource("secrets");
+    await(secrets.create("reload/a", secret("reload-a", SECRET_VALUE)));
+    assertTrue(raw("/registry/secrets/reload/a").startsWith("k8s:enc:aescbc:v1:key1:"));
+    io.mvproxy.storage.encryption.EncryptionConfigReloader reloader =
+        new io.mvproxy.storage.encryption.EncryptionConfigReloader(file, first.getBytes(
+            java.nio.charset.StandardCharsets.UTF_8), s::reloadEncryption);
+    assertEquals(io.mvproxy.storage.encryption.EncryptionConfigReloader.Outcome.UNCHANGED, reloader.check());
+
+    // step 1 of a rotation: the new key first, the old one still read
+    java.nio.file.Files.writeString(file, HEAD + "resources:\n- resources: [secrets, configmaps]\n  providers:\n"
+        + "  - aesgcm: {keys: [{name: key2, secret: " + K2 + "}]}\n  - aescbc: {keys: [{name: key1, secret: " + K1
+        + "}]}\n");
+    assertEquals(io.mvproxy.storage.encryption.EncryptionConfigReloader.Outcome.RELOADED, reloader.check());
+    await(secrets.create("reload/b", secret("reload-b", SECRET_VALUE)));
+    assertTrue(raw("/registry/secrets/reload/b").startsWith("k8s:enc:aesgcm:v1:key2:"),
+        "the open store writes with the new first provider");
+    assertEquals(SECRET_VALUE, await(secrets.get("reload/a")).object().getJsonObject("data").getString("k"),
+        "values of the old key still read");
+    await(s.resource("configmaps").create("reload/c", new JsonObject().put("metadata",
+        new JsonObject().put("name", "reload-c"))));
+    assertTrue(raw("/registry/configmaps/reload/c").startsWith("k8s:enc:aesgcm:v1:key2:"),
+        "a resource the new file names is encrypted");
+    // the rewrite of step 2: an unchanged update of a value of the old key writes it with the new one
+    await(secrets.guaranteedUpdate("reload/a", null, cur -> cur.object().copy()));
+    assertTrue(raw("/registry/secrets/reload/a").startsWith("k8s:enc:aesgcm:v1:key2:"));
+
+    java.nio.file.Files.writeString(file, "kind: EncryptionConfiguration\nresources: [oops");
+    assertEquals(io.mvproxy.storage.encryption.EncryptionConfigReloader.Outcome.FAILED, reloader.check());
+    assertEquals(1, reloader.failures());
+    await(secrets.create("reload/d", secret("reload-d", SECRET_VALUE)));
+    assertTrue(raw("/registry/secrets/reload/d").startsWith("k8s:enc:aesgcm:v1:key2:"),
+        "an invalid file leaves the configuration in force");
+
+    // step 3: the old key dropped; what only it can read now fails, as upstream
+    java.nio.file.Files.writeString(file, HEAD + "resources:\n- resources: [secrets]\n  providers:\n"
+        + "  - aesgcm: {keys: [{name: key2, secret: " + K2 + "}]}\n");
+    assertEquals(io.mvproxy.storage.encryption.EncryptionConfigReloader.Outcome.RELOADED, reloader.check());
+    assertEquals(2, reloader.successes());
+    assertEquals(SECRET_VALUE, await(secrets.get("reload/a")).object().getJsonObject("data").getString("k"));
+    ExecutionException gone = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
+        () -> await(s.resource("configmaps").get("reload/c")));
+    assertTrue(gone.getCause().getMessage().contains("unable to transform key"), gone.getCause().getMessage());
+  }
 }

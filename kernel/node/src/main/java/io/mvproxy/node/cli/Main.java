@@ -39,7 +39,8 @@ public final class Main implements Runnable {
   /** @return the command line, with the flag reference as the footer of {@code serve --help} */
   public static CommandLine commandLine() {
     CommandLine cl = new CommandLine(new Main());
-    cl.getSubcommands().get("serve").getCommandSpec().usageMessage()
+    // 120 columns: the longest flag with its JSON key (91 characters) stays on one line
+    cl.getSubcommands().get("serve").getCommandSpec().usageMessage().width(120)
         .footer("", "Flags (JSON key in parentheses); they override the --config file:", ServeCommand.flagReference());
     return cl;
   }

@@ -110,7 +110,17 @@ public final class ConfigLoader {
             gates.apiResponseCompression()), ConfigRules.storage(v),
         Duration.ofSeconds(v.integer(ConfigKey.MEMBER_WAIT_SECONDS)), ConfigRules.controllers(v, gate, proxyCert),
         ConfigRules.serviceAccounts(v), ConfigRules.audit(v), ConfigRules.identityLease(v),
-        v.durationOrZero(ConfigKey.EVENT_TTL));
+        v.durationOrZero(ConfigKey.EVENT_TTL), encryptionAutoReload(v));
+  }
+
+  /** @return {@code --encryption-provider-config-automatic-reload}, which needs {@code --encryption-provider-config} */
+  private static boolean encryptionAutoReload(RawValues v) {
+    boolean on = Boolean.parseBoolean(v.oneOf(ConfigKey.ENCRYPTION_PROVIDER_CONFIG_AUTOMATIC_RELOAD, "true", "false"));
+    if (on && !v.has(ConfigKey.ENCRYPTION_PROVIDER_CONFIG)) {
+      throw new ConfigException(ConfigKey.ENCRYPTION_PROVIDER_CONFIG_AUTOMATIC_RELOAD,
+          "--encryption-provider-config-automatic-reload must be set with --encryption-provider-config");
+    }
+    return on;
   }
 
   private static String hostName() {

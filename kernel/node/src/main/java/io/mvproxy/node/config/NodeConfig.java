@@ -44,6 +44,8 @@ import java.util.List;
  * @param identityLease             the apiserver identity Lease timings ({@code --identity-lease-*})
  * @param eventTtl                  {@code --event-ttl}: how long an Event is kept after its last write (zero: until
  *                                  deleted)
+ * @param encryptionAutoReload      {@code --encryption-provider-config-automatic-reload}: the encryption configuration
+ *                                  file is read again every minute and a changed, valid one put in force
  */
 public record NodeConfig(String serverId, String bindAddress, int securePort, String advertiseAddress,
                          String peerAdvertiseIp, Integer peerAdvertisePort, Path tlsCertFile,
@@ -57,7 +59,7 @@ public record NodeConfig(String serverId, String bindAddress, int securePort, St
                          io.mvproxy.storage.StorageConfig storage,
                          Duration memberWait, Controllers controllers,
                          ServiceAccounts serviceAccounts, Audit audit, IdentityLease identityLease,
-                         Duration eventTtl) {
+                         Duration eventTtl, boolean encryptionAutoReload) {
 
   /**
    * The apiserver identity Lease timings, as kube-apiserver's flags of the same names

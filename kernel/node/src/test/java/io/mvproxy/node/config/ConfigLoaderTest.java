@@ -53,6 +53,12 @@ class ConfigLoaderTest {
     NodeConfig c = ConfigLoader.load(file, List.of("--encryption-provider-config=" + enc));
     assertEquals(enc, c.storage().encryptionFile());
     assertTrue(c.storage().encryption().transformerFor("", "secrets") != null);
+    assertEquals(false, c.encryptionAutoReload());
+    assertTrue(ConfigLoader.load(file, List.of("--encryption-provider-config=" + enc,
+        "--encryption-provider-config-automatic-reload=true")).encryptionAutoReload());
+    assertEquals("--encryption-provider-config-automatic-reload (encryptionProviderConfigAutomaticReload): "
+        + "--encryption-provider-config-automatic-reload must be set with --encryption-provider-config",
+        error(List.of("--encryption-provider-config-automatic-reload=true")));
     write(new JsonObject().put("encryptionProviderConfig", "enc.yaml"));
     assertEquals(dir.resolve("enc.yaml"), ConfigLoader.load(file, List.of()).storage().encryptionFile());
     Files.writeString(enc, "apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\nresources:\n"

@@ -11,7 +11,8 @@ import java.util.logging.Logger;
  * The readiness check of {@code --encryption-provider-config} ({@code /readyz/kms-providers}, kube-apiserver's name
  * for its encryption health check): false while the file no longer reads as a valid configuration (deleted,
  * unreadable, a key removed or mistyped), so a node that would not start again with it leaves the load balancer
- * before it is restarted. The node keeps using the configuration it started with (no automatic reload). The file
+ * before it is restarted. The node keeps using the configuration in force (the one it started with, or the last one
+ * {@link EncryptionConfigReloader} put in force). The file
  * is parsed again only when its modification time or size changed; never blocks longer than one small read.
  */
 public final class EncryptionConfigCheck implements BooleanSupplier {
