@@ -56,7 +56,7 @@ class EncryptionAtRestFleetTest {
     plugins.put("node-a", new LinkedHashMap<>());
     fleet = new FleetHarness(tmp.resolve("fleet"), plugins);
     fleet.configureAll(new JsonObject().put("storageBackend", "etcd3").put("etcdServers", etcd.servers())
-        .put("encryptionProviderConfig", enc.toString()));
+        .put("encryptionProviderConfig", enc.toString()).put("encryptionProviderConfigAutomaticReload", true));
     fleet.startAllAndAwaitReady(120_000);
   }
 
@@ -113,6 +113,10 @@ class EncryptionAtRestFleetTest {
   @Test
   void secretsAreCiphertextInEtcdAndKeysRotate() throws Exception {
     long t0 = System.nanoTime();
+    // --encryption-provider-config-automatic-reload: the node's first check puts the file in force again at start
+    FleetTest.await("the start-up reload counted", 30_000, () -> fleet.admin().get(fleet.node("node-a").url(),
+        "/metrics").text().matches("(?s).*apiserver_encryption_config_controller_automatic_reloads_total\\{"
+        + "apiserver_id_hash=\"sha256:[0-9a-f]{64}\",status=\"success\"} 1\\.0\n.*"));
     KubectlFleetTest.Result created = kubectl("node-a", "create", "secret", "generic", "s1",
         "--from-literal=password=" + PLAIN);
     assertEquals(0, created.code(), created.all());

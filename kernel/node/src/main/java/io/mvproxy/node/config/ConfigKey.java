@@ -44,8 +44,8 @@ public enum ConfigKey {
   INGRESS_INSTANCES("ingressInstances", Type.INT, "0", "HTTPS ingress instances, one per event loop, each with its own peer clients (0 = one per CPU core, as Vert.x event loops)."),
   TLS_ENGINE("tlsEngine", Type.STRING, "auto", "TLS implementation of the HTTPS server and the peer-hop client: auto (openssl where it loads, else jdk; the start-up log names the one chosen), jdk (the JDK's JSSE) or openssl (BoringSSL through netty-tcnative, shipped for linux-x86_64; fails at start-up where it cannot load). Measured side by side (bench/compare), openssl accepts 2.3x the new TLS connections per second of jdk and takes about a third off the peer hop's CPU per request. Session resumption (session cache, TLS 1.3 tickets) either way."),
   HTTP2_MAX_STREAMS_PER_CONNECTION("http2MaxStreamsPerConnection", Type.INT, "0", "Most concurrent HTTP/2 streams a client may open on one connection (SETTINGS_MAX_CONCURRENT_STREAMS); 0 = 100, as kube-apiserver's --http2-max-streams-per-connection."),
-  PEER_HTTP2("peerHttp2", Type.STRING, "false", "Whether the peer hop offers HTTP/2 through ALPN (h2, falling back to http/1.1 per peer that does not offer it), as kube-apiserver's peer proxy does through Go's transport: short requests multiplexed on a few connections per peer (another one opened when a connection's stream limit is reached), watches on their own connections, PING health checks every 30 s (15 s to answer). false: HTTP/1.1 keep-alive pools."),
-  NATIVE_TRANSPORT("nativeTransport", Type.STRING, "false", "true: Vert.x on Netty's native epoll transport where it loads (linux-x86_64; elsewhere the node logs that it runs on NIO and goes on), for every socket of the node (ingress, peer hop, event bus). false: Java NIO. Opt-in: measured side by side with bench/compare (NATIVE_TRANSPORT=true|false)."),
+  PEER_HTTP2("peerHttp2", Type.BOOL, "false", "Whether the peer hop offers HTTP/2 through ALPN (h2, falling back to http/1.1 per peer that does not offer it), as kube-apiserver's peer proxy does through Go's transport: short requests multiplexed on a few connections per peer (another one opened when a connection's stream limit is reached), watches on their own connections, PING health checks every 30 s (15 s to answer). false: HTTP/1.1 keep-alive pools."),
+  NATIVE_TRANSPORT("nativeTransport", Type.BOOL, "false", "true: Vert.x on Netty's native epoll transport where it loads (linux-x86_64; elsewhere the node logs that it runs on NIO and goes on), for every socket of the node (ingress, peer hop, event bus). false: Java NIO. Opt-in: measured side by side with bench/compare (NATIVE_TRANSPORT=true|false)."),
   GOAWAY_CHANCE("goawayChance", Type.STRING, "0", "Probability (0..0.02) that an HTTP/2 request which is not long-running is answered with a GOAWAY on its connection, so clients reconnect and spread over a fleet behind a load balancer; in-flight requests finish. As kube-apiserver's --goaway-chance."),
   STORAGE_BACKEND("storageBackend", Type.STRING, "memory", "Where objects live: etcd3 (a real etcd cluster, durable) or memory (the fleet's Hazelcast memory, volatile; the embedded default)."),
   ETCD_SERVERS("etcdServers", Type.LIST, "", "Comma-separated etcd client URLs (scheme://host:port); required with storage-backend=etcd3."),
@@ -57,7 +57,7 @@ public enum ConfigKey {
   ETCD_HEALTHCHECK_TIMEOUT("etcdHealthcheckTimeout", Type.DURATION, "2s", "Deadline of the etcd health probe behind /livez/etcd and /readyz/etcd."),
   ETCD_READYCHECK_TIMEOUT("etcdReadycheckTimeout", Type.DURATION, "2s", "Deadline of the etcd readiness probe behind /readyz/etcd-readiness."),
   ENCRYPTION_PROVIDER_CONFIG("encryptionProviderConfig", Type.FILE, null, "EncryptionConfiguration file (apiserver.config.k8s.io/v1, YAML or JSON): encryption at rest of the resources it names, on either storage backend; providers aesgcm, aescbc, secretbox, identity (kms is not supported); the first provider writes, all read. Give every node of a fleet the same file."),
-  ENCRYPTION_PROVIDER_CONFIG_AUTOMATIC_RELOAD("encryptionProviderConfigAutomaticReload", Type.STRING, "false", "Whether the encryption-provider-config file is read again every minute and a changed, valid one put in force without a restart, as kube-apiserver's flag of that name (an invalid one is logged and counted, the configuration in force stays); requires encryption-provider-config."),
+  ENCRYPTION_PROVIDER_CONFIG_AUTOMATIC_RELOAD("encryptionProviderConfigAutomaticReload", Type.BOOL, "false", "Whether the encryption-provider-config file is read again every minute and a changed, valid one put in force without a restart, as kube-apiserver's flag of that name (an invalid one is logged and counted, the configuration in force stays); requires encryption-provider-config."),
   MEMBER_WAIT_SECONDS("memberWaitSeconds", Type.INT, "60", "Longest time (s) one awaited member (in cluster-members but not joined, joined but not yet published, or published but its discovery not fetched) holds 404 answers back: until then a resource no known node serves gets 503 + Retry-After."),
   CONTROLLERS("controllers", Type.LIST, "*", "Controllers the node's controller manager runs, as kube-controller-manager's --controllers: '*' every controller (namespace-controller, garbage-collector-controller, serviceaccount-controller), 'name' one, '-name' not that one (aliases namespace, garbagecollector, serviceaccount); empty: none, and no leader election."),
   LEADER_ELECT("leaderElect", Type.STRING, "true", "true: the controllers run only on the node holding the Lease kube-system/mvproxy-controller-manager; false: on every node, as kube-controller-manager's --leader-elect."),
@@ -100,7 +100,9 @@ public enum ConfigKey {
     /** Comma-separated key=bool pairs or a JSON object of booleans. */
     GATES,
     /** A Go duration ({@code 90s}, {@code 1m0s}, {@code 500ms}) or a number of seconds; positive. */
-    DURATION
+    DURATION,
+    /** A JSON boolean, or {@code true}/{@code false} (and Go's {@code strconv.ParseBool} spellings) as text. */
+    BOOL
   }
 
   private final String json;

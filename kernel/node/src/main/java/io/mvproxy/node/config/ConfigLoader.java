@@ -105,8 +105,8 @@ public final class ConfigLoader {
         new NodeConfig.ServingLimits(v.duration(ConfigKey.REQUEST_TIMEOUT), v.integer(ConfigKey.MAX_REQUESTS_INFLIGHT),
             v.integer(ConfigKey.MAX_MUTATING_REQUESTS_INFLIGHT), ConfigRules.ingressInstances(v),
             v.oneOf(ConfigKey.TLS_ENGINE, "auto", "jdk", "openssl"), ConfigRules.http2MaxStreams(v), ConfigRules.goawayChance(v),
-            Boolean.parseBoolean(v.oneOf(ConfigKey.PEER_HTTP2, "true", "false")),
-            Boolean.parseBoolean(v.oneOf(ConfigKey.NATIVE_TRANSPORT, "true", "false")),
+            v.bool(ConfigKey.PEER_HTTP2),
+            v.bool(ConfigKey.NATIVE_TRANSPORT),
             gates.apiResponseCompression()), ConfigRules.storage(v),
         Duration.ofSeconds(v.integer(ConfigKey.MEMBER_WAIT_SECONDS)), ConfigRules.controllers(v, gate, proxyCert),
         ConfigRules.serviceAccounts(v), ConfigRules.audit(v), ConfigRules.identityLease(v),
@@ -115,7 +115,7 @@ public final class ConfigLoader {
 
   /** @return {@code --encryption-provider-config-automatic-reload}, which needs {@code --encryption-provider-config} */
   private static boolean encryptionAutoReload(RawValues v) {
-    boolean on = Boolean.parseBoolean(v.oneOf(ConfigKey.ENCRYPTION_PROVIDER_CONFIG_AUTOMATIC_RELOAD, "true", "false"));
+    boolean on = v.bool(ConfigKey.ENCRYPTION_PROVIDER_CONFIG_AUTOMATIC_RELOAD);
     if (on && !v.has(ConfigKey.ENCRYPTION_PROVIDER_CONFIG)) {
       throw new ConfigException(ConfigKey.ENCRYPTION_PROVIDER_CONFIG_AUTOMATIC_RELOAD,
           "--encryption-provider-config-automatic-reload must be set with --encryption-provider-config");

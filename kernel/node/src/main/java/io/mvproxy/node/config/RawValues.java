@@ -57,6 +57,23 @@ final class RawValues {
     return (String) o;
   }
 
+  /**
+   * @return {@code k} as a boolean: a JSON boolean, or the text Go's {@code strconv.ParseBool} reads ({@code true},
+   *     {@code 1}, {@code t}, {@code T}, {@code TRUE}, {@code True}, and the same for false), as a kube-apiserver flag
+   * @throws ConfigException naming {@code k} for anything else
+   */
+  boolean bool(ConfigKey k) {
+    Object o = raw(k);
+    if (o instanceof Boolean b) {
+      return b;
+    }
+    return switch (String.valueOf(o).trim()) {
+      case "1", "t", "T", "TRUE", "true", "True" -> true;
+      case "0", "f", "F", "FALSE", "false", "False" -> false;
+      default -> throw new ConfigException(k, "\"" + o + "\" is not true or false");
+    };
+  }
+
   /** @return {@code k} as a non-negative int (number or decimal text) */
   int integer(ConfigKey k) {
     Object o = raw(k);

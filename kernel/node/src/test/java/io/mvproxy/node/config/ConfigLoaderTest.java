@@ -235,6 +235,10 @@ class ConfigLoaderTest {
     assertFalse(d.serving().nativeTransport(), "Java NIO unless asked");
     assertTrue(ConfigLoader.load(file, List.of("--native-transport=true")).serving().nativeTransport());
     assertTrue(error(List.of("--native-transport=yes")).startsWith("--native-transport (nativeTransport)"));
+    write(new JsonObject().put("nativeTransport", true).put("peerHttp2", "1"));
+    NodeConfig booleans = ConfigLoader.load(file, List.of());
+    assertTrue(booleans.serving().nativeTransport(), "a JSON boolean is taken");
+    assertTrue(booleans.serving().peerHttp2(), "Go's ParseBool spellings are taken");
     assertTrue(error(List.of("--goaway-chance=0.03")).startsWith("--goaway-chance (goawayChance): can not be less "
         + "than 0 or greater than 0.02"));
     assertTrue(error(List.of("--goaway-chance=-0.01")).startsWith("--goaway-chance (goawayChance)"));
