@@ -50,6 +50,30 @@ final class ApiServiceStrategy implements ObjectStrategy {
         ? Future.succeededFuture() : Future.failedFuture(t));
   }
 
+  /**
+   * The typed decoder's reading of {@code spec.caBundle} ({@code []byte}, omitempty): base64 ({@link GoBase64}) in
+   * canonical form, an empty one left out (a create or update body; a patch result is checked by the validation).
+   *
+   * @throws StatusException 400 {@code APIService in version "v1" cannot be handled as a APIService: illegal base64
+   *     data at input byte N}
+   */
+  @Override
+  public JsonObject decodeBody(CrdRequest req, JsonObject obj) {
+    if (obj.getValue("spec") instanceof JsonObject spec && spec.getValue("caBundle") instanceof String ca) {
+      if (ca.isEmpty()) {
+        spec.remove("caBundle");
+      } else {
+        try {
+          spec.put("caBundle", java.util.Base64.getEncoder().encodeToString(GoBase64.decode(
+              ca.getBytes(java.nio.charset.StandardCharsets.UTF_8))));
+        } catch (IllegalArgumentException e) {
+          throw io.mvproxy.registry.impl.rest.ObjectRules.decodeError(req, e.getMessage());
+        }
+      }
+    }
+    return obj;
+  }
+
   @Override
   public JsonObject prepareCreate(CrdRequest req, JsonObject obj) {
     refuseServedBy(obj);

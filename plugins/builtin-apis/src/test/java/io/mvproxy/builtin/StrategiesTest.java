@@ -620,6 +620,23 @@ class StrategiesTest {
         .getJsonObject("clientConfig").getString("caBundle"));
   }
 
+  /** An APIService's {@code spec.caBundle} is a []byte (omitempty) as well: kube-aggregator's typed decoder. */
+  @Test
+  void apiServiceCaBundleIsDecodedAsBytes() {
+    ApiServiceStrategy s = new ApiServiceStrategy();
+    CrdRequest create = request("apiservices.apiregistration.k8s.io", "POST",
+        "/apis/apiregistration.k8s.io/v1/apiservices", s);
+    java.util.function.Function<String, JsonObject> svc = ca -> new JsonObject().put("spec", new JsonObject()
+        .put("group", "wardle.example.com").put("caBundle", ca));
+    StatusException e = assertThrows(StatusException.class, () -> s.decodeBody(create, svc.apply("not base64")));
+    assertEquals(400, e.code());
+    assertEquals("APIService in version \"v1\" cannot be handled as a APIService: illegal base64 data at input byte 3",
+        e.getMessage());
+    assertEquals(new JsonObject().put("group", "wardle.example.com"),
+        s.decodeBody(create, svc.apply("")).getJsonObject("spec"), "an empty caBundle is omitted");
+    assertEquals("YWJj", s.decodeBody(create, svc.apply("YW\nJj")).getJsonObject("spec").getString("caBundle"));
+  }
+
   @Test
   void defaultsGenerationAndEventZeroValues() {
     Rbac binding = new Rbac(null, true);
