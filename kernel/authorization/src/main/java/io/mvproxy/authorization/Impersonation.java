@@ -64,15 +64,18 @@ public final class Impersonation {
    * @param requestor  the authenticated caller
    * @param headers    the request headers (modified: impersonation headers removed on success)
    * @param authorizer the node's authorizer chain
-   * @return the impersonated user
+   * @return the impersonated user; {@code requestor} itself when the headers request nothing (an empty
+   *     {@code Impersonate-User} or {@code Impersonate-Uid} alone)
    * @throws StatusException 400 when groups, uid or extras come without a user; 403 with kube-apiserver's text when
    *     one check is denied (e.g. {@code users "bob" is forbidden: User "alice" cannot impersonate resource
    *     "users" in API group "" at the cluster scope})
    */
   public static UserInfo impersonate(UserInfo requestor, MultiMap headers, Authorizer authorizer) {
-    String user = headers.get(USER);
+    // upstream reads the user and the uid with headers.Get: an empty value requests nothing (every Impersonate-Group
+    // value and every extra value counts, empty ones too)
+    String user = emptyToNull(headers.get(USER));
     List<String> groups = headers.getAll(GROUP);
-    String uid = headers.get(UID);
+    String uid = emptyToNull(headers.get(UID));
     Map<String, List<String>> extra = new LinkedHashMap<>();
     List<String> extraHeaders = new ArrayList<>();
     for (String n : headers.names()) {
@@ -82,7 +85,12 @@ public final class Impersonation {
         extra.computeIfAbsent(key, k -> new ArrayList<>()).addAll(headers.getAll(n));
       }
     }
-    boolean hasUser = user != null && !user.isEmpty();
+    if (user == null && groups.isEmpty() && uid == null && extra.isEmpty()) {
+      headers.remove(USER);
+      headers.remove(UID);
+      return requestor;  // buildImpersonationRequests found no request: the caller goes on as itself
+    }
+    boolean hasUser = user != null;
     if (!hasUser && (!groups.isEmpty() || (uid != null && !uid.isEmpty()) || !extra.isEmpty())) {
       // buildImpersonationRequests' []v1.ObjectReference printed with %v: each reference's fields Kind, Namespace,
       // Name, UID, APIVersion, ResourceVersion, FieldPath between braces; groups, then extras, then the uid
@@ -131,6 +139,10 @@ public final class Impersonation {
     headers.remove(UID);
     extraHeaders.forEach(headers::remove);
     return new UserInfo(username, uid == null ? "" : uid, newGroups, extra);
+  }
+
+  private static String emptyToNull(String s) {
+    return s == null || s.isEmpty() ? null : s;
   }
 
   private static void check(Authorizer authorizer, Attributes a) {

@@ -1,6 +1,7 @@
 package io.mvproxy.authorization;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -292,6 +293,15 @@ class RbacAuthorizerTest {
     assertEquals("requested [{Group  g1    } {Group  g2    } {UserExtra  view  authentication.k8s.io/v1  scopes} "
         + "{UID  u-1  authentication.k8s.io/v1  }] without impersonating a user", noUser.getMessage());
     assertEquals(io.mvproxy.api.StatusReason.BadRequest, noUser.reason());
+    // empty Impersonate-User / Impersonate-Uid values request nothing (upstream's headers.Get): the caller goes on as
+    // itself (a break-it pass saw a 500 NullPointerException for an empty uid, and User "" for an empty user)
+    MultiMap empties = MultiMap.caseInsensitiveMultiMap().add("Impersonate-User", "").add("Impersonate-Uid", "")
+        .add("Accept", "x");
+    assertSame(BOB, Impersonation.impersonate(BOB, empties, z));
+    assertEquals(List.of("Accept"), List.copyOf(empties.names()));
+    assertEquals("requested [{Group      }] without impersonating a user", assertThrows(StatusException.class,
+        () -> Impersonation.impersonate(BOB, MultiMap.caseInsensitiveMultiMap().add("Impersonate-User", "")
+            .add("Impersonate-Group", ""), z)).getMessage(), "an empty group value is a requested group");
   }
 
   @Test
