@@ -28,7 +28,9 @@ import org.junit.jupiter.api.TestInstance;
  * and checked with etcdctl: a Secret is stored as {@code k8s:enc:aescbc:v1:key1:...} (no plain data in etcd) and
  * read back plain; a value that does not decrypt is kube's 500 InternalError; keys rotate by
  * reordering, {@code kubectl get secrets -A -o json | kubectl replace -f -} re-encrypts with the new first key, and
- * the old key can then be removed; {@code /readyz} fails {@code kms-providers} while the file on disk is broken.
+ * the old key can then be removed; {@code /readyz} fails {@code kms-providers} while the file on disk is broken;
+ * with {@code --encryption-provider-config-automatic-reload} the start-up reload is counted and a broken file leaves
+ * the node ready.
  */
 @Tag("fleet")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -56,7 +58,7 @@ class EncryptionAtRestFleetTest {
     plugins.put("node-a", new LinkedHashMap<>());
     fleet = new FleetHarness(tmp.resolve("fleet"), plugins);
     fleet.configureAll(new JsonObject().put("storageBackend", "etcd3").put("etcdServers", etcd.servers())
-        .put("encryptionProviderConfig", enc.toString()).put("encryptionProviderConfigAutomaticReload", true));
+        .put("encryptionProviderConfig", enc.toString()));
     fleet.startAllAndAwaitReady(120_000);
   }
 
@@ -113,10 +115,6 @@ class EncryptionAtRestFleetTest {
   @Test
   void secretsAreCiphertextInEtcdAndKeysRotate() throws Exception {
     long t0 = System.nanoTime();
-    // --encryption-provider-config-automatic-reload: the node's first check puts the file in force again at start
-    FleetTest.await("the start-up reload counted", 30_000, () -> fleet.admin().get(fleet.node("node-a").url(),
-        "/metrics").text().matches("(?s).*apiserver_encryption_config_controller_automatic_reloads_total\\{"
-        + "apiserver_id_hash=\"sha256:[0-9a-f]{64}\",status=\"success\"} 1\\.0\n.*"));
     KubectlFleetTest.Result created = kubectl("node-a", "create", "secret", "generic", "s1",
         "--from-literal=password=" + PLAIN);
     assertEquals(0, created.code(), created.all());
@@ -150,7 +148,8 @@ class EncryptionAtRestFleetTest {
     assertEquals(0, replaced.code(), replaced.all());
     assertTrue(etcdGet(KEY).startsWith("k8s:enc:aesgcm:v1:key2:"), "re-encrypted with key2");
 
-    // the file on disk broken: /readyz reports it (the node keeps the configuration it started with)
+    // the file on disk broken, without automatic reload: /readyz reports it (the node keeps the configuration it
+    // started with)
     String good = Files.readString(enc);
     Files.writeString(enc, good.replace(KEY2, "AAEC"));
     FleetTest.await("kms-providers failing", 30_000, () -> {
@@ -162,6 +161,19 @@ class EncryptionAtRestFleetTest {
     assertEquals(200, fleet.admin().get(fleet.node("node-a").url(), "/readyz").status());
     restart();
     readsPlainThroughEveryNode();
+
+    // --encryption-provider-config-automatic-reload: the node's first check puts the file in force again at start;
+    // a broken file is then a counted reload failure, not unreadiness (upstream's dynamic check covers KMS only)
+    fleet.configureAll(new JsonObject().put("encryptionProviderConfigAutomaticReload", true));
+    restart();
+    FleetTest.await("the start-up reload counted", 30_000, () -> fleet.admin().get(fleet.node("node-a").url(),
+        "/metrics").text().matches("(?s).*apiserver_encryption_config_controller_automatic_reloads_total\\{"
+        + "apiserver_id_hash=\"sha256:[0-9a-f]{64}\",status=\"success\"} 1\\.0\n.*"));
+    readsPlainThroughEveryNode();
+    Files.writeString(enc, Files.readString(enc).replace(KEY2, "AAEC"));
+    HttpsClient.Resp ready = fleet.admin().get(fleet.node("node-a").url(), "/readyz?verbose");
+    assertEquals(200, ready.status(), ready.text());
+    assertTrue(ready.text().contains("[+]kms-providers ok"), ready.text());
     System.out.printf("FIGURE encryption: test body %d ms%n", (System.nanoTime() - t0) / 1_000_000);
   }
 }

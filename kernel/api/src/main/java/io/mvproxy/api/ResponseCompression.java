@@ -7,7 +7,6 @@ import io.vertx.ext.web.RoutingContext;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.util.zip.Deflater;
 import java.util.zip.GZIPOutputStream;
 
 /**
@@ -29,8 +28,8 @@ public final class ResponseCompression {
   public static final int LEVEL = 1;
   /**
    * The NYTimes {@code gziphandler}'s {@code DefaultMinSize} (1,400 bytes, about one packet), which kube-openapi's
-   * {@code /openapi/v2} handler is wrapped in: it compresses bodies of at least this many bytes (pass one less as
-   * {@link #end(RoutingContext, Buffer, int, int)}'s threshold), at gzip's default level.
+   * {@code /openapi/v2} handler is wrapped in: it compresses bodies of at least this many bytes, at gzip's default
+   * level ({@link #gzipHandlerAccepts}).
    */
   public static final int OPENAPI_V2_THRESHOLD_BYTES = 1400;
 
@@ -65,28 +64,55 @@ public final class ResponseCompression {
    * @return the response's end
    */
   public static Future<Void> end(RoutingContext ctx, Buffer body) {
-    return end(ctx, body, THRESHOLD_BYTES, LEVEL);
-  }
-
-  /**
-   * Ends the response with {@code body}, compressed when the scope names gzip and the body is longer than
-   * {@code threshold} bytes.
-   *
-   * @param ctx       the request
-   * @param body      the whole answer, uncompressed
-   * @param threshold longest body sent as it is, in bytes
-   * @param level     the deflate level, 1-9 or {@link Deflater#DEFAULT_COMPRESSION}
-   * @return the response's end
-   */
-  public static Future<Void> end(RoutingContext ctx, Buffer body, int threshold, int level) {
     HttpServerResponse r = ctx.response();
-    if (body.length() <= threshold || !"gzip".equals(RequestScope.of(ctx).contentEncoding())
+    if (body.length() <= THRESHOLD_BYTES || !"gzip".equals(RequestScope.of(ctx).contentEncoding())
         || r.headers().contains("Content-Encoding")) {
       return r.end(body);
     }
     r.putHeader("Content-Encoding", "gzip");
     r.headers().add("Vary", "Accept-Encoding");
-    return r.end(gzip(body, level));
+    return r.end(gzip(body, LEVEL));
+  }
+
+  /**
+   * The NYTimes {@code gziphandler}'s {@code acceptsGzip} (kube-openapi wraps {@code /openapi/v2} in it, whatever
+   * {@code APIResponseCompression} says): {@code Accept-Encoding} split at commas, each coding lower-cased with its
+   * {@code q} (1 when absent, clamped to 0..1; a coding whose {@code q} does not parse, or an empty one, is
+   * skipped; a later mention of a coding wins); gzip when its {@code q} is above 0.
+   *
+   * @param acceptEncoding the header, or null
+   * @return true when {@code gziphandler} would compress for it
+   */
+  public static boolean gzipHandlerAccepts(String acceptEncoding) {
+    if (acceptEncoding == null) {
+      return false;
+    }
+    java.util.Map<String, Double> codings = new java.util.HashMap<>();
+    for (String ss : acceptEncoding.split(",", -1)) {
+      String coding = "";
+      double q = 1.0;
+      boolean bad = false;
+      String[] parts = ss.split(";", -1);
+      for (int n = 0; n < parts.length; n++) {
+        String part = parts[n].trim();
+        q = 1.0;  // as upstream: each part starts from the default
+        if (n == 0) {
+          coding = part.toLowerCase(java.util.Locale.ROOT);
+        } else if (part.startsWith("q=")) {
+          try {
+            q = Math.max(0.0, Math.min(1.0, Double.parseDouble(part.substring(2))));
+            bad = false;
+          } catch (NumberFormatException e) {
+            q = 0.0;
+            bad = true;
+          }
+        }
+      }
+      if (!bad && !coding.isEmpty()) {
+        codings.put(coding, q);
+      }
+    }
+    return codings.getOrDefault("gzip", 0.0) > 0.0;
   }
 
   /**

@@ -38,7 +38,17 @@ public final class StatusWriter {
       scope.auditStatus(status);
       scope.auditResponseObject(status);
     }
-    send(ctx.response(), e, pretty);
+    io.vertx.core.http.HttpServerResponse r = ctx.response();
+    if (r.ended() || r.closed() || r.headWritten()) {
+      send(r, e, pretty);
+      return;
+    }
+    if (e.retryAfterSeconds() > 0) {
+      r.putHeader("Retry-After", Integer.toString(e.retryAfterSeconds()));
+    }
+    // as kube-apiserver's ErrorNegotiated (SerializeObject): a Status over 128 KiB is gzipped for a client offering it
+    r.setStatusCode(e.code()).putHeader("Content-Type", "application/json");
+    ResponseCompression.end(ctx, pretty ? PrettyJson.encode(e.toStatus()) : e.toStatus().toBuffer());
   }
 
   /**

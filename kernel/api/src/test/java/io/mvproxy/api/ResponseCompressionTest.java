@@ -64,6 +64,8 @@ class ResponseCompressionTest {
       ctx.response().putHeader("Content-Encoding", "identity");
       ResponseCompression.end(ctx, Buffer.buffer(LARGE));
     });
+    router.get("/status").handler(ctx -> StatusWriter.send(ctx, new StatusException(StatusReason.BadRequest,
+        "m".repeat(ResponseCompression.THRESHOLD_BYTES), null)));
     server = vertx.createHttpServer().requestHandler(router).listen(0, "127.0.0.1").await(30, TimeUnit.SECONDS);
   }
 
@@ -95,6 +97,25 @@ class ResponseCompressionTest {
     assertEquals(want, ResponseCompression.supported(header));
   }
 
+  /** The NYTimes gziphandler's rules, which kube-openapi's {@code /openapi/v2} follows: case-insensitive, q above 0. */
+  @ParameterizedTest(name = "gziphandler, Accept-Encoding {0}: {1}")
+  @CsvSource(delimiter = '|', nullValues = "null", value = {
+      "gzip|true",
+      "GZIP|true",
+      "gzip;q=0.5|true",
+      "br, Gzip ; q=0.1|true",
+      "gzip;q=0|false",
+      "gzip;q=x|false",        // a q that does not parse: the coding is skipped
+      "gzip, gzip;q=0|false",  // the later mention wins
+      "gzip;q=0;foo|true",     // each part starts again from q=1, as upstream
+      "x-gzip|false",
+      "''|false",
+      "null|false",
+  })
+  void gzipHandlerRules(String header, boolean want) {
+    assertEquals(want, ResponseCompression.gzipHandlerAccepts(header));
+  }
+
   @Test
   void aLargeAnswerIsGzippedForAClientOfferingGzip() throws Exception {
     assertEquals(ResponseCompression.THRESHOLD_BYTES + 1, LARGE.length);
@@ -105,6 +126,20 @@ class ResponseCompressionTest {
     try (GZIPInputStream in = new GZIPInputStream(new ByteArrayInputStream(r.body()))) {
       assertArrayEquals(LARGE, in.readAllBytes());
     }
+  }
+
+  /** kube-apiserver writes errors through the same serializer (ErrorNegotiated): a large Status is gzipped too. */
+  @Test
+  void aLargeStatusIsGzippedToo() throws Exception {
+    HttpResponse<byte[]> r = get("/status", "gzip");
+    assertEquals(400, r.statusCode());
+    assertEquals("gzip", r.headers().firstValue("Content-Encoding").orElse(null));
+    try (GZIPInputStream in = new GZIPInputStream(new ByteArrayInputStream(r.body()))) {
+      io.vertx.core.json.JsonObject status = new io.vertx.core.json.JsonObject(Buffer.buffer(in.readAllBytes()));
+      assertEquals("BadRequest", status.getString("reason"));
+    }
+    assertEquals(400, get("/status", null).statusCode());
+    assertNull(get("/status", null).headers().firstValue("Content-Encoding").orElse(null));
   }
 
   @Test

@@ -179,9 +179,11 @@ final class NodeBoot {
       live.put("etcd", storage::healthy);
     }
     if (config.storage().encryptionFile() != null) {
-      // kube-apiserver's encryption health check; false while the file would not start a node again
-      ready.put("kms-providers", new io.mvproxy.storage.encryption.EncryptionConfigCheck(
-          config.storage().encryptionFile()));
+      // kube-apiserver's encryption health check; without automatic reload false while the file would not start a
+      // node again; with it, as upstream's dynamic check (KMS plugins only, none here), a bad file is a counted
+      // reload failure, not unreadiness (one typo in the shared file would take every node out of the balancer)
+      ready.put("kms-providers", config.encryptionAutoReload() ? () -> true
+          : new io.mvproxy.storage.encryption.EncryptionConfigCheck(config.storage().encryptionFile()));
     }
     HealthHandler health = new HealthHandler(MvproxyVersion.VERSION, live, ready);
     audit = auditFilter(vertx, config.audit(), metrics);

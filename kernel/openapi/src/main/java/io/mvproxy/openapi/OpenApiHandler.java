@@ -144,13 +144,18 @@ public final class OpenApiHandler implements Handler<RoutingContext> {
   }
 
   /**
-   * @param gzip true for {@code /openapi/v2}, which kube-openapi serves through a gzip handler (compressed from
-   *             {@link io.mvproxy.api.ResponseCompression#OPENAPI_V2_THRESHOLD_BYTES} when accepted); the v3 documents
-   *             are {@code http.ServeContent}'s, never compressed
+   * @param gzip true for {@code /openapi/v2}, which kube-openapi serves through the NYTimes gzip handler whatever
+   *             {@code APIResponseCompression} says ({@code Vary: Accept-Encoding} always; compressed from
+   *             {@link io.mvproxy.api.ResponseCompression#OPENAPI_V2_THRESHOLD_BYTES} when
+   *             {@link io.mvproxy.api.ResponseCompression#gzipHandlerAccepts} accepts); the v3 documents are
+   *             {@code http.ServeContent}'s, never compressed
    */
   private static void send(RoutingContext ctx, ServedDocument doc, boolean gzip) {
     HttpServerResponse resp = ctx.response();
     resp.putHeader(HttpHeaders.ETAG, doc.etag()).putHeader(HttpHeaders.CACHE_CONTROL, "no-cache, private");
+    if (gzip) {
+      resp.headers().add(HttpHeaders.VARY, "Accept-Encoding");  // gziphandler adds it to every answer
+    }
     if (etagMatches(ctx.request().getHeader(HttpHeaders.IF_NONE_MATCH), doc.etag())) {
       resp.setStatusCode(304).end();
       return;
@@ -158,9 +163,10 @@ public final class OpenApiHandler implements Handler<RoutingContext> {
     resp.putHeader(HttpHeaders.CONTENT_TYPE, doc.contentType());
     if (ctx.request().method() == HttpMethod.HEAD) {
       resp.putHeader(HttpHeaders.CONTENT_LENGTH, String.valueOf(doc.body().length())).end();
-    } else if (gzip) {
-      io.mvproxy.api.ResponseCompression.end(ctx, doc.body(),
-          io.mvproxy.api.ResponseCompression.OPENAPI_V2_THRESHOLD_BYTES - 1, java.util.zip.Deflater.DEFAULT_COMPRESSION);
+    } else if (gzip && doc.body().length() >= io.mvproxy.api.ResponseCompression.OPENAPI_V2_THRESHOLD_BYTES
+        && io.mvproxy.api.ResponseCompression.gzipHandlerAccepts(ctx.request().getHeader(HttpHeaders.ACCEPT_ENCODING))) {
+      resp.putHeader(HttpHeaders.CONTENT_ENCODING, "gzip")
+          .end(io.mvproxy.api.ResponseCompression.gzip(doc.body(), java.util.zip.Deflater.DEFAULT_COMPRESSION));
     } else {
       resp.end(doc.body());
     }

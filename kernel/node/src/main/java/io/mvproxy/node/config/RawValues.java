@@ -95,7 +95,11 @@ final class RawValues {
     if (o instanceof Number n) {
       d = Duration.ofMillis(Math.round(n.doubleValue() * 1000));
     } else {
-      d = GoDuration.parse(String.valueOf(o).trim());
+      String text = String.valueOf(o).trim();
+      d = GoDuration.parse(text);
+      if (d == null && text.startsWith("-") && GoDuration.parse(text.substring(1)) != null) {
+        throw new ConfigException(k, "must be positive");  // a Go duration, negative
+      }
       if (d == null) {
         throw new ConfigException(k, "\"" + o + "\" is not a duration (e.g. 60s, 1m0s, 500ms)");
       }

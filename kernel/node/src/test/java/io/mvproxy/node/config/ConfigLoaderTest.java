@@ -184,7 +184,7 @@ class ConfigLoaderTest {
     assertEquals(java.time.Duration.ofHours(1), ConfigLoader.load(file, List.of()).eventTtl());
     assertEquals(java.time.Duration.ofMinutes(90), ConfigLoader.load(file, List.of("--event-ttl=1h30m")).eventTtl());
     assertEquals(java.time.Duration.ZERO, ConfigLoader.load(file, List.of("--event-ttl=0")).eventTtl());
-    assertTrue(error(List.of("--event-ttl=-1s")).startsWith("--event-ttl (eventTtl)"));
+    assertEquals("--event-ttl (eventTtl): must be positive", error(List.of("--event-ttl=-1s")));
     assertTrue(error(List.of("--event-ttl=soon")).startsWith("--event-ttl (eventTtl)"));
   }
 
