@@ -298,14 +298,14 @@ final class NodeBoot {
   }
 
   /**
-   * {@code --encryption-provider-config-automatic-reload}: checks the file now (putting it in force again) and every
+   * {@code --encryption-provider-config-automatic-reload}: checks the file every
    * {@link io.mvproxy.storage.encryption.EncryptionConfigReloader#POLL_PERIOD_MS} on a worker thread, counting the
    * outcomes as kube-apiserver's {@code apiserver_encryption_config_controller_automatic_reloads_total{status}}.
    */
   private void startEncryptionReload() {
     io.mvproxy.storage.encryption.EncryptionConfigReloader reloader =
-        new io.mvproxy.storage.encryption.EncryptionConfigReloader(config.storage().encryptionFile(), null,
-            storage::reloadEncryption);
+        new io.mvproxy.storage.encryption.EncryptionConfigReloader(config.storage().encryptionFile(),
+            config.storage().encryption(), storage::reloadEncryption);
     String idHash = "sha256:" + java.util.HexFormat.of().formatHex(sha256(config.serverId()));
     io.micrometer.core.instrument.FunctionCounter.builder("apiserver_encryption_config_controller_automatic_reloads",
             reloader, r -> r.successes()).description("Total number of reload successes and failures of encryption "
@@ -315,7 +315,6 @@ final class NodeBoot {
             reloader, r -> r.failures()).description("Total number of reload successes and failures of encryption "
             + "configuration split by apiserver identity.").tag("status", "failure").tag("apiserver_id_hash", idHash)
         .register(metrics.registry());
-    vertx.executeBlocking(reloader::check, false);
     vertx.setPeriodic(io.mvproxy.storage.encryption.EncryptionConfigReloader.POLL_PERIOD_MS,
         t -> vertx.executeBlocking(reloader::check, false));
   }

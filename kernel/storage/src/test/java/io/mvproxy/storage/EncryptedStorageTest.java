@@ -162,14 +162,16 @@ class EncryptedStorageTest {
     String first = HEAD + "resources:\n- resources: [secrets]\n  providers:\n  - aescbc: {keys: [{name: key1, secret: "
         + K1 + "}]}\n";
     java.nio.file.Path file = java.nio.file.Files.writeString(dir.resolve("enc.yaml"), first);
-    NodeStorage s = new NodeStorage(vertx, backend, StorageConfig.memory(), EncryptionConfig.load(file));
+    EncryptionConfig started = EncryptionConfig.load(file);
+    NodeStorage s = new NodeStorage(vertx, backend, StorageConfig.memory(), started);
     ResourceStorage secrets = s.resource("secrets");
     await(secrets.create("reload/a", secret("reload-a", SECRET_VALUE)));
     assertTrue(raw("/registry/secrets/reload/a").startsWith("k8s:enc:aescbc:v1:key1:"));
     io.mvproxy.storage.encryption.EncryptionConfigReloader reloader =
-        new io.mvproxy.storage.encryption.EncryptionConfigReloader(file, first.getBytes(
-            java.nio.charset.StandardCharsets.UTF_8), s::reloadEncryption);
-    assertEquals(io.mvproxy.storage.encryption.EncryptionConfigReloader.Outcome.UNCHANGED, reloader.check());
+        new io.mvproxy.storage.encryption.EncryptionConfigReloader(file, started, s::reloadEncryption);
+    assertEquals(io.mvproxy.storage.encryption.EncryptionConfigReloader.Outcome.UNCHANGED, reloader.check(),
+        "the file the node started with is not a reload");
+    assertEquals(0, reloader.successes());
 
     // step 1 of a rotation: the new key first, the old one still read
     java.nio.file.Files.writeString(file, HEAD + "resources:\n- resources: [secrets, configmaps]\n  providers:\n"

@@ -90,24 +90,29 @@ final class RawValues {
 
   /** @return {@code k} as a positive duration: a number of seconds or a Go duration ({@link GoDuration}) */
   Duration duration(ConfigKey k) {
-    Object o = raw(k);
-    Duration d;
-    if (o instanceof Number n) {
-      d = Duration.ofMillis(Math.round(n.doubleValue() * 1000));
-    } else {
-      String text = String.valueOf(o).trim();
-      d = GoDuration.parse(text);
-      if (d == null && text.startsWith("-") && GoDuration.parse(text.substring(1)) != null) {
-        throw new ConfigException(k, "must be positive");  // a Go duration, negative
-      }
-      if (d == null) {
-        throw new ConfigException(k, "\"" + o + "\" is not a duration (e.g. 60s, 1m0s, 500ms)");
-      }
-    }
+    Duration d = anyDuration(k);
     if (d.isNegative() || d.isZero()) {
       throw new ConfigException(k, "must be positive");
     }
     return d;
+  }
+
+  /**
+   * @return {@code k} as a duration of any sign: a number of seconds, or a Go duration with an optional sign
+   * @throws ConfigException naming {@code k} when it is no duration
+   */
+  private Duration anyDuration(ConfigKey k) {
+    Object o = raw(k);
+    if (o instanceof Number n) {
+      return Duration.ofMillis(Math.round(n.doubleValue() * 1000));
+    }
+    String text = String.valueOf(o).trim();
+    boolean negative = text.startsWith("-");
+    Duration d = GoDuration.parse(negative || text.startsWith("+") ? text.substring(1) : text);
+    if (d == null) {
+      throw new ConfigException(k, "\"" + o + "\" is not a duration (e.g. 60s, 1m0s, 500ms)");
+    }
+    return negative ? d.negated() : d;
   }
 
   /** @return {@code k} as a port, 0-65535 */
@@ -165,7 +170,11 @@ final class RawValues {
     if (o instanceof Number n && n.doubleValue() == 0 || "0".equals(String.valueOf(o).trim())) {
       return Duration.ZERO;
     }
-    return duration(k);
+    Duration d = anyDuration(k);
+    if (d.isNegative()) {
+      throw new ConfigException(k, "must not be negative");
+    }
+    return d;
   }
 
   /** @return {@code k}, which must be one of {@code allowed} */

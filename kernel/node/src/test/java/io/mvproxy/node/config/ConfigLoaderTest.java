@@ -184,7 +184,9 @@ class ConfigLoaderTest {
     assertEquals(java.time.Duration.ofHours(1), ConfigLoader.load(file, List.of()).eventTtl());
     assertEquals(java.time.Duration.ofMinutes(90), ConfigLoader.load(file, List.of("--event-ttl=1h30m")).eventTtl());
     assertEquals(java.time.Duration.ZERO, ConfigLoader.load(file, List.of("--event-ttl=0")).eventTtl());
-    assertEquals("--event-ttl (eventTtl): must be positive", error(List.of("--event-ttl=-1s")));
+    assertEquals("--event-ttl (eventTtl): must not be negative", error(List.of("--event-ttl=-1s")));
+    assertEquals(java.time.Duration.ZERO, ConfigLoader.load(file, List.of("--event-ttl=0s")).eventTtl());
+    assertEquals("--request-timeout (requestTimeout): must be positive", error(List.of("--request-timeout=-1m")));
     assertTrue(error(List.of("--event-ttl=soon")).startsWith("--event-ttl (eventTtl)"));
   }
 

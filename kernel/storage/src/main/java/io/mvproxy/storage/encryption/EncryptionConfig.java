@@ -58,11 +58,30 @@ public final class EncryptionConfig {
 
   private final Map<GroupResource, PrefixTransformers> transformers;
   private final Map<GroupResource, List<String>> providers;
+  private final String contentHash;
 
   private EncryptionConfig(Map<GroupResource, PrefixTransformers> transformers,
-                           Map<GroupResource, List<String>> providers) {
+                           Map<GroupResource, List<String>> providers, String contentHash) {
     this.transformers = transformers;
     this.providers = providers;
+    this.contentHash = contentHash;
+  }
+
+  /**
+   * @return the hex SHA-256 of the text this configuration was parsed from (UTF-8), as upstream's
+   *     {@code EncryptionFileContentHash}: {@link EncryptionConfigReloader} reloads only a file whose hash differs
+   */
+  public String contentHash() {
+    return contentHash;
+  }
+
+  /** @return the hex SHA-256 of {@code bytes} */
+  static String sha256Hex(byte[] bytes) {
+    try {
+      return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(bytes));
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   /**
@@ -187,7 +206,7 @@ public final class EncryptionConfig {
     }
     Map<GroupResource, PrefixTransformers> out = new LinkedHashMap<>();
     entries.forEach((gr, l) -> out.put(gr, new PrefixTransformers("no matching prefix found", l)));
-    return new EncryptionConfig(out, names);
+    return new EncryptionConfig(out, names, sha256Hex(text.getBytes(StandardCharsets.UTF_8)));
   }
 
   private static JsonArray array(JsonObject o, String field, String path, List<String> errs) {

@@ -3,9 +3,6 @@ package io.mvproxy.storage.encryption;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.function.Consumer;
 import java.util.logging.Logger;
 
@@ -43,14 +40,14 @@ public final class EncryptionConfigReloader {
 
   /**
    * @param file    the {@code --encryption-provider-config} file
-   * @param initial the bytes the node started with (their hash is the configuration in force), or null: the first
-   *                check puts the file's configuration in force again
+   * @param initial the configuration the node started with ({@link EncryptionConfig#contentHash()} is the content in
+   *                force: a file with the same content is not reloaded, nor counted)
    * @param apply   puts a reloaded configuration in force (e.g. {@code NodeStorage::reloadEncryption})
    */
-  public EncryptionConfigReloader(Path file, byte[] initial, Consumer<EncryptionConfig> apply) {
+  public EncryptionConfigReloader(Path file, EncryptionConfig initial, Consumer<EncryptionConfig> apply) {
     this.file = file;
     this.apply = apply;
-    this.appliedHash = initial == null ? null : sha256(initial);
+    this.appliedHash = initial.contentHash();
   }
 
   /**
@@ -65,7 +62,7 @@ public final class EncryptionConfigReloader {
     } catch (IOException e) {
       return failed("error reading encryption provider configuration file \"" + file + "\": " + e);
     }
-    String hash = sha256(bytes);
+    String hash = EncryptionConfig.sha256Hex(bytes);
     if (hash.equals(appliedHash)) {
       return Outcome.UNCHANGED;
     }
@@ -105,13 +102,5 @@ public final class EncryptionConfigReloader {
   /** @return the hex SHA-256 of the configuration in force's file content */
   public synchronized String appliedHash() {
     return appliedHash;
-  }
-
-  private static String sha256(byte[] b) {
-    try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(b));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
   }
 }
