@@ -59,17 +59,8 @@ final class ApiServiceStrategy implements ObjectStrategy {
    */
   @Override
   public JsonObject decodeBody(CrdRequest req, JsonObject obj) {
-    if (obj.getValue("spec") instanceof JsonObject spec && spec.getValue("caBundle") instanceof String ca) {
-      if (ca.isEmpty()) {
-        spec.remove("caBundle");
-      } else {
-        try {
-          spec.put("caBundle", java.util.Base64.getEncoder().encodeToString(GoBase64.decode(
-              ca.getBytes(java.nio.charset.StandardCharsets.UTF_8))));
-        } catch (IllegalArgumentException e) {
-          throw io.mvproxy.registry.impl.rest.ObjectRules.decodeError(req, e.getMessage());
-        }
-      }
+    if (obj.getValue("spec") instanceof JsonObject spec) {
+      GoBase64.readOmitEmptyBytes(req, spec, "caBundle");
     }
     return obj;
   }

@@ -22,6 +22,33 @@ final class GoBase64 {
   }
 
   /**
+   * Reads {@code holder[field]} as Go's typed decoder reads a {@code []byte} field with {@code omitempty} (a
+   * {@code caBundle}): an empty string is left out, any other string is written back as canonical base64.
+   *
+   * @param req    the request (its kind names the decoding error)
+   * @param holder the object holding the field
+   * @param field  the field's name
+   * @throws io.mvproxy.api.StatusException 400 {@code <Kind> in version "v1" cannot be handled as a <Kind>: illegal
+   *     base64 data at input byte N}
+   */
+  static void readOmitEmptyBytes(io.mvproxy.registry.impl.rest.CrdRequest req, io.vertx.core.json.JsonObject holder,
+                                 String field) {
+    if (!(holder.getValue(field) instanceof String text)) {
+      return;
+    }
+    if (text.isEmpty()) {
+      holder.remove(field);
+      return;
+    }
+    try {
+      holder.put(field, java.util.Base64.getEncoder().encodeToString(decode(
+          text.getBytes(java.nio.charset.StandardCharsets.UTF_8))));
+    } catch (IllegalArgumentException e) {
+      throw io.mvproxy.registry.impl.rest.ObjectRules.decodeError(req, e.getMessage());
+    }
+  }
+
+  /**
    * @param src the encoded bytes
    * @return the decoded bytes
    * @throws IllegalArgumentException {@code illegal base64 data at input byte N} (Go's {@code CorruptInputError})

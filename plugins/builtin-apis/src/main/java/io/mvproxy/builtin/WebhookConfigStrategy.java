@@ -34,18 +34,8 @@ final class WebhookConfigStrategy implements ObjectStrategy {
   public JsonObject decodeBody(CrdRequest req, JsonObject obj) {
     if (obj.getValue("webhooks") instanceof JsonArray hooks) {
       for (Object h : hooks) {
-        if (h instanceof JsonObject hook && hook.getValue("clientConfig") instanceof JsonObject cc
-            && cc.getValue("caBundle") instanceof String ca) {
-          if (ca.isEmpty()) {
-            cc.remove("caBundle");
-            continue;
-          }
-          try {
-            cc.put("caBundle", java.util.Base64.getEncoder().encodeToString(GoBase64.decode(
-                ca.getBytes(java.nio.charset.StandardCharsets.UTF_8))));
-          } catch (IllegalArgumentException e) {
-            throw io.mvproxy.registry.impl.rest.ObjectRules.decodeError(req, e.getMessage());
-          }
+        if (h instanceof JsonObject hook && hook.getValue("clientConfig") instanceof JsonObject cc) {
+          GoBase64.readOmitEmptyBytes(req, cc, "caBundle");
         }
       }
     }
