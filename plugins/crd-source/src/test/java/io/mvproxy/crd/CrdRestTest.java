@@ -123,6 +123,36 @@ class CrdRestTest {
     assertTrue(p.body().contains("\"replicas\":4,"), p.body());
   }
 
+  /**
+   * A custom resource is decoded into an Unstructured, whose decoder refuses a body without a string kind
+   * (apimachinery's MissingKindErr, whole body quoted; YAML as the JSON it converts to, keys sorted); creates and
+   * updates alike, nothing stored.
+   */
+  @Test
+  void aBodyWithoutKindIsRefusedAsTheUnstructuredDecoderDoes() throws Exception {
+    String prefix = "Widget in version \"v1\" cannot be handled as a Widget: Object 'Kind' is missing in '";
+    for (String body : List.of("{\"apiVersion\":\"example.com/v1\",\"metadata\":{\"name\":\"w-nokind\"}}",
+        "{\"kind\":\"\",\"metadata\":{\"name\":\"w-nokind\"}}",
+        "{\"kind\":5,\"metadata\":{\"name\":\"w-nokind\"}}")) {
+      Http.Res r = http.send("POST", W, "application/json", body, "application/json");
+      assertEquals(400, r.code(), body + ": " + r.body());
+      assertEquals("BadRequest", r.json().getString("reason"));
+      assertEquals(prefix + body + "'", r.json().getString("message"));
+    }
+    Http.Res yaml = http.send("POST", W, "application/yaml", "metadata:\n  name: w-nokind\napiVersion: example.com/v1\n",
+        "application/json");
+    assertEquals(400, yaml.code(), yaml.body());
+    assertEquals(prefix + "{\"apiVersion\":\"example.com/v1\",\"metadata\":{\"name\":\"w-nokind\"}}'",
+        yaml.json().getString("message"));
+    assertEquals(404, http.get(W + "/w-nokind").code());
+    create("ns1", "w-kindless-update");
+    JsonObject u = http.get(W + "/w-kindless-update").json();
+    u.remove("kind");
+    Http.Res put = http.put(W + "/w-kindless-update", u);
+    assertEquals(400, put.code(), put.body());
+    assertTrue(put.json().getString("message").startsWith(prefix), put.body());
+  }
+
   @Test
   void createErrors() throws Exception {
     create("ns1", "w-dup");

@@ -54,6 +54,12 @@ public final class CodeKinds {
       this.strategy = strategy;
     }
 
+    /** A code kind is a typed kind of its plugin: a body without {@code kind} takes the path's, as a built-in's. */
+    @Override
+    public boolean requiresKind() {
+      return false;
+    }
+
     private static WriteRequest request(CrdRequest req) {
       return new WriteRequest(req.info(), req.user(), req.dryRun());
     }

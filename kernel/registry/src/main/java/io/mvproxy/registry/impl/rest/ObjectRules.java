@@ -92,14 +92,17 @@ public final class ObjectRules {
         }
       }
       if (v instanceof JsonObject o) {
+        if (req != null && req.strategy().requiresKind()
+            && !(o.getValue("kind") instanceof String k && !k.isEmpty())) {
+          throw missingKind(req, yaml ? sortedJson(o) : body.toString(java.nio.charset.StandardCharsets.UTF_8));
+        }
         return o;
       }
       if (v == null && req != null && !yaml) {
-        if (req.strategy().typedDecoding()) {
+        if (!req.strategy().requiresKind()) {
           return new JsonObject();  // Go decodes null into the typed object as its zero value: validation answers
         }
-        // the unstructured decoder of custom resources: Unstructured.UnmarshalJSON's MissingKindErr
-        throw decodeError(req, "Object 'Kind' is missing in 'null'");
+        throw missingKind(req, "null");
       }
     } catch (StatusException e) {
       throw e;
@@ -110,6 +113,32 @@ public final class ObjectRules {
     throw StatusException.badRequest(goUnrecognized(req, yaml, body,
         "the object provided is unrecognized: expected a JSON object"));
   }
+
+  /**
+   * The unstructured decoder's error for a custom resource without a string {@code kind} (apimachinery {@code
+   * Unstructured.UnmarshalJSON}'s {@code MissingKindErr}, through the create and update handlers' {@code
+   * transformDecodeError} with the request's kind).
+   *
+   * @param data the body as the decoder saw it: JSON as sent, YAML as the JSON it converts to
+   * @return 400 BadRequest {@code <Kind> in version "<v>" cannot be handled as a <Kind>: Object 'Kind' is missing in
+   *     '<data>'}
+   */
+  private static StatusException missingKind(CrdRequest req, String data) {
+    return decodeError(req, "Object 'Kind' is missing in '" + data + "'");
+  }
+
+  /** @return {@code o} as Go's {@code json.Marshal} of the map sigs.k8s.io/yaml converts YAML to: keys sorted */
+  private static String sortedJson(JsonObject o) {
+    try {
+      return SORTED.writeValueAsString(Json.decodeValue(o.encode(), java.util.Map.class));
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      return o.encode();
+    }
+  }
+
+  private static final com.fasterxml.jackson.databind.ObjectMapper SORTED =
+      new com.fasterxml.jackson.databind.ObjectMapper().configure(
+          com.fasterxml.jackson.databind.SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS, true);
 
   /**
    * @return kube-apiserver's text for a JSON body that is not JSON or not an object ({@link GoJsonSyntax}), or

@@ -78,6 +78,17 @@ public interface ObjectStrategy {
   }
 
   /**
+   * @return true when a create or update body must carry its {@code kind}: custom resources, which kube-apiserver
+   *     decodes into an {@code Unstructured} (apimachinery {@code runtime/serializer/json/json.go} answers a body
+   *     without a string {@code kind} with {@code MissingKindErr}, a {@code 400}); false for typed kinds (built-in
+   *     ones, code plugins' kinds), whose decoder takes the kind from the request. The default: not {@link
+   *     #typedDecoding}
+   */
+  default boolean requiresKind() {
+    return !typedDecoding();
+  }
+
+  /**
    * The kind's name rule (the {@code nameFn} its upstream validation passes to {@code ValidateObjectMeta}).
    *
    * @param name a non-empty object name
@@ -437,6 +448,11 @@ public interface ObjectStrategy {
       @Override
       public boolean typedDecoding() {
         return first.typedDecoding() || next.typedDecoding();
+      }
+
+      @Override
+      public boolean requiresKind() {
+        return first.requiresKind() && next.requiresKind();
       }
 
       @Override
