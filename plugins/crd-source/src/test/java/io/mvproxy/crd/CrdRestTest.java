@@ -153,6 +153,21 @@ class CrdRestTest {
     assertTrue(put.json().getString("message").startsWith(prefix), put.body());
   }
 
+  /** metadata.deletionGracePeriodSeconds is ObjectMeta's int64: another type is the decoder's 400, not dropped. */
+  @Test
+  void aGracePeriodOfTheWrongTypeIsADecodingError() throws Exception {
+    String prefix = "Widget in version \"v1\" cannot be handled as a Widget: json: cannot unmarshal ";
+    for (Object[] c : new Object[][] {{"\"30\"", "string"}, {"1.5", "number 1.5"}, {"true", "bool"}}) {
+      String body = "{\"apiVersion\":\"example.com/v1\",\"kind\":\"Widget\",\"metadata\":{\"name\":\"w-grace\","
+          + "\"deletionGracePeriodSeconds\":" + c[0] + "}}";
+      Http.Res r = http.send("POST", W, "application/json", body, "application/json");
+      assertEquals(400, r.code(), body + ": " + r.body());
+      assertEquals(prefix + c[1] + " into Go struct field ObjectMeta.metadata.deletionGracePeriodSeconds of type int64",
+          r.json().getString("message"));
+    }
+    assertEquals(404, http.get(W + "/w-grace").code());
+  }
+
   @Test
   void createErrors() throws Exception {
     create("ns1", "w-dup");

@@ -238,11 +238,13 @@ public final class ObjectRules {
         throw typeError(req, "metadata." + f, typeName(v), "string", " ObjectMeta");
       }
     }
-    Object gen = meta.getValue("generation");
-    if (gen != null && !(gen instanceof Long || gen instanceof Integer)) {
-      // literalStore: a number ParseInt cannot read (a fraction, beyond int64) is named with its literal
-      throw typeError(req, "metadata.generation", gen instanceof Number ? "number " + gen : typeName(gen), "int64",
-          " ObjectMeta");
+    for (String f : new String[] {"generation", "deletionGracePeriodSeconds"}) {
+      Object n = meta.getValue(f);
+      if (n != null && !(n instanceof Long || n instanceof Integer)) {
+        // literalStore: a number ParseInt cannot read (a fraction, beyond int64) is named with its literal
+        throw typeError(req, "metadata." + f, n instanceof Number ? "number " + n : typeName(n), "int64",
+            " ObjectMeta");
+      }
     }
     for (String f : new String[] {"labels", "annotations"}) {
       Object v = meta.getValue(f);
