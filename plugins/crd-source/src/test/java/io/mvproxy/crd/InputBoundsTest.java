@@ -136,6 +136,52 @@ class InputBoundsTest {
     assertEquals("blue", warn.json().getJsonObject("spec").getString("color"));
   }
 
+  /**
+   * A patch body's own strict problems (patch.go applyJSPatch: kjson.UnmarshalStrict into []jsonPatchOp, each error
+   * prefixed "json patch "; a merge patch's duplicate fields): Strict is the 422 on field patch naming the patched
+   * object, Warn a warning each, Ignore nothing (and json-patch's own decoding texts).
+   */
+  @Test
+  void patchBodiesOwnStrictProblems() throws Exception {
+    assertEquals(201, http.post(W, CrdRestTest.widget("jp-strict")).code());
+    String path = W + "/jp-strict";
+    String jp = "[{\"op\":\"replace\",\"path\":\"/spec/color\",\"value\":\"blue\",\"foo\":1}]";
+    Http.Res strict = http.patch(path + "?fieldValidation=Strict", "application/json-patch+json", jp);
+    assertEquals(422, strict.code(), strict.body());
+    String msg = strict.json().getString("message");
+    assertTrue(msg.startsWith(" \"\" is invalid: patch: Invalid value: \"{"), msg);
+    assertTrue(msg.endsWith("\": strict decoding error: json patch unknown field \"[0].foo\""), msg);
+    assertEquals("patch", strict.json().getJsonObject("details").getJsonArray("causes").getJsonObject(0)
+        .getString("field"));
+    assertEquals("red", http.get(path).json().getJsonObject("spec").getString("color"), "not stored");
+    Http.Res warn = http.patch(path, "application/json-patch+json", jp);
+    assertEquals(200, warn.code(), warn.body());
+    assertEquals("299 - \"json patch unknown field \\\"[0].foo\\\"\"", warn.header("Warning"));
+    assertEquals("blue", warn.json().getJsonObject("spec").getString("color"));
+    Http.Res dupOp = http.patch(path, "application/json-patch+json",
+        "[{\"op\":\"add\",\"op\":\"replace\",\"path\":\"/spec/color\",\"value\":\"green\"}]");
+    assertEquals(200, dupOp.code(), dupOp.body());
+    assertEquals("299 - \"json patch duplicate field \\\"[0].op\\\"\"", dupOp.header("Warning"));
+    Http.Res ignore = http.patch(path + "?fieldValidation=Ignore", "application/json-patch+json", jp);
+    assertEquals(200, ignore.code(), ignore.body());
+    assertEquals(null, ignore.header("Warning"));
+    Http.Res mergeDup = http.patch(path, "application/merge-patch+json",
+        "{\"spec\":{\"color\":\"red\",\"color\":\"green\"}}");
+    assertEquals(200, mergeDup.code(), mergeDup.body());
+    assertEquals("299 - \"duplicate field \\\"spec.color\\\"\"", mergeDup.header("Warning"));
+    assertEquals("green", mergeDup.json().getJsonObject("spec").getString("color"));
+    // fieldValidation=Ignore skips kjson: json-patch's DecodePatch texts, without "error decoding patch: "
+    Http.Res notList = http.patch(path + "?fieldValidation=Ignore", "application/json-patch+json", "{}");
+    assertEquals(400, notList.code(), notList.body());
+    assertEquals("json: cannot unmarshal object into Go value of type jsonpatch.Patch",
+        notList.json().getString("message"));
+    Http.Res notOp = http.patch(path + "?fieldValidation=Ignore", "application/json-patch+json", "[5]");
+    assertEquals("json: cannot unmarshal number into Go value of type jsonpatch.Operation",
+        notOp.json().getString("message"));
+    Http.Res badOp = http.patch(path + "?fieldValidation=Ignore", "application/json-patch+json", "[{\"op\":5}]");
+    assertEquals(422, badOp.code(), badOp.body());
+  }
+
   @Test
   void numbersOutOfRangeAreRefused() throws Exception {
     String body = "{\"apiVersion\":\"example.com/v1\",\"kind\":\"Widget\",\"metadata\":{\"name\":\"inf\"},"

@@ -15,6 +15,11 @@ import java.util.List;
 public final class FieldValidation {
   /** Routing-context key of the duplicate field paths of the decoded body (a {@code List<String>}). */
   public static final String DUPLICATES_KEY = "mvproxy.crd.duplicateFields";
+  /**
+   * Routing-context key of a patch body's own strict decoding problems ({@link PatchApplier#strictProblems}, a
+   * {@code List<String>} of whole texts), reported before the patched object's.
+   */
+  public static final String PATCH_PROBLEMS_KEY = "mvproxy.crd.patchProblems";
 
   private FieldValidation() {
   }
@@ -33,6 +38,10 @@ public final class FieldValidation {
     // decoder (%q too), of a custom resource from pruning ("%s", customresource_handler.go)
     java.util.function.UnaryOperator<String> goQuote = io.mvproxy.registry.impl.schema.GoValues::quote;
     java.util.function.UnaryOperator<String> quote = req.strategy().typedDecoding() ? goQuote : f -> "\"" + f + "\"";
+    List<String> patchProblems = req.ctx().get(PATCH_PROBLEMS_KEY);
+    if (patchProblems != null) {
+      problems.addAll(patchProblems);
+    }
     if (dups != null) {
       dups.forEach(d -> problems.add("duplicate field " + goQuote.apply(d)));
     }

@@ -47,6 +47,58 @@ public final class PatchApplier {
   private final ObjectMapper json = new ObjectMapper()
       .enable(com.fasterxml.jackson.databind.DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
 
+  /** The fields of patch.go's {@code jsonPatchOp}; strict decoding names any other one. */
+  private static final java.util.Set<String> JSON_PATCH_OP_FIELDS = java.util.Set.of("op", "path", "from", "value");
+
+  /**
+   * The strict decoding problems of a JSON patch or merge patch, as patch.go's {@code applyJSPatch} finds them with
+   * {@code kjson.UnmarshalStrict} (fieldValidation Warn or Strict): for a JSON patch (into {@code []jsonPatchOp})
+   * an operation's unknown fields and duplicate fields, each prefixed {@code json patch }; for a merge patch (into a
+   * map) duplicate fields. Paths as sigs.k8s.io/json writes them ({@code [0].foo}, {@code spec.a}), Go-quoted.
+   *
+   * @param type  JSON or MERGE (others: none)
+   * @param patch the patch body
+   * @return {@code json patch unknown field "[0].foo"}, {@code duplicate field "spec.a"}, ...; empty when there are
+   *     none or the body does not decode (its error is {@link #apply}'s)
+   */
+  public static List<String> strictProblems(Type type, Buffer patch) {
+    if (type != Type.JSON && type != Type.MERGE) {
+      return List.of();
+    }
+    List<String> dups = new java.util.ArrayList<>();
+    Object p;
+    try {
+      p = StrictJson.decode(patch, dups);
+    } catch (RuntimeException e) {
+      return List.of();
+    }
+    java.util.function.UnaryOperator<String> quote = io.mvproxy.registry.impl.schema.GoValues::quote;
+    if (type == Type.MERGE) {
+      return p instanceof JsonObject ? dups.stream().map(d -> "duplicate field " + quote.apply(d)).toList() : List.of();
+    }
+    if (!(p instanceof io.vertx.core.json.JsonArray ops)) {
+      return List.of();
+    }
+    List<String> out = new java.util.ArrayList<>();
+    for (int i = 0; i < ops.size(); i++) {
+      if (!(ops.getValue(i) instanceof JsonObject op)) {
+        continue;
+      }
+      String at = "[" + i + "]";
+      for (String f : op.fieldNames()) {
+        if (!JSON_PATCH_OP_FIELDS.contains(f)) {
+          out.add("json patch unknown field " + quote.apply(at + "." + f));
+        }
+      }
+      for (String d : dups) {
+        if (d.startsWith(at + ".") || d.startsWith(at + "[")) {
+          out.add("json patch duplicate field " + quote.apply(d));
+        }
+      }
+    }
+    return out;
+  }
+
   /**
    * @param contentType the request Content-Type (parameters ignored)
    * @return the patch type
@@ -191,6 +243,19 @@ public final class PatchApplier {
    *     patch errors kube-apiserver answers so
    */
   public JsonObject apply(Type type, JsonObject target, Buffer patch, PatchMeta strategic) {
+    return apply(type, target, patch, strategic, true);
+  }
+
+  /**
+   * @param strictDecoding true with {@code fieldValidation} Warn (the default) or Strict: patch.go first decodes a
+   *                       JSON patch with {@code kjson.UnmarshalStrict} into {@code []jsonPatchOp}, whose errors are
+   *                       {@code 400 error decoding patch: ...}; false with Ignore: only json-patch's own decoding
+   *                       ({@code jsonpatch.DecodePatch}: a bare {@code 400} naming {@code jsonpatch.Patch} or
+   *                       {@code jsonpatch.Operation}; an operation field of the wrong type makes the operation
+   *                       unknown, the {@code 422} of one that does not apply)
+   * @see #apply(Type, JsonObject, Buffer, PatchMeta)
+   */
+  public JsonObject apply(Type type, JsonObject target, Buffer patch, PatchMeta strategic, boolean strictDecoding) {
     if (type == Type.STRATEGIC) {
       return StrategicMergePatch.apply(target, patch, strategic);
     }
@@ -217,17 +282,17 @@ public final class PatchApplier {
       return (JsonObject) mergeValue(target.copy(), po);
     }
     byte[] bytes = patch.getBytes();
+    String prefix = strictDecoding ? "error decoding patch: " : "";
     String syntax = GoJsonSyntax.syntaxError(bytes);
     if (syntax != null) {
-      throw StatusException.badRequest("error decoding patch: " + syntax);
+      throw StatusException.badRequest(prefix + syntax);
     }
     JsonNode p;
     try {
       p = json.readTree(GoJsonSyntax.replaceInvalidUtf8(bytes));
       StrictJson.requireFinite(p);
     } catch (IOException | IllegalArgumentException e) {
-      throw StatusException.badRequest("error decoding patch: " + GoJsonSyntax.syntaxErrorOr(patch.getBytes(),
-          e.getMessage()));
+      throw StatusException.badRequest(prefix + GoJsonSyntax.syntaxErrorOr(patch.getBytes(), e.getMessage()));
     }
     if (p != null && p.isArray() && p.size() > MAX_JSON_PATCH_OPERATIONS) {
       throw new StatusException(
@@ -239,8 +304,8 @@ public final class PatchApplier {
     }
     // kjson.UnmarshalStrict into []jsonPatchOp (patch.go, fieldValidation Warn, the default, or Strict)
     if (!p.isArray()) {
-      throw StatusException.badRequest("error decoding patch: json: cannot unmarshal " + goType(p)
-          + " into Go value of type []handlers.jsonPatchOp");
+      throw StatusException.badRequest(prefix + "json: cannot unmarshal " + goType(p) + " into Go value of type "
+          + (strictDecoding ? "[]handlers.jsonPatchOp" : "jsonpatch.Patch"));
     }
     boolean nullOp = false;
     for (JsonNode op : p) {
@@ -249,15 +314,19 @@ public final class PatchApplier {
         continue;
       }
       if (!op.isObject()) {
-        throw StatusException.badRequest("error decoding patch: json: cannot unmarshal " + goType(op)
-            + " into Go value of type handlers.jsonPatchOp");
+        throw StatusException.badRequest(prefix + "json: cannot unmarshal " + goType(op) + " into Go value of type "
+            + (strictDecoding ? "handlers.jsonPatchOp" : "jsonpatch.Operation"));
       }
       var fields = op.fields();
       while (fields.hasNext()) {
         var f = fields.next();
-        if (("op".equals(f.getKey()) || "path".equals(f.getKey()) || "from".equals(f.getKey()))
+        if (JSON_PATCH_OP_FIELDS.contains(f.getKey()) && !"value".equals(f.getKey())
             && !f.getValue().isTextual() && !f.getValue().isNull()) {
-          throw StatusException.badRequest("error decoding patch: json: cannot unmarshal " + goType(f.getValue())
+          if (!strictDecoding) {
+            nullOp = true;  // json-patch reads the field as missing: the operation does not apply
+            continue;
+          }
+          throw StatusException.badRequest(prefix + "json: cannot unmarshal " + goType(f.getValue())
               + " into Go struct field jsonPatchOp." + f.getKey() + " of type string");
         }
       }

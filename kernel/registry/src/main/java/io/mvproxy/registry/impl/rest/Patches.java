@@ -6,6 +6,7 @@ import io.mvproxy.api.storage.StoredObject;
 import io.vertx.core.Future;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.json.JsonObject;
+import java.util.List;
 
 /**
  * PATCH of the main resource, {@code /status} and {@code /scale} (apiserver {@code pkg/endpoints/handlers/patch.go}):
@@ -88,6 +89,12 @@ public final class Patches {
 
   private Future<JsonObject> patchExisting(CrdRequest req, PatchApplier.Type type, Buffer body) {
     boolean scale = "scale".equals(req.info().subresource());
+    if (!"Ignore".equals(req.param("fieldValidation"))) {
+      List<String> problems = PatchApplier.strictProblems(type, body);
+      if (!problems.isEmpty()) {
+        req.ctx().put(FieldValidation.PATCH_PROBLEMS_KEY, problems);  // reported first, with the object's own
+      }
+    }
     return GuaranteedUpdate.run(rt, req, cur -> next(req, type, body, cur, scale))
         .map(o -> scale ? ScaleCodec.toScale(req.view(o), req.version().scale()) : req.view(o));
   }
@@ -98,7 +105,8 @@ public final class Patches {
     JsonObject config = type != PatchApplier.Type.APPLY ? null : applier.applyConfiguration(body,
         scale ? "autoscaling/v1" : req.apiVersion(), scale ? "Scale" : req.crd().kind());
     JsonObject patched = config == null
-        ? applier.apply(type, base, body, scale ? PatchMeta.NONE : rt.strategy().strategicMergePatch())
+        ? applier.apply(type, base, body, scale ? PatchMeta.NONE : rt.strategy().strategicMergePatch(),
+            !"Ignore".equals(req.param("fieldValidation")))
         : scale ? PatchApplier.merge(base, config)  // the Scale's apply: a merge of the configuration read above
         : FieldManager.apply(base, config, manager(req), req.apiVersion(), req.info().subresource(),
             io.mvproxy.api.BoolParam.of(req.param("force")), FieldManager.resetFields(req));
