@@ -47,6 +47,9 @@ class TypedDecodingTest {
     assertEquals("ConfigMap in version \"v1\" cannot be handled as a ConfigMap: json: cannot unmarshal bool into Go "
         + "struct field ConfigMap.binaryData of type []uint8", refused("configmaps", cms, ObjectStrategy.NONE,
         "{\"metadata\":{\"name\":\"c\"},\"binaryData\":{\"b\":true}}").getMessage());
+    assertEquals("ConfigMap in version \"v1\" cannot be handled as a ConfigMap: json: cannot unmarshal string into Go "
+        + "struct field ConfigMap.metadata of type v1.ObjectMeta", refused("configmaps", cms, ObjectStrategy.NONE,
+        "{\"metadata\":\"x\"}").getMessage());
     accepted("configmaps", cms, ObjectStrategy.NONE,
         "{\"metadata\":{\"name\":\"c\"},\"data\":{\"x\":\"5\",\"n\":null},\"immutable\":null,\"unknown\":5}");
   }

@@ -132,8 +132,7 @@ class CrdRestTest {
   void aBodyWithoutKindIsRefusedAsTheUnstructuredDecoderDoes() throws Exception {
     String prefix = "Widget in version \"v1\" cannot be handled as a Widget: Object 'Kind' is missing in '";
     for (String body : List.of("{\"apiVersion\":\"example.com/v1\",\"metadata\":{\"name\":\"w-nokind\"}}",
-        "{\"kind\":\"\",\"metadata\":{\"name\":\"w-nokind\"}}",
-        "{\"kind\":5,\"metadata\":{\"name\":\"w-nokind\"}}")) {
+        "{\"kind\":\"\",\"metadata\":{\"name\":\"w-nokind\"}}", "{\"kind\":null,\"metadata\":{\"name\":\"w-nokind\"}}")) {
       Http.Res r = http.send("POST", W, "application/json", body, "application/json");
       assertEquals(400, r.code(), body + ": " + r.body());
       assertEquals("BadRequest", r.json().getString("reason"));
@@ -144,6 +143,26 @@ class CrdRestTest {
     assertEquals(400, yaml.code(), yaml.body());
     assertEquals(prefix + "{\"apiVersion\":\"example.com/v1\",\"metadata\":{\"name\":\"w-nokind\"}}'",
         yaml.json().getString("message"));
+    // a kind that is no string fails the serializer's first look (SimpleMetaFactory.Interpret), in body order
+    Http.Res number = http.send("POST", W, "application/json", "{\"apiVersion\":true,\"kind\":5}", "application/json");
+    assertEquals(400, number.code(), number.body());
+    assertEquals("the object provided is unrecognized (must be of type Widget): couldn't get version/kind; json parse "
+        + "error: json: cannot unmarshal bool into Go struct field .apiVersion of type string ({\"apiVersion\":true,"
+        + "\"kind\":5})", number.json().getString("message"));
+    // YAML as the YAML serializer reads it: converted to JSON, then decoded (an empty body is null)
+    String unrecognized = "the object provided is unrecognized (must be of type Widget): ";
+    for (String[] c : new String[][] {{"", prefix + "null'"}, {"# nothing\n", prefix + "null'"},
+        {"- 1\n", unrecognized + "couldn't get version/kind; json parse error: json: cannot unmarshal array into Go "
+            + "value of type struct { APIVersion string \"json:\\\"apiVersion,omitempty\\\"\"; Kind string "
+            + "\"json:\\\"kind,omitempty\\\"\" } (2d20310a)"}}) {
+      Http.Res r = http.send("POST", W, "application/yaml", c[0], "application/json");
+      assertEquals(400, r.code(), c[0] + ": " + r.body());
+      assertEquals(c[1], r.json().getString("message"), c[0]);
+    }
+    Http.Res broken = http.send("POST", W, "application/yaml", "kind: Widget\nmetadata: [\n", "application/json");
+    assertEquals(400, broken.code(), broken.body());
+    assertTrue(broken.json().getString("message").startsWith(unrecognized + "error converting YAML to JSON: yaml: "),
+        broken.body());
     assertEquals(404, http.get(W + "/w-nokind").code());
     create("ns1", "w-kindless-update");
     JsonObject u = http.get(W + "/w-kindless-update").json();

@@ -82,7 +82,7 @@ public final class ObjectRules {
     try {
       Object v;
       if (yaml) {
-        v = YAML.applyConfiguration(body);
+        v = yamlObject(req, body);
         StrictJson.requireFinite(v);
       } else {
         java.util.List<String> dups = new java.util.ArrayList<>();
@@ -92,13 +92,16 @@ public final class ObjectRules {
         }
       }
       if (v instanceof JsonObject o) {
+        if (req != null) {
+          checkFindKind(req, o, body);
+        }
         if (req != null && req.strategy().requiresKind()
             && !(o.getValue("kind") instanceof String k && !k.isEmpty())) {
           throw missingKind(req, yaml ? sortedJson(o) : body.toString(java.nio.charset.StandardCharsets.UTF_8));
         }
         return o;
       }
-      if (v == null && req != null && !yaml) {
+      if (v == null && req != null) {
         if (!req.strategy().requiresKind()) {
           return new JsonObject();  // Go decodes null into the typed object as its zero value: validation answers
         }
@@ -112,6 +115,59 @@ public final class ObjectRules {
     }
     throw StatusException.badRequest(goUnrecognized(req, yaml, body,
         "the object provided is unrecognized: expected a JSON object"));
+  }
+
+  /**
+   * A create or update body in YAML as kube-apiserver's YAML serializer reads it: converted to JSON (sigs.k8s.io/yaml
+   * {@code YAMLToJSON}, its first document), then decoded as JSON.
+   *
+   * @return the object, or null for an empty document or {@code null} (Go decodes {@code null})
+   * @throws StatusException 400 {@code the object provided is unrecognized (must be of type <Kind>): error converting
+   *     YAML to JSON: yaml: <reason>} (the reason is SnakeYAML's text, not Go's yaml package's), or {@code ...:
+   *     couldn't get version/kind; json parse error: json: cannot unmarshal array into Go value of type struct {...}
+   *     (<summary>)} for a document that is no mapping
+   */
+  private static JsonObject yamlObject(CrdRequest req, Buffer body) {
+    String kind = "scale".equals(req.info().subresource()) ? "Scale" : req.crd().kind();
+    java.util.List<Object> docs;
+    try {
+      docs = io.mvproxy.registry.impl.YamlDocuments.read(new java.io.ByteArrayInputStream(body.getBytes()),
+          io.mvproxy.registry.impl.YamlDocuments.Limits.REQUEST);
+    } catch (IllegalArgumentException e) {
+      throw StatusException.badRequest("the object provided is unrecognized (must be of type " + kind + "): error "
+          + "converting YAML to JSON: yaml: " + e.getMessage());
+    }
+    if (docs.isEmpty()) {
+      return null;
+    }
+    if (docs.get(0) instanceof JsonObject o) {
+      return o;
+    }
+    throw StatusException.badRequest("the object provided is unrecognized (must be of type " + kind + "): couldn't "
+        + "get version/kind; json parse error: json: cannot unmarshal " + typeName(docs.get(0)) + " into Go value of "
+        + "type " + GoJsonSyntax.FIND_KIND_TYPE + " (" + GoJsonSyntax.summarize(body.getBytes()) + ")");
+  }
+
+  /**
+   * The serializer's first look at a body ({@code SimpleMetaFactory.Interpret}: {@code apiVersion} and {@code kind}
+   * into strings), before any kind's decoding: the first of them (in body order) that is neither a string nor null
+   * fails the request.
+   *
+   * @throws StatusException 400 {@code the object provided is unrecognized (must be of type <Kind>): couldn't get
+   *     version/kind; json parse error: json: cannot unmarshal number into Go struct field .kind of type string
+   *     (<summary>)}
+   */
+  private static void checkFindKind(CrdRequest req, JsonObject o, Buffer body) {
+    for (java.util.Map.Entry<String, Object> e : o) {
+      if (("apiVersion".equals(e.getKey()) || "kind".equals(e.getKey())) && e.getValue() != null
+          && !(e.getValue() instanceof String)) {
+        String kind = "scale".equals(req.info().subresource()) ? "Scale" : req.crd().kind();
+        throw StatusException.badRequest("the object provided is unrecognized (must be of type " + kind + "): "
+            + "couldn't get version/kind; json parse error: json: cannot unmarshal " + typeName(e.getValue())
+            + " into Go struct field ." + e.getKey() + " of type string (" + GoJsonSyntax.summarize(body.getBytes())
+            + ")");
+      }
+    }
   }
 
   /**
@@ -149,8 +205,6 @@ public final class ObjectRules {
     String go = req == null || yaml ? null : GoJsonSyntax.unrecognized(kind, body.getBytes());
     return go != null ? go : otherwise;
   }
-
-  private static final PatchApplier YAML = new PatchApplier();
 
   /**
    * Checks {@code kind} / {@code apiVersion} (filled in when absent) and the namespace and name against the path.
@@ -229,7 +283,9 @@ public final class ObjectRules {
       return;
     }
     if (!(m instanceof JsonObject meta)) {
-      throw typeError(req, "metadata", typeName(m), "v1.ObjectMeta", "");
+      // a typed kind's decoder names its struct field; a custom resource's ObjectMeta is decoded on its own
+      throw typeError(req, "metadata", typeName(m), "v1.ObjectMeta", req.strategy() != null
+          && req.strategy().typedDecoding() ? " " + req.crd().kind() : "");
     }
     for (String f : new String[] {"name", "generateName", "namespace", "uid", "resourceVersion", "selfLink",
         "creationTimestamp", "deletionTimestamp"}) {
