@@ -58,7 +58,7 @@ class StatusWriterTest {
           new StatusException(StatusReason.NotFound, "not here", null)));
       HttpServer server = vertx.createHttpServer().requestHandler(router).listen(0, "127.0.0.1")
           .toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-      HttpClient client = HttpClient.newHttpClient();
+      HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
       HttpResponse<String> boom = client.send(HttpRequest.newBuilder(
           URI.create("http://127.0.0.1:" + server.actualPort() + "/boom")).build(), HttpResponse.BodyHandlers.ofString());
       assertEquals(500, boom.statusCode());

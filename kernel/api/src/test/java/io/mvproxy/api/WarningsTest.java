@@ -51,7 +51,7 @@ class WarningsTest {
 
   static List<String> warnings(Consumer<io.vertx.ext.web.RoutingContext> add) throws Exception {
     adding = add;
-    HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+    HttpResponse<String> r = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build().send(HttpRequest.newBuilder(
         URI.create("http://127.0.0.1:" + server.actualPort() + "/w")).build(), HttpResponse.BodyHandlers.ofString());
     assertEquals(200, r.statusCode());
     // the JDK client reads header bytes as ISO-8859-1: read them as the UTF-8 Go clients decode

@@ -16,7 +16,8 @@ import java.util.concurrent.TimeUnit;
 
 /** A blocking JDK HTTP client for tests (a real client on a real socket). */
 final class Http {
-  final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+      .connectTimeout(Duration.ofSeconds(5)).build();
   final String base;
 
   /** An answer. */

@@ -59,7 +59,7 @@ class IngressGroupTest {
       assertTrue(port > 0, "port " + port);
       assertEquals(port, b.server.actualPort());
       assertEquals(port, c.server.actualPort());
-      HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+      HttpResponse<String> r = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build().send(HttpRequest.newBuilder(
           URI.create("http://127.0.0.1:" + port + "/")).build(), HttpResponse.BodyHandlers.ofString());
       assertEquals("ok", r.body());
       // a second group gets a port of its own

@@ -89,7 +89,7 @@ class TerminatingGuardTest {
   }
 
   private static HttpResponse<String> send(String url, String method) throws Exception {
-    return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url))
+    return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build().send(HttpRequest.newBuilder(URI.create(url))
         .method(method, HttpRequest.BodyPublishers.ofString("{}")).build(), HttpResponse.BodyHandlers.ofString());
   }
 }
