@@ -97,6 +97,12 @@ class CrdApiFleetTest {
     assertEquals("True", condition(crd, "NamesAccepted").getString("status"), crd.encodePrettily());
     assertEquals("NoConflicts", condition(crd, "NamesAccepted").getString("reason"));
     assertEquals("InitialNamesAccepted", condition(crd, "Established").getString("reason"));
+    // samplecontroller.k8s.io is a protected group: its "unapproved, ..." annotation passes, and is reported
+    KubectlFleetTest.Result approval = kubectl("node-a", "wait",
+        "--for=condition=KubernetesAPIApprovalPolicyConformant=False", "crd/" + CRD, "--timeout=30s");
+    assertEquals(0, approval.code(), approval.all());
+    assertEquals("UnapprovedAnnotation", condition(new JsonObject(kubectl("node-a", "get", "crd", CRD, "-o", "json")
+        .out()), "KubernetesAPIApprovalPolicyConformant").getString("reason"));
     assertEquals(new JsonArray().add("v1alpha1"), crd.getJsonObject("status").getJsonArray("storedVersions"));
     assertEquals("Foo", crd.getJsonObject("status").getJsonObject("acceptedNames").getString("kind"));
     for (String node : List.of("node-a", "node-b")) {

@@ -5,6 +5,7 @@ import io.mvproxy.api.StatusReason;
 import io.mvproxy.api.storage.ResourceStorage;
 import io.mvproxy.api.storage.StorageException;
 import io.mvproxy.registry.impl.model.CrdConditions;
+import io.mvproxy.registry.impl.model.ApiApproval;
 import io.mvproxy.registry.impl.model.CrdParser;
 import io.mvproxy.registry.impl.rest.CrdRequest;
 import io.mvproxy.registry.impl.rest.ObjectRules;
@@ -86,7 +87,16 @@ final class CrdStrategy implements ObjectStrategy {
   @Override
   public void validateBlocking(CrdRequest req, JsonObject old, JsonObject next) {
     if (old == null) {
-      CrdParser.parseCreated(next);
+      List<JsonObject> approval = ApiApproval.problems(next, null);
+      try {
+        CrdParser.parseCreated(next);
+      } catch (StatusException e) {
+        throw approval.isEmpty() ? e : withCauses(e, approval);
+      }
+      if (!approval.isEmpty()) {
+        throw StatusException.invalid(CrdParser.CRD_GVR, "CustomResourceDefinition", name(next),
+            new JsonArray(new ArrayList<>(approval)));
+      }
       return;
     }
     if ("status".equals(req.info().subresource())) {
@@ -115,6 +125,7 @@ final class CrdStrategy implements ObjectStrategy {
       }
     }
     causes.addAll(CrdConditions.storedVersionProblems(next));
+    causes.addAll(ApiApproval.problems(next, old));
     if (!causes.isEmpty()) {
       throw StatusException.invalid(CrdParser.CRD_GVR, "CustomResourceDefinition", name,
           new JsonArray(new ArrayList<>(causes)));
@@ -193,6 +204,26 @@ final class CrdStrategy implements ObjectStrategy {
           .put("message", "Invalid value: " + io.mvproxy.api.GoStrings.quote(now == null ? "" : String.valueOf(now))
               + ": field is immutable"));
     }
+  }
+
+  /**
+   * @return the 422 {@code e} with {@code more} causes after its own (the API approval comes after the spec's and
+   *     status's errors in {@code ValidateCustomResourceDefinition}); {@code e} itself when it has no causes
+   */
+  private static StatusException withCauses(StatusException e, List<JsonObject> more) {
+    JsonObject details = e.toStatus().getJsonObject("details");
+    if (details == null || !(details.getValue("causes") instanceof JsonArray causes)) {
+      return e;
+    }
+    List<JsonObject> all = new ArrayList<>();
+    causes.forEach(c -> all.add((JsonObject) c));
+    all.addAll(more);
+    return StatusException.invalid(CrdParser.CRD_GVR, "CustomResourceDefinition", details.getString("name", ""),
+        new JsonArray(new ArrayList<>(all)));
+  }
+
+  private static String name(JsonObject crd) {
+    return crd.getValue("metadata") instanceof JsonObject md && md.getValue("name") instanceof String n ? n : "";
   }
 
   private static JsonObject obj(JsonObject o, String key) {

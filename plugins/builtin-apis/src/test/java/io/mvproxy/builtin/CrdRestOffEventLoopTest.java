@@ -144,6 +144,22 @@ class CrdRestOffEventLoopTest {
       Answer badCreate = await(call(client, port, HttpMethod.POST, PATH, crd("self.nope <").put("metadata",
           new JsonObject().put("name", "foos.example.com"))));
       assertEquals(422, badCreate.status(), badCreate.body().encode());
+      // a protected group (*.k8s.io) needs the API approval annotation, listed after the schema's errors
+      JsonObject unapproved = crd("self.nope <");
+      unapproved.getJsonObject("metadata").put("name", "foos.x.k8s.io");
+      unapproved.getJsonObject("spec").put("group", "x.k8s.io");
+      Answer noApproval = await(call(client, port, HttpMethod.POST, PATH, unapproved));
+      assertEquals(422, noApproval.status(), noApproval.body().encode());
+      var causes = noApproval.body().getJsonObject("details").getJsonArray("causes");
+      assertTrue(causes.size() > 1, causes.encode());
+      assertEquals("metadata.annotations[api-approved.kubernetes.io]", causes.getJsonObject(causes.size() - 1)
+          .getString("field"));
+      unapproved = crd("size(self.n) > 1");
+      unapproved.getJsonObject("metadata").put("name", "foos.x.k8s.io")
+          .put("annotations", new JsonObject().put("api-approved.kubernetes.io", "unapproved, testing only"));
+      unapproved.getJsonObject("spec").put("group", "x.k8s.io");
+      Answer bypassed = await(call(client, port, HttpMethod.POST, PATH, unapproved));
+      assertEquals(201, bypassed.status(), bypassed.body().encode());
       assertEquals(Set.of(false), Set.copyOf(parsedOnEventLoop.values()), "parsed on " + parsedOnEventLoop);
     } finally {
       CrdParser.onParse = null;

@@ -50,6 +50,9 @@ import java.util.logging.Logger;
  *   {@code Established=True InitialNamesAccepted} only once every live node serves it: this node's routing has its
  *   source, the fleet's API set is fully known, and every live peer's published discovery lists each served
  *   version's resource ({@link CrdEstablishing});</li>
+ *   <li>API approval ({@code pkg/controller/apiapproval}): {@code KubernetesAPIApprovalPolicyConformant} on CRDs of
+ *   the protected groups {@code *.k8s.io} and {@code *.kubernetes.io} ({@link
+ *   io.mvproxy.registry.impl.model.ApiApproval});</li>
  *   <li>finalizer ({@code pkg/controller/finalizer/crd_finalizer.go}): a deleted CRD's objects are deleted (objects
  *   with finalizers get {@code deletionTimestamp} and are waited for, up to a minute per round), then the
  *   {@code customresourcecleanup.apiextensions.k8s.io} finalizer is removed and the CRD with it; {@code Terminating}
@@ -400,6 +403,9 @@ public final class ApiCrdVerticle extends VerticleBase {
       JsonObject next = namingController.naming(crd);
       if (next == null && !deleting) {
         next = establishingController.establishing(crd);
+      }
+      if (next == null && !deleting) {
+        next = io.mvproxy.registry.impl.model.ApiApproval.condition(crd, now());
       }
       if (next != null) {
         write(name, crd, next);
