@@ -170,6 +170,12 @@ class CrdRestTest {
     Http.Res put = http.put(W + "/w-kindless-update", u);
     assertEquals(400, put.code(), put.body());
     assertTrue(put.json().getString("message").startsWith(prefix), put.body());
+    // the /scale subresource takes a typed autoscaling/v1 Scale: no kind needed
+    JsonObject scale = http.get(W + "/w-kindless-update/scale").json();
+    scale.remove("kind");
+    scale.remove("apiVersion");
+    Http.Res scalePut = http.put(W + "/w-kindless-update/scale", scale);
+    assertEquals(200, scalePut.code(), scalePut.body());
   }
 
   /** metadata.deletionGracePeriodSeconds is ObjectMeta's int64: another type is the decoder's 400, not dropped. */

@@ -95,14 +95,13 @@ public final class ObjectRules {
         if (req != null) {
           checkFindKind(req, o, body);
         }
-        if (req != null && req.strategy().requiresKind()
-            && !(o.getValue("kind") instanceof String k && !k.isEmpty())) {
+        if (req != null && requiresKind(req) && !(o.getValue("kind") instanceof String k && !k.isEmpty())) {
           throw missingKind(req, yaml ? sortedJson(o) : body.toString(java.nio.charset.StandardCharsets.UTF_8));
         }
         return o;
       }
       if (v == null && req != null) {
-        if (!req.strategy().requiresKind()) {
+        if (!requiresKind(req)) {
           return new JsonObject();  // Go decodes null into the typed object as its zero value: validation answers
         }
         throw missingKind(req, "null");
@@ -168,6 +167,14 @@ public final class ObjectRules {
             + ")");
       }
     }
+  }
+
+  /**
+   * @return true when the body must name its kind: the kind's strategy asks for it ({@link
+   *     ObjectStrategy#requiresKind}) and the body is no {@code /scale} subresource's (a typed autoscaling/v1 Scale)
+   */
+  private static boolean requiresKind(CrdRequest req) {
+    return req.strategy().requiresKind() && !"scale".equals(req.info().subresource());
   }
 
   /**
