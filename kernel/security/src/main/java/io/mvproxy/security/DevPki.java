@@ -137,7 +137,8 @@ public final class DevPki {
   }
 
   /**
-   * Generates the missing pieces of the PKI.
+   * Generates the missing pieces of the PKI; the kubeconfig is written again when the credentials changed, a node has
+   * no context, or a server URL given in {@code options} is not the one it names.
    *
    * @param options what to generate
    * @return the files written by this call
@@ -169,7 +170,10 @@ public final class DevPki {
     serviceAccountKeys(written);
     clusterSecret(written);
     boolean credentialsChanged = written.contains(caCert()) || written.contains(adminCert());
-    if (credentialsChanged || !DevPkiDocs.hasContexts(kubeconfig(), options.nodes())) {
+    // explicit server URLs (a fleet on ports chosen per run) must be the kubeconfig's: a kept file would send
+    // kubectl to the previous run's ports
+    if (credentialsChanged || !DevPkiDocs.hasContexts(kubeconfig(), options.nodes())
+        || !DevPkiDocs.hasServers(kubeconfig(), options.serverUrls())) {
       write(kubeconfig(), DevPkiDocs.kubeconfig(options, ca.cert(), admin.cert(), admin.key()), true, written);
     }
     if (written.contains(kubeconfig()) || !Files.exists(dir.resolve("README.md"))) {

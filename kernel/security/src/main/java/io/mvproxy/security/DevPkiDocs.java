@@ -40,6 +40,30 @@ final class DevPkiDocs {
     }
   }
 
+  /**
+   * @param kubeconfig the kubeconfig path
+   * @param urls       node to the server URL its cluster must name
+   * @return true if the file's cluster of every node in {@code urls} names that server (as this class writes them);
+   *     false when one differs or cannot be read (a fleet started again on other ports)
+   */
+  static boolean hasServers(Path kubeconfig, java.util.Map<String, String> urls) {
+    try {
+      String text = Files.readString(kubeconfig, StandardCharsets.UTF_8);
+      for (java.util.Map.Entry<String, String> e : urls.entrySet()) {
+        String head = "\n- name: " + quote(e.getKey()) + "\n  cluster:\n";
+        int at = text.indexOf(head);
+        int server = at < 0 ? -1 : text.indexOf("\n    server: ", at + head.length() - 1);
+        int end = server < 0 ? -1 : text.indexOf('\n', server + 1);
+        if (end < 0 || !text.substring(server + "\n    server: ".length(), end).equals(quote(e.getValue()))) {
+          return false;
+        }
+      }
+      return true;
+    } catch (IOException | RuntimeException e) {
+      return false;
+    }
+  }
+
   static String kubeconfig(DevPki.Options o, X509Certificate ca, X509Certificate adminCert, PrivateKey adminKey) {
     String caData = b64(Pem.encodeCertificates(List.of(ca)));
     StringBuilder y = new StringBuilder("apiVersion: v1\nkind: Config\nclusters:\n");

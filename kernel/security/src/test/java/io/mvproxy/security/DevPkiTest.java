@@ -113,6 +113,23 @@ class DevPkiTest {
     assertThrows(IllegalStateException.class, () -> pki.generate(NODES, List.of(), Map.of()));
   }
 
+  /** A fleet started again on other ports (the rehearsal's runs) gets a kubeconfig naming them, not the last run's. */
+  @Test
+  void explicitServerUrlsRewriteAKubeconfigNamingOthers(@TempDir Path dir) throws Exception {
+    DevPki pki = new DevPki(dir);
+    Map<String, String> first = Map.of("node-a", "https://127.0.0.1:20001", "node-b", "https://127.0.0.1:20002",
+        "node-c", "https://127.0.0.1:20003");
+    pki.generate(NODES, List.of(), first);
+    assertEquals(List.of(), pki.generate(NODES, List.of(), first), "same URLs: nothing written");
+    assertEquals(List.of(), pki.generate(NODES, List.of(), Map.of()), "no URLs asked: the file is kept");
+    Map<String, String> second = Map.of("node-a", "https://127.0.0.1:30001", "node-b", "https://127.0.0.1:30002",
+        "node-c", "https://127.0.0.1:20003");
+    assertTrue(pki.generate(NODES, List.of(), second).contains(pki.kubeconfig()));
+    String text = Files.readString(pki.kubeconfig());
+    assertTrue(text.contains("server: \"https://127.0.0.1:30001\"") && text.contains("https://127.0.0.1:30002")
+        && !text.contains("20001"), text);
+  }
+
   @Test
   void rejectsBadInput(@TempDir Path dir) {
     DevPki pki = new DevPki(dir);
