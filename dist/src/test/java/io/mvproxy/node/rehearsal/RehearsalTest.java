@@ -109,6 +109,11 @@ class RehearsalTest {
             q.status(), q.reason(), causes.of(q).text()))
         .toList();
     assertEquals(List.of(), unexplained, "gate on: non-2xx answers without a named cause");
+    // the stdout table shows the gate's figures even at 0, and the count of answers without a cause
+    String table = Rehearsal.format(on, null);
+    assertTrue(table.contains("| - 404, resource served by another node (false 404) | 0 |"), table);
+    assertTrue(table.contains("| - 404 NotFound naming the object or its namespace | 0 |"), table);
+    assertTrue(table.contains("| - non-2xx without a named cause (listed in the --report page) | 0 |"), table);
   }
 
   /**

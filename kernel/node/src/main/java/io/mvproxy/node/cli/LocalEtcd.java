@@ -103,6 +103,11 @@ public final class LocalEtcd implements AutoCloseable {
         }
       }
     }
+    try {
+      Runtime.getRuntime().addShutdownHook(shutdownHook);
+    } catch (IllegalArgumentException alreadyAdded) {
+      // started again after a stop: the hook is registered once
+    }
     String cluster = java.util.stream.IntStream.range(0, size).mapToObj(i -> "member-" + i + "=" + peerUrl(i))
         .collect(Collectors.joining(","));
     Files.createDirectories(logs);
@@ -139,8 +144,30 @@ public final class LocalEtcd implements AutoCloseable {
     }
   }
 
+  /**
+   * Stops the members when the JVM that started them is stopped (SIGTERM, Ctrl-C) before {@link #stop()}: they are
+   * processes of their own and would otherwise outlive it.
+   */
+  private final Thread shutdownHook = new Thread(() -> {
+    processes.forEach(Process::destroy);
+    for (Process p : processes) {
+      try {
+        if (!p.waitFor(10, TimeUnit.SECONDS)) {
+          p.destroyForcibly();
+        }
+      } catch (InterruptedException e) {
+        p.destroyForcibly();
+      }
+    }
+  }, "local-etcd-shutdown");
+
   /** Stops every member (SIGTERM, then SIGKILL after 20 s). */
   public void stop() {
+    try {
+      Runtime.getRuntime().removeShutdownHook(shutdownHook);
+    } catch (IllegalStateException shuttingDown) {
+      // the hook runs already
+    }
     processes.forEach(Process::destroy);
     for (Process p : processes) {
       try {

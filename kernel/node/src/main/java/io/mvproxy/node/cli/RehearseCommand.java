@@ -17,7 +17,8 @@ import picocli.CommandLine.Option;
  * with {@code --report FILE}, as a self-contained HTML page ({@link HtmlReport}). Exit code 1 when the gate-on run had
  * any false 404, any 404 naming an existing object, a dependent of a live owner collected or a namespace finished
  * with content ({@link RunReport#failures()}), else 0 (2: bad arguments, or {@code --storage etcd} without an etcd
- * binary). {@code --storage etcd} runs the local fleet on an etcd each run starts for itself; {@code --compose} runs
+ * binary; 3: the rehearsal could not run to its end, e.g. a node that never became ready). Non-2xx answers without
+ * a named cause are counted on stdout and named on stderr. {@code --storage etcd} runs the local fleet on an etcd each run starts for itself; {@code --compose} runs
  * it on the docker-compose fleet ({@code scripts/compose-rehearse} prepares docker and the image).
  */
 @Command(name = "rehearse", mixinStandardHelpOptions = true,
@@ -73,6 +74,14 @@ public final class RehearseCommand implements Callable<Integer> {
       + "page: each node's timeline, requests per second by outcome, every non-2xx answer and its cause.")
   Path report;
 
+  /** @throws picocli.CommandLine.ParameterException (exit 2, naming the option) when {@code v} is outside min..max */
+  private void bounded(String option, int v, int min, int max) {
+    if (v < min || v > max) {
+      throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this), option + " must be "
+          + (max == Integer.MAX_VALUE ? "at least " + min : min + " to " + max) + ": " + v);
+    }
+  }
+
   @Override
   public Integer call() throws Exception {
     if (!java.util.Set.of("on", "off", "both").contains(gate)) {
@@ -82,6 +91,25 @@ public final class RehearseCommand implements Callable<Integer> {
     if (!RehearsalSettings.STORAGES.contains(storage)) {
       throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
           "--storage must be memory or etcd: " + storage);
+    }
+    bounded("--upgrades", upgrades, 1, 3);
+    bounded("--soak-seconds", soak, 0, Integer.MAX_VALUE);
+    bounded("--namespace-period-seconds", namespacePeriod, 1, Integer.MAX_VALUE);
+    bounded("--drain-seconds", drain, 0, Integer.MAX_VALUE);
+    bounded("--min-pairs", minPairs, 0, Integer.MAX_VALUE);
+    if (report != null) {
+      // checked before minutes of rehearsal, not after: a folder that cannot be made, or a file that is a folder
+      Path parent = report.toAbsolutePath().getParent();
+      try {
+        Files.createDirectories(parent);
+      } catch (java.io.IOException | RuntimeException e) {
+        throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
+            "--report: cannot make the folder " + parent + ": " + e);
+      }
+      if (Files.isDirectory(report)) {
+        throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
+            "--report names a folder, not a file: " + report);
+      }
     }
     if (compose) {
       storage = "etcd";
@@ -99,12 +127,27 @@ public final class RehearseCommand implements Callable<Integer> {
     System.err.println("rehearsal: seed " + s.seed() + (seed == null ? " (repeat the run with --seed " + s.seed()
         + ")" : ""));
     Rehearsal r = new Rehearsal(s, System.err);
-    RunReport on = "off".equals(gate) ? null : r.run(true);
-    RunReport off = "on".equals(gate) ? null : r.run(false);
-    System.out.println(Rehearsal.format(on, off));
-    if (report != null) {
-      HtmlReport.write(report, "mvproxy upgrade rehearsal", Rehearsal.describe(s), on, off);
-      System.err.println("rehearsal: report written to " + report.toAbsolutePath());
+    RunReport on;
+    RunReport off;
+    try {
+      on = "off".equals(gate) ? null : r.run(true);
+      off = "on".equals(gate) ? null : r.run(false);
+      System.out.println(Rehearsal.format(on, off));
+      if (report != null) {
+        HtmlReport.write(report, "mvproxy upgrade rehearsal", Rehearsal.describe(s), on, off);
+        System.err.println("rehearsal: report written to " + report.toAbsolutePath());
+      }
+    } catch (Exception e) {
+      // not a verdict on the fleet: the rehearsal itself could not run to its end
+      System.err.println("rehearsal: could not finish: " + e + " (node logs in " + scratch + ")");
+      return 3;
+    }
+    for (RunReport run : java.util.Arrays.asList(on, off)) {
+      if (run != null && run.unexplained() > 0) {
+        System.err.println("rehearsal: the gate-" + (run.gate() ? "on" : "off") + " run has " + run.unexplained()
+            + " non-2xx answers without a named cause" + (report == null ? " (--report FILE lists them)"
+            : " (listed in the report)"));
+      }
     }
     if (on != null && !on.failures().isEmpty()) {
       System.err.println("rehearsal: the gate-on run failed: " + String.join("; ", on.failures()));

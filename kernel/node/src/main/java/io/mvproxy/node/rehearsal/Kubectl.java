@@ -59,6 +59,7 @@ final class Kubectl {
   private static final List<String> DISCOVERY_MISS = List.of("no matches for kind", "resource mapping not found",
       "the server doesn't have a resource type", "the server could not find the requested resource");
   private static final List<String> NO_ANSWER = List.of("Unable to connect to the server", "connection refused",
+      "The connection to the server",  // kubectl's own text for ECONNREFUSED: "... was refused - did you specify ..."
       "connection reset", "EOF", "http2: ", "TLS handshake", "i/o timeout", "broken pipe");
 
   private final Vertx vertx;

@@ -248,10 +248,12 @@ public final class Rehearsal {
     b.append(" |\n").append(rule).append('\n');
     row(b, "client requests", runs, RunReport::total);
     for (Outcome o : Outcome.values()) {
-      if (runs.stream().anyMatch(r -> r.requests().get(o) > 0)) {
+      // the figures the gate is judged by are shown even when they are 0
+      if (o == Outcome.FALSE_404 || o == Outcome.OBJECT_NOT_FOUND || runs.stream().anyMatch(r -> r.requests().get(o) > 0)) {
         row(b, "- " + o.label(), runs, r -> r.requests().get(o));
       }
     }
+    row(b, "- non-2xx without a named cause (listed in the --report page)", runs, RunReport::unexplained);
     java.util.TreeSet<String> res = new java.util.TreeSet<>();
     runs.forEach(r -> res.addAll(r.falseByResource().keySet()));
     for (String name : res) {

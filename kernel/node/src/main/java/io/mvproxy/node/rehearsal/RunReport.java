@@ -72,6 +72,19 @@ public record RunReport(boolean gate, long seconds, Map<Outcome, Long> requests,
     return f;
   }
 
+  /**
+   * @return the non-2xx answers to which {@link Causes} names no cause (each listed, with the facts, in the HTML
+   *     report); 0 when the run kept no journal
+   */
+  public long unexplained() {
+    if (journal() == null) {
+      return 0;
+    }
+    Causes causes = new Causes(journal());
+    return journal().requests().stream().filter(q -> q.outcome() != Outcome.OK)
+        .filter(q -> !causes.of(q).explained()).count();
+  }
+
   /** @return the number of false 404s */
   public long false404s() {
     return requests.get(Outcome.FALSE_404);

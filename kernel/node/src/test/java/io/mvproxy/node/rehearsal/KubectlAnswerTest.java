@@ -66,6 +66,9 @@ class KubectlAnswerTest {
         + "connection refused");
     assertEquals(0, none.status());
     assertEquals(Outcome.NO_ANSWER, Outcome.of(none.status(), none.body(), true));
+    // kubectl's own wording of a refused connection (no server answered: not a 500)
+    assertEquals(0, answer(1, "The connection to the server 127.0.0.1:28236 was refused - did you specify the right "
+        + "host or port?").status());
     Kubectl.Answer timeout = answer(1, "error: timed out waiting for the condition on namespaces/rk-4");
     assertEquals(504, timeout.status());
     assertEquals(Outcome.OTHER_ERROR, Outcome.of(timeout.status(), timeout.body(), true));
