@@ -303,6 +303,36 @@ class KubectlFleetTest {
   }
 
   /**
+   * An aggregated API's OpenAPI is its backend's (kube-aggregator's openapi controllers): node-b downloads the sample
+   * server's documents of wardle.example.com/v1alpha1 after its discovery check, and {@code kubectl explain
+   * flunders} (OpenAPI v3, kubectl 1.27 too) describes the backend's fields through node-b and, from node-b's
+   * documents, through node-a, which does not serve the APIService.
+   */
+  @Test
+  @Order(8)
+  void explainAnAggregatedApisKindFromItsBackendsOpenApi() throws Exception {
+    Path old = Path.of(kubectl).toRealPath().getParent().resolve("kubectl.1.27");
+    List<String> clients = new ArrayList<>(List.of(kubectl));
+    if (Files.isExecutable(old)) {
+      clients.add(old.toString());
+    }
+    Awaitility.await().pollInSameThread().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(200))
+        .atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertTrue(
+        kubectl("get", "--raw", "/openapi/v3").out.contains("apis/wardle.example.com/v1alpha1"),
+        "node-a's OpenAPI root never listed wardle.example.com/v1alpha1"));
+    for (String client : clients) {
+      for (String node : List.of("node-a", "node-b")) {
+        Result explained = kubectlWith(client, "--context", node, "explain", "flunders.spec");
+        assertEquals(0, explained.code, client + " " + node + ": " + explained.all());
+        assertTrue(explained.out.contains("Flunder") && explained.out.contains("referenceType"), explained.all());
+      }
+    }
+    Result v2 = kubectl("--context", "node-b", "get", "--raw", "/openapi/v2");
+    assertTrue(v2.out.contains("\"/apis/wardle.example.com/v1alpha1/namespaces/{namespace}/flunders\""),
+        "the backend's Swagger paths are in /openapi/v2");
+  }
+
+  /**
    * kube-apiserver's {@code APIResponseCompression}: a list over 128 KiB of widgets v2, which node-a lacks, comes
    * gzip-compressed through the hop to a client offering gzip (the serving node compresses, node-a relays the bytes),
    * and kubectl (whose Go transport offers gzip and decompresses on its own) reads it; without the offer it is plain.

@@ -106,7 +106,7 @@ public final class OpenApiDocuments {
         undocumented.add(gv);
         try {
           // a source without fragments (a code plugin) is described from what it declares; an aggregated API's
-          // documents are its backend's (not fetched yet: README "Not done yet")
+          // documents are its backend's, downloaded by its source (none while the backend has none)
           boolean declare = !source.servesWholeGroupVersion();
           JsonObject f3 = source.openApiV3(gv);
           if (f3 == null && declare) {
@@ -119,8 +119,12 @@ public final class OpenApiDocuments {
           if (f2 == null && declare) {
             f2 = DeclaredOpenApi.fragment(sgv, true);
           }
-          if (f2 != null) {
+          if (f2 != null && declare) {
             v2.add(f2);
+          } else if (f2 != null) {
+            // an aggregated API's backend spec goes first: a later definition of a name wins, so the node's own
+            // (ObjectMeta and the like, which backends copy, sometimes older or trimmed) stay authoritative
+            v2.add(0, f2);
           }
         } catch (RuntimeException e) {
           LOG.log(System.Logger.Level.WARNING, "OpenAPI fragment of " + source.name() + " for " + gv + " failed", e);
@@ -287,9 +291,9 @@ public final class OpenApiDocuments {
 
   /**
    * @param gv a group-version
-   * @return true when it is known to have no v3 document: served here without one (an aggregated API, whose
-   *     backend's documents are not fetched) or only by peers that answered none; such a group-version is left out
-   *     of the root and answered 404
+   * @return true when it is known to have no v3 document: served here without one (an aggregated API whose backend
+   *     has none, or whose documents are not downloaded yet) or only by peers that answered none; such a
+   *     group-version is left out of the root and answered 404
    */
   public boolean undocumented(GroupVersion gv) {
     return !v3.containsKey(gv) && undocumented.contains(gv);

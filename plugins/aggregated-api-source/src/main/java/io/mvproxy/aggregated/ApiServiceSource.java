@@ -28,11 +28,13 @@ import java.util.logging.Logger;
  * backend (kube-aggregator {@code pkg/apiserver/handler_proxy.go}), with the resources learned from the backend's
  * discovery ({@code handler_discovery.go}) at start, every {@link AggregatedOptions#refreshIntervalMs()}, once more
  * {@link #RETRY_MS} after a failed check, and on {@link #refresh()}; and an {@code Available} condition like
- * {@code available_controller.go}.
+ * {@code available_controller.go}; after each successful check, the backend's OpenAPI documents of the group-version
+ * ({@link BackendOpenApi}, kube-aggregator's openapi controllers), which {@link #openApiV3}/{@link #openApiV2} give
+ * the node's documents.
  *
  * <p>State is an immutable snapshot replaced only on the source's Vert.x context; readers on any thread see a
- * consistent view. After each change of the resources or the freshness, every {@link #onChange(Runnable)} listener
- * runs on that context.
+ * consistent view. After each change of the resources, the freshness or the OpenAPI documents, every
+ * {@link #onChange(Runnable)} listener runs on that context.
  */
 public final class ApiServiceSource implements ApiSource {
   private static final Logger LOG = Logger.getLogger(ApiServiceSource.class.getName());
@@ -58,6 +60,9 @@ public final class ApiServiceSource implements ApiSource {
   private final Context context;
   private final HttpClient client;
   private final BackendDiscovery discovery;
+  private final BackendOpenApi openApi;
+  /** The backend's OpenAPI documents as last downloaded (after each successful discovery check). */
+  private volatile BackendOpenApi.Docs docs = BackendOpenApi.Docs.NONE;
   private final Promise<Void> started = Promise.promise();
   private final BackendProxy proxy;
   private final io.vertx.core.net.NetClient upgrades;
@@ -84,6 +89,7 @@ public final class ApiServiceSource implements ApiSource {
     this.client = vertx.createHttpClient(BackendClients.options(spec, sources.proxyClientKeyCert(), options),
         BackendClients.pool(options));
     this.discovery = new BackendDiscovery(client, spec.groupVersion(), options.discoveryTimeoutMs());
+    this.openApi = new BackendOpenApi(vertx, client, spec.groupVersion(), options.discoveryTimeoutMs());
     io.vertx.core.http.HttpClientOptions httpOptions = BackendClients.options(spec, sources.proxyClientKeyCert(),
         options);
     this.upgrades = vertx.createNetClient(io.mvproxy.security.UpgradeTunnel.clientOptions(httpOptions,
@@ -183,7 +189,8 @@ public final class ApiServiceSource implements ApiSource {
   }
 
   /**
-   * Registers a listener told about every change of the resources or the freshness of {@link #groupVersions()}.
+   * Registers a listener told about every change of the resources or the freshness of {@link #groupVersions()}, or
+   * of the OpenAPI documents.
    * It runs on the source's Vert.x context (the context current when the source was built, else a new event-loop
    * context), after the new state is visible.
    *
@@ -242,7 +249,15 @@ public final class ApiServiceSource implements ApiSource {
         BackendDiscovery.Result r = ar.result();
         List<DiscoveryResource> res = r.notModified() ? state.resources() : r.resources();
         update(res, Freshness.Current, r.etag(), true, AvailableCondition.PASSED, "all checks passed");
-        return Future.succeededFuture();
+        // the documents follow the check (not part of its verdict): a change re-publishes the node's OpenAPI
+        return openApi.fetch(ep.get(), docs).map(d -> {
+          BackendOpenApi.Docs old = docs;
+          docs = d;
+          if (d.differs(old)) {
+            changed();
+          }
+          return (Void) null;
+        });
       }
       LOG.fine(() -> name() + ": " + ar.cause().getMessage());
       update(state.resources(), Freshness.Stale, state.etag(), false, AvailableCondition.FAILED_DISCOVERY_CHECK,
@@ -269,14 +284,35 @@ public final class ApiServiceSource implements ApiSource {
     state = new State(List.copyOf(resources), freshness, etag,
         old.condition().next(available, reason, message, Instant.now()));
     if (!old.resources().equals(resources) || old.freshness() != freshness) {
-      for (Runnable l : listeners) {
-        try {
-          l.run();
-        } catch (RuntimeException e) {
-          LOG.warning(name() + ": change listener failed: " + e);
-        }
+      changed();
+    }
+  }
+
+  private void changed() {
+    for (Runnable l : listeners) {
+      try {
+        l.run();
+      } catch (RuntimeException e) {
+        LOG.warning(name() + ": change listener failed: " + e);
       }
     }
+  }
+
+  /**
+   * @return the backend's OpenAPI 3 document of the group-version (a copy), as last downloaded after a discovery
+   *     check ({@link BackendOpenApi}), or null when it has none (yet)
+   */
+  @Override
+  public JsonObject openApiV3(io.mvproxy.api.GroupVersion gv) {
+    JsonObject d = docs.v3();
+    return d == null || !gv.equals(spec.groupVersion()) ? null : d.copy();
+  }
+
+  /** @return the backend's Swagger 2.0 paths of the group-version and its definitions (a copy), or null */
+  @Override
+  public JsonObject openApiV2(io.mvproxy.api.GroupVersion gv) {
+    JsonObject d = docs.v2();
+    return d == null || !gv.equals(spec.groupVersion()) ? null : d.copy();
   }
 
   private Optional<BackendEndpoint> endpoint() {

@@ -32,6 +32,8 @@ final class FakeBackend {
 
   volatile Mode mode = Mode.AGGREGATED;
   final List<MultiMap> requests = new CopyOnWriteArrayList<>();
+  /** Name under which {@link #requests} keep each request's path. */
+  static final String PATH = ":path";
   final List<String> clientCns = new CopyOnWriteArrayList<>();
   /** Requests to {@code .../flaky}: the first one's connection is closed unanswered. */
   final java.util.concurrent.atomic.AtomicInteger flaky = new java.util.concurrent.atomic.AtomicInteger();
@@ -60,6 +62,7 @@ final class FakeBackend {
 
   private void handle(HttpServerRequest req) {
     MultiMap h = MultiMap.caseInsensitiveMultiMap().addAll(req.headers());
+    h.set(PATH, req.path());  // which request it was (discovery, or the OpenAPI downloads after it)
     requests.add(h);
     try {
       X509Certificate c = (X509Certificate) req.connection().peerCertificates().get(0);

@@ -101,6 +101,19 @@ class SampleBackendTest {
     assertEquals("Flunder", r.responseKind().kind());
     assertTrue(r.namespaced());
     assertEquals("Passed", s.available().reason());
+    // the backend's OpenAPI documents of the group-version, downloaded after the check (kube-aggregator's controllers)
+    JsonObject v3 = s.openApiV3(s.spec().groupVersion());
+    assertEquals("Flunder", v3.getJsonObject("components").getJsonObject("schemas")
+        .getJsonObject("com.example.wardle.v1alpha1.Flunder").getJsonArray("x-kubernetes-group-version-kind")
+        .getJsonObject(0).getString("kind"));
+    JsonObject v2 = s.openApiV2(s.spec().groupVersion());
+    assertTrue(v2.getJsonObject("paths").containsKey("/apis/wardle.example.com/v1alpha1/namespaces/{namespace}/flunders"),
+        v2.getJsonObject("paths").fieldNames().toString());
+    assertTrue(v2.getJsonObject("definitions").containsKey("com.example.wardle.v1alpha1.FlunderSpec"));
+    java.util.concurrent.atomic.AtomicInteger changes = new java.util.concurrent.atomic.AtomicInteger();
+    s.onChange(changes::incrementAndGet);
+    s.refresh().await(30, TimeUnit.SECONDS);
+    assertEquals(0, changes.get(), "the same documents again (v3 revalidated by its ETag): no change told");
 
     FrontServer front = new FrontServer(vertx, s);
     Resp created = call(front, HttpMethod.POST, FLUNDERS, "{\"metadata\":{\"name\":\"f1\"}}");

@@ -21,13 +21,14 @@ import java.util.Set;
  * {@code v1alpha1.wardle.example.com} APIService): HTTPS only; aggregated discovery v2 and v2beta1 at {@code /apis}
  * with exact {@code Content-Type}, ETag and 304 (or legacy only with {@code --legacy-discovery-only}); legacy
  * {@code /apis}, {@code /apis/wardle.example.com}, {@code /apis/wardle.example.com/v1alpha1}; {@code flunders}
- * ({@link FlunderHandlers}); {@code /healthz}, {@code /livez}, {@code /readyz}, {@code /version}. Callers are
+ * ({@link FlunderHandlers}); {@code /openapi/v2}, {@code /openapi/v3} and its group-version's document
+ * ({@link WardleOpenApi}); {@code /healthz}, {@code /livez}, {@code /readyz}, {@code /version}. Callers are
  * identified by {@link RequestHeaderAuthenticator}; with a request-header CA configured, resource requests without a
  * trusted front-proxy identity get 401. Does not depend on mvproxy modules.
  */
 public final class SampleApiServer {
   private static final Set<String> OPEN_PATHS = Set.of("/healthz", "/livez", "/readyz", "/version", "/apis",
-      "/apis/" + WardleApi.GROUP, WardleApi.PREFIX, "/openapi/v2", "/openapi/v3");
+      "/apis/" + WardleApi.GROUP, WardleApi.PREFIX, "/openapi/v2", "/openapi/v3", WardleOpenApi.V3_PATH);
 
   private SampleApiServer() {
   }
@@ -93,6 +94,16 @@ public final class SampleApiServer {
     router.get("/apis").handler(ctx -> apis(ctx, options.legacyDiscoveryOnly()));
     router.get("/apis/" + WardleApi.GROUP).handler(ctx -> json(ctx, 200, WardleApi.apiGroup()));
     router.get(WardleApi.PREFIX).handler(ctx -> json(ctx, 200, WardleApi.apiResourceList()));
+    router.get("/openapi/v2").handler(ctx -> json(ctx, 200, WardleOpenApi.v2()));
+    router.get("/openapi/v3").handler(ctx -> json(ctx, 200, WardleOpenApi.v3Root()));
+    router.get(WardleOpenApi.V3_PATH).handler(ctx -> {
+      ctx.response().putHeader("ETag", WardleOpenApi.v3Etag());
+      if (WardleOpenApi.v3Etag().equals(ctx.request().getHeader("If-None-Match"))) {
+        ctx.response().setStatusCode(304).end();
+      } else {
+        json(ctx, 200, WardleOpenApi.v3());
+      }
+    });
     new FlunderHandlers(new FlunderStore()).mount(router);
     router.route().handler(ctx -> Statuses.send(ctx.response(), Statuses.failure(404, "NotFound",
         "the server could not find the requested resource", new JsonObject())));
