@@ -103,10 +103,12 @@ public final class LocalEtcd implements AutoCloseable {
         }
       }
     }
-    try {
-      Runtime.getRuntime().addShutdownHook(shutdownHook);
-    } catch (IllegalArgumentException alreadyAdded) {
-      // started again after a stop: the hook is registered once
+    if (stopWithJvm) {
+      try {
+        Runtime.getRuntime().addShutdownHook(shutdownHook);
+      } catch (IllegalArgumentException alreadyAdded) {
+        // started again after a stop: the hook is registered once
+      }
     }
     String cluster = java.util.stream.IntStream.range(0, size).mapToObj(i -> "member-" + i + "=" + peerUrl(i))
         .collect(Collectors.joining(","));
@@ -144,10 +146,21 @@ public final class LocalEtcd implements AutoCloseable {
     }
   }
 
+  private volatile boolean stopWithJvm;
+
   /**
-   * Stops the members when the JVM that started them is stopped (SIGTERM, Ctrl-C) before {@link #stop()}: they are
-   * processes of their own and would otherwise outlive it.
+   * Has the members stopped when the JVM that starts them is stopped (SIGTERM, Ctrl-C) before {@link #stop()}: they
+   * are processes of their own and would otherwise outlive it. For callers without a shutdown hook of their own that
+   * stops the nodes first and then this etcd (as {@code demo} has). Call before {@link #start(long)}.
+   *
+   * @return this
    */
+  public LocalEtcd stoppedWithJvm() {
+    stopWithJvm = true;
+    return this;
+  }
+
+  /** The hook of {@link #stoppedWithJvm()}: SIGTERM to every member, SIGKILL after 10 s. */
   private final Thread shutdownHook = new Thread(() -> {
     processes.forEach(Process::destroy);
     for (Process p : processes) {

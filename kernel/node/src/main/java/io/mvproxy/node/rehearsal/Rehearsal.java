@@ -187,7 +187,8 @@ public final class Rehearsal {
         }
       }
     }
-    LocalEtcd etcd = new LocalEtcd(bin, data, dir, RehearsalFleet.freePortPair(random));
+    // the fleet's own hook stops the nodes on SIGTERM; this one the etcd, which would otherwise outlive the JVM
+    LocalEtcd etcd = new LocalEtcd(bin, data, dir, RehearsalFleet.freePortPair(random)).stoppedWithJvm();
     etcd.start(settings.startTimeout().toMillis());
     log.printf("rehearsal (%s): etcd %s started (%s, data in %s, log %s)%n", tag, etcd.clientUrls(), bin, data,
         dir.resolve("etcd-0.log"));
