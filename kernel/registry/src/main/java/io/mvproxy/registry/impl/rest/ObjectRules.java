@@ -93,10 +93,10 @@ public final class ObjectRules {
       }
       if (v instanceof JsonObject o) {
         if (req != null) {
-          checkFindKind(req, o, body);
+          checkFindKind(req, o, body, yaml);
         }
         if (req != null && requiresKind(req) && !(o.getValue("kind") instanceof String k && !k.isEmpty())) {
-          throw missingKind(req, yaml ? sortedJson(o) : body.toString(java.nio.charset.StandardCharsets.UTF_8));
+          throw missingKind(req, body, o, yaml);
         }
         return o;
       }
@@ -104,7 +104,7 @@ public final class ObjectRules {
         if (!requiresKind(req)) {
           return new JsonObject();  // Go decodes null into the typed object as its zero value: validation answers
         }
-        throw missingKind(req, "null");
+        throw missingKind(req, body, null, yaml);
       }
     } catch (StatusException e) {
       throw e;
@@ -134,7 +134,7 @@ public final class ObjectRules {
           io.mvproxy.registry.impl.YamlDocuments.Limits.REQUEST);
     } catch (IllegalArgumentException e) {
       throw StatusException.badRequest("the object provided is unrecognized (must be of type " + kind + "): error "
-          + "converting YAML to JSON: yaml: " + e.getMessage());
+          + "converting YAML to JSON: yaml: " + e.getMessage() + " (" + GoJsonSyntax.summarize(body.getBytes()) + ")");
     }
     if (docs.isEmpty()) {
       return null;
@@ -156,17 +156,62 @@ public final class ObjectRules {
    *     version/kind; json parse error: json: cannot unmarshal number into Go struct field .kind of type string
    *     (<summary>)}
    */
-  private static void checkFindKind(CrdRequest req, JsonObject o, Buffer body) {
-    for (java.util.Map.Entry<String, Object> e : o) {
-      if (("apiVersion".equals(e.getKey()) || "kind".equals(e.getKey())) && e.getValue() != null
-          && !(e.getValue() instanceof String)) {
-        String kind = "scale".equals(req.info().subresource()) ? "Scale" : req.crd().kind();
-        throw StatusException.badRequest("the object provided is unrecognized (must be of type " + kind + "): "
-            + "couldn't get version/kind; json parse error: json: cannot unmarshal " + typeName(e.getValue())
-            + " into Go struct field ." + e.getKey() + " of type string (" + GoJsonSyntax.summarize(body.getBytes())
-            + ")");
+  private static void checkFindKind(CrdRequest req, JsonObject o, Buffer body, boolean yaml) {
+    java.util.List<String> dups = req.ctx().get(FieldValidation.DUPLICATES_KEY);
+    String bad = null;
+    String type = null;
+    if (!yaml && dups != null && (dups.contains("kind") || dups.contains("apiVersion"))) {
+      // a key given twice: Go decodes every occurrence and keeps the first type error, the JSON object the last value
+      String[] first = firstNonString(body.getBytes());
+      bad = first == null ? null : first[0];
+      type = first == null ? null : first[1];
+    } else {
+      for (java.util.Map.Entry<String, Object> e : o) {
+        if (("apiVersion".equals(e.getKey()) || "kind".equals(e.getKey())) && e.getValue() != null
+            && !(e.getValue() instanceof String)) {
+          bad = e.getKey();
+          type = typeName(e.getValue());
+          break;
+        }
       }
     }
+    if (bad != null) {
+      String kind = "scale".equals(req.info().subresource()) ? "Scale" : req.crd().kind();
+      throw StatusException.badRequest("the object provided is unrecognized (must be of type " + kind + "): "
+          + "couldn't get version/kind; json parse error: json: cannot unmarshal " + type + " into Go struct field ."
+          + bad + " of type string (" + GoJsonSyntax.summarize(body.getBytes()) + ")");
+    }
+  }
+
+  private static final com.fasterxml.jackson.core.JsonFactory STREAMING = new com.fasterxml.jackson.core.JsonFactory();
+
+  /**
+   * @return the first top-level {@code apiVersion} or {@code kind} of a JSON object, in body order and counting every
+   *     occurrence of a key, whose value is neither a string nor null, as {key, Go JSON type}; null when none
+   */
+  private static String[] firstNonString(byte[] json) {
+    try (com.fasterxml.jackson.core.JsonParser p = STREAMING.createParser(json)) {
+      if (p.nextToken() != com.fasterxml.jackson.core.JsonToken.START_OBJECT) {
+        return null;
+      }
+      while (p.nextToken() == com.fasterxml.jackson.core.JsonToken.FIELD_NAME) {
+        String name = p.currentName();
+        com.fasterxml.jackson.core.JsonToken v = p.nextToken();
+        if (("apiVersion".equals(name) || "kind".equals(name)) && v != com.fasterxml.jackson.core.JsonToken.VALUE_STRING
+            && v != com.fasterxml.jackson.core.JsonToken.VALUE_NULL) {
+          return new String[] {name, switch (v) {
+            case START_OBJECT -> "object";
+            case START_ARRAY -> "array";
+            case VALUE_TRUE, VALUE_FALSE -> "bool";
+            default -> "number";
+          }};
+        }
+        p.skipChildren();
+      }
+    } catch (java.io.IOException e) {
+      return null;  // the body decoded before: not reached
+    }
+    return null;
   }
 
   /**
@@ -178,16 +223,49 @@ public final class ObjectRules {
   }
 
   /**
-   * The unstructured decoder's error for a custom resource without a string {@code kind} (apimachinery {@code
-   * Unstructured.UnmarshalJSON}'s {@code MissingKindErr}, through the create and update handlers' {@code
-   * transformDecodeError} with the request's kind).
+   * The decoder's error for a custom resource without a string {@code kind} (apimachinery
+   * {@code runtime/serializer/json/json.go Decode}: {@code MissingKindErr}), through the create and update handlers'
+   * {@code transformDecodeError}.
    *
-   * @param data the body as the decoder saw it: JSON as sent, YAML as the JSON it converts to
-   * @return 400 BadRequest {@code <Kind> in version "<v>" cannot be handled as a <Kind>: Object 'Kind' is missing in
-   *     '<data>'}
+   * @param body the request body as sent
+   * @param o    the decoded object, or null for a {@code null} (or empty YAML) body
+   * @param yaml true for an {@code application/yaml} body
+   * @return 400 BadRequest: with {@code fieldValidation=Warn} (the default) or {@code Strict} {@code the object provided
+   *     is unrecognized (must be of type <Kind>): Object 'Kind' is missing in '<body>' (<summary>)}; with {@code
+   *     Ignore} {@code <Kind> in version "<v>" cannot be handled as a <Kind>: Object 'Kind' is missing in '<data>'}
    */
-  private static StatusException missingKind(CrdRequest req, String data) {
-    return decodeError(req, "Object 'Kind' is missing in '" + data + "'");
+  private static StatusException missingKind(CrdRequest req, Buffer body, JsonObject o, boolean yaml) {
+    if ("Ignore".equals(req.param("fieldValidation"))) {
+      // the non-strict decoder: Unstructured.UnmarshalJSON fails on the value's bytes (JSON whitespace around it
+      // trimmed; YAML as the JSON it converts to) and the error carries the body's version, else the request's
+      String data = o == null ? "null" : yaml ? sortedJson(o) : trimJsonSpace(body.toString(
+          java.nio.charset.StandardCharsets.UTF_8));
+      String version = req.version().name();
+      if (o != null && o.getValue("apiVersion") instanceof String av && !av.isEmpty() && av.indexOf('/') == av.lastIndexOf('/')) {
+        version = av.substring(av.indexOf('/') + 1);
+      }
+      String kind = req.crd().kind();
+      return StatusException.badRequest(kind + " in version \"" + version + "\" cannot be handled as a " + kind
+          + ": Object 'Kind' is missing in '" + data + "'");
+    }
+    // the strict decoder (fieldValidation Warn, the default, or Strict) reads the object into a map, then finds no
+    // kind: MissingKindErr of the original body, and transformDecodeError's text without a kind
+    return StatusException.badRequest("the object provided is unrecognized (must be of type " + req.crd().kind()
+        + "): Object 'Kind' is missing in '" + body.toString(java.nio.charset.StandardCharsets.UTF_8) + "' ("
+        + GoJsonSyntax.summarize(body.getBytes()) + ")");
+  }
+
+  /** @return {@code s} without JSON whitespace (space, tab, CR, LF) at either end */
+  private static String trimJsonSpace(String s) {
+    int a = 0;
+    int b = s.length();
+    while (a < b && " \t\r\n".indexOf(s.charAt(a)) >= 0) {
+      a++;
+    }
+    while (b > a && " \t\r\n".indexOf(s.charAt(b - 1)) >= 0) {
+      b--;
+    }
+    return s.substring(a, b);
   }
 
   /** @return {@code o} as Go's {@code json.Marshal} of the map sigs.k8s.io/yaml converts YAML to: keys sorted */
@@ -383,10 +461,17 @@ public final class ObjectRules {
   }
 
   /**
+   * @param field  the field's path from the object ({@code metadata.name}); a custom resource's metadata is decoded
+   *               on its own (apiextensions {@code objectmeta/coerce.go}), so there Go names it from the metadata
+   *               ({@code ObjectMeta.name}, {@code OwnerReference.ownerReferences.uid}), a typed kind's from the object
+   *               ({@code ObjectMeta.metadata.name})
    * @param struct {@code " <GoStruct>"}, or {@code ""} for a top-level value
    * @return the decoding error ({@link #decodeError}) Go's {@code UnmarshalTypeError} gives
    */
   static StatusException typeError(CrdRequest req, String field, String got, String want, String struct) {
+    if (field.startsWith("metadata.") && !(req.strategy() != null && req.strategy().typedDecoding())) {
+      field = field.substring("metadata.".length());
+    }
     String where = struct.isEmpty() ? "" : " into Go struct field" + struct + "." + field;
     return decodeError(req, "json: cannot unmarshal " + got + (where.isEmpty() ? " into Go value" : where)
         + " of type " + want);
