@@ -137,6 +137,29 @@ class InputBoundsTest {
   }
 
   /**
+   * A YAML body with a repeated key, as kube's YAML serializer: YAMLToJSON keeps the last value; with Strict
+   * YAMLToJSONStrict's error is the strict decoding error (go-yaml's text, the repeat's line); with Warn its warning
+   * has newlines, which kube-apiserver's warning recorder drops (control characters); Ignore takes it.
+   */
+  @Test
+  void yamlBodiesWithARepeatedKey() throws Exception {
+    String yaml = "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: %s}\nspec:\n  color: red\n  color: blue\n";
+    Http.Res strict = http.send("POST", W + "?fieldValidation=Strict", "application/yaml", yaml.formatted("ydup-s"),
+        "application/json");
+    assertEquals(400, strict.code(), strict.body());
+    assertEquals("Widget in version \"v1\" cannot be handled as a Widget: strict decoding error: error converting YAML to "
+        + "JSON: yaml: unmarshal errors:\n  line 6: key \"color\" already set in map", strict.json().getString("message"));
+    assertAbsent("ydup-s");
+    for (String mode : List.of("", "?fieldValidation=Ignore")) {
+      String name = mode.isEmpty() ? "ydup-w" : "ydup-i";
+      Http.Res r = http.send("POST", W + mode, "application/yaml", yaml.formatted(name), "application/json");
+      assertEquals(201, r.code(), r.body());
+      assertEquals(null, r.header("Warning"), "a warning with newlines is not sent");
+      assertEquals("blue", r.json().getJsonObject("spec").getString("color"), "the last value");
+    }
+  }
+
+  /**
    * A patch body's own strict problems (patch.go applyJSPatch: kjson.UnmarshalStrict into []jsonPatchOp, each error
    * prefixed "json patch "; a merge patch's duplicate fields): Strict is the 422 on field patch naming the patched
    * object, Warn a warning each, Ignore nothing (and json-patch's own decoding texts).

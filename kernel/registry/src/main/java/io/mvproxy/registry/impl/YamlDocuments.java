@@ -65,12 +65,80 @@ public final class YamlDocuments {
     return read(new java.io.StringReader(yaml), limits);
   }
 
-  private static List<Object> read(Reader reader, Limits limits) {
+  /**
+   * Reads like {@link #read(InputStream, Limits)} but, as {@code sigs.k8s.io/yaml YAMLToJSON}, keeps the last value of a
+   * key given twice in a mapping instead of failing (see {@link #duplicateKeys}).
+   *
+   * @param yaml   UTF-8 YAML
+   * @param limits bounds
+   * @return every non-empty document as a JSON value
+   * @throws IllegalArgumentException with the reason when the input is not YAML or crosses a bound
+   */
+  public static List<Object> readKeepingLastDuplicate(byte[] yaml, Limits limits) {
+    return read(new InputStreamReader(new java.io.ByteArrayInputStream(yaml), StandardCharsets.UTF_8), limits, true);
+  }
+
+  /**
+   * The keys given twice in a mapping of the first document, as go-yaml's strict decoding
+   * ({@code yaml.UnmarshalStrict}, behind {@code sigs.k8s.io/yaml YAMLToJSONStrict}) reports them.
+   *
+   * @param yaml   UTF-8 YAML that {@link #readKeepingLastDuplicate} read
+   * @param limits bounds
+   * @return one {@code line <n>: key "<k>" already set in map} per repeated key (n from 1, the repeat's line), in
+   *     document order; empty when none (or when the input cannot be composed)
+   */
+  public static List<String> duplicateKeys(byte[] yaml, Limits limits) {
+    LoaderOptions lo = options(limits);
+    lo.setAllowDuplicateKeys(true);
+    List<String> out = new ArrayList<>();
+    try {
+      org.yaml.snakeyaml.nodes.Node root = new Yaml(lo).compose(
+          new InputStreamReader(new java.io.ByteArrayInputStream(yaml), StandardCharsets.UTF_8));
+      duplicateKeys(root, out, new IdentityHashMap<>());
+    } catch (RuntimeException e) {
+      return List.of();
+    }
+    return out;
+  }
+
+  private static void duplicateKeys(org.yaml.snakeyaml.nodes.Node n, List<String> out,
+                                    IdentityHashMap<org.yaml.snakeyaml.nodes.Node, Boolean> seenNodes) {
+    if (n == null || seenNodes.put(n, Boolean.TRUE) != null) {
+      return;  // an alias's node is walked once
+    }
+    if (n instanceof org.yaml.snakeyaml.nodes.MappingNode m) {
+      java.util.Set<String> keys = new java.util.HashSet<>();
+      for (org.yaml.snakeyaml.nodes.NodeTuple t : m.getValue()) {
+        if (t.getKeyNode() instanceof org.yaml.snakeyaml.nodes.ScalarNode k && !keys.add(k.getValue())) {
+          String shown = k.getTag() == Tag.STR ? io.mvproxy.api.GoStrings.quote(k.getValue()) : k.getValue();
+          out.add("line " + (k.getStartMark().getLine() + 1) + ": key " + shown + " already set in map");
+        }
+        duplicateKeys(t.getValueNode(), out, seenNodes);
+      }
+    } else if (n instanceof org.yaml.snakeyaml.nodes.SequenceNode q) {
+      q.getValue().forEach(c -> duplicateKeys(c, out, seenNodes));
+    }
+  }
+
+  private static LoaderOptions options(Limits limits) {
     LoaderOptions lo = new LoaderOptions();
     lo.setCodePointLimit(limits.maxCodePoints());
     lo.setMaxAliasesForCollections(limits.maxAliases());
     lo.setNestingDepthLimit(limits.maxDepth());
-    lo.setAllowDuplicateKeys(false);
+    lo.setAllowRecursiveKeys(false);
+    return lo;
+  }
+
+  private static List<Object> read(Reader reader, Limits limits) {
+    return read(reader, limits, false);
+  }
+
+  private static List<Object> read(Reader reader, Limits limits, boolean keepLastDuplicate) {
+    LoaderOptions lo = new LoaderOptions();
+    lo.setCodePointLimit(limits.maxCodePoints());
+    lo.setMaxAliasesForCollections(limits.maxAliases());
+    lo.setNestingDepthLimit(limits.maxDepth());
+    lo.setAllowDuplicateKeys(keepLastDuplicate);
     lo.setAllowRecursiveKeys(false);
     Yaml yaml = new Yaml(new StringTimestamps(lo), new Representer(new DumperOptions()), new DumperOptions(), lo);
     long[] budget = {limits.maxValues()};

@@ -16,10 +16,11 @@ public final class FieldValidation {
   /** Routing-context key of the duplicate field paths of the decoded body (a {@code List<String>}). */
   public static final String DUPLICATES_KEY = "mvproxy.crd.duplicateFields";
   /**
-   * Routing-context key of a patch body's own strict decoding problems ({@link PatchApplier#strictProblems}, a
-   * {@code List<String>} of whole texts), reported before the patched object's.
+   * Routing-context key of the body's own strict decoding problems before the object's (a {@code List<String>} of
+   * whole texts): a patch's ({@link PatchApplier#strictProblems}), a YAML body's repeated keys ({@code error
+   * converting YAML to JSON: yaml: unmarshal errors: ...}, {@code YAMLToJSONStrict}).
    */
-  public static final String PATCH_PROBLEMS_KEY = "mvproxy.crd.patchProblems";
+  public static final String BODY_PROBLEMS_KEY = "mvproxy.crd.bodyProblems";
 
   private FieldValidation() {
   }
@@ -38,9 +39,9 @@ public final class FieldValidation {
     // decoder (%q too), of a custom resource from pruning ("%s", customresource_handler.go)
     java.util.function.UnaryOperator<String> goQuote = io.mvproxy.registry.impl.schema.GoValues::quote;
     java.util.function.UnaryOperator<String> quote = req.strategy().typedDecoding() ? goQuote : f -> "\"" + f + "\"";
-    List<String> patchProblems = req.ctx().get(PATCH_PROBLEMS_KEY);
-    if (patchProblems != null) {
-      problems.addAll(patchProblems);
+    List<String> bodyProblems = req.ctx().get(BODY_PROBLEMS_KEY);
+    if (bodyProblems != null) {
+      problems.addAll(bodyProblems);
     }
     if (dups != null) {
       dups.forEach(d -> problems.add("duplicate field " + goQuote.apply(d)));

@@ -130,8 +130,18 @@ public final class ObjectRules {
     String kind = "scale".equals(req.info().subresource()) ? "Scale" : req.crd().kind();
     java.util.List<Object> docs;
     try {
-      docs = io.mvproxy.registry.impl.YamlDocuments.read(new java.io.ByteArrayInputStream(body.getBytes()),
+      // YAMLToJSON keeps a repeated key's last value; with fieldValidation Warn or Strict, YAMLToJSONStrict's error
+      // is the first strict problem (FieldValidation reports it)
+      docs = io.mvproxy.registry.impl.YamlDocuments.readKeepingLastDuplicate(body.getBytes(),
           io.mvproxy.registry.impl.YamlDocuments.Limits.REQUEST);
+      if (!"Ignore".equals(req.param("fieldValidation"))) {
+        java.util.List<String> dups = io.mvproxy.registry.impl.YamlDocuments.duplicateKeys(body.getBytes(),
+            io.mvproxy.registry.impl.YamlDocuments.Limits.REQUEST);
+        if (!dups.isEmpty()) {
+          req.ctx().put(FieldValidation.BODY_PROBLEMS_KEY, java.util.List.of("error converting YAML to JSON: yaml: "
+              + "unmarshal errors:\n  " + String.join("\n  ", dups)));
+        }
+      }
     } catch (IllegalArgumentException e) {
       throw StatusException.badRequest("the object provided is unrecognized (must be of type " + kind + "): error "
           + "converting YAML to JSON: yaml: " + e.getMessage() + " (" + GoJsonSyntax.summarize(body.getBytes()) + ")");

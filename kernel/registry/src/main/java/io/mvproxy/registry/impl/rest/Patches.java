@@ -92,7 +92,7 @@ public final class Patches {
     if (!"Ignore".equals(req.param("fieldValidation"))) {
       List<String> problems = PatchApplier.strictProblems(type, body);
       if (!problems.isEmpty()) {
-        req.ctx().put(FieldValidation.PATCH_PROBLEMS_KEY, problems);  // reported first, with the object's own
+        req.ctx().put(FieldValidation.BODY_PROBLEMS_KEY, problems);  // reported first, with the object's own
       }
     }
     return GuaranteedUpdate.run(rt, req, cur -> next(req, type, body, cur, scale))
