@@ -208,6 +208,38 @@ class CrdRestTest {
     assertEquals(200, scalePut.code(), scalePut.body());
   }
 
+  /**
+   * A Scale PUT as update.go and the typed Scale: checkName (the URL's name, namespace), replicas an int32 (absent is
+   * 0, ScaleSpec's omitempty), ValidateScale's message naming the value.
+   */
+  @Test
+  void scaleUpdatesAreCheckedAsTheTypedScale() throws Exception {
+    create("ns1", "w-scale-put");
+    String path = W + "/w-scale-put/scale";
+    JsonObject scale = http.get(path).json();
+    String prefix = "Scale in version \"v1\" cannot be handled as a Scale: json: cannot unmarshal ";
+    for (Object[] c : new Object[][] {
+        {scale.copy().put("metadata", new JsonObject().put("name", "other")), 400,
+            "the name of the object (other) does not match the name on the URL (w-scale-put)"},
+        {new JsonObject(), 400, "the name of the object (w-scale-put based on URL) was undeterminable: name must be "
+            + "provided"},
+        {scale.copy().put("metadata", scale.getJsonObject("metadata").copy().put("namespace", "ns2")), 400,
+            "the namespace of the object (ns2) does not match the namespace on the URL (ns1)"},
+        {scale.copy().put("spec", new JsonObject().put("replicas", -1)), 422, "spec.replicas: Invalid value: -1: must "
+            + "be greater than or equal to 0"},
+        {scale.copy().put("spec", new JsonObject().put("replicas", "3")), 400, prefix + "string into Go struct field "
+            + "ScaleSpec.spec.replicas of type int32"},
+        {scale.copy().put("spec", new JsonObject().put("replicas", 3000000000L)), 400, prefix + "number 3000000000 into "
+            + "Go struct field ScaleSpec.spec.replicas of type int32"}}) {
+      Http.Res r = http.put(path, (JsonObject) c[0]);
+      assertEquals(c[1], r.code(), c[0] + ": " + r.body());
+      assertTrue(r.json().getString("message").endsWith((String) c[2]), r.body());
+    }
+    Http.Res zero = http.put(path, scale.copy().put("spec", new JsonObject()));
+    assertEquals(200, zero.code(), zero.body());
+    assertEquals(0, zero.json().getJsonObject("spec").getInteger("replicas", -1), "absent replicas are 0");
+  }
+
   /** metadata.deletionGracePeriodSeconds is ObjectMeta's int64: another type is the decoder's 400, not dropped. */
   @Test
   void aGracePeriodOfTheWrongTypeIsADecodingError() throws Exception {

@@ -51,18 +51,18 @@ public final class PatchApplier {
   private static final java.util.Set<String> JSON_PATCH_OP_FIELDS = java.util.Set.of("op", "path", "from", "value");
 
   /**
-   * The strict decoding problems of a JSON patch or merge patch, as patch.go's {@code applyJSPatch} finds them with
-   * {@code kjson.UnmarshalStrict} (fieldValidation Warn or Strict): for a JSON patch (into {@code []jsonPatchOp})
-   * an operation's unknown fields and duplicate fields, each prefixed {@code json patch }; for a merge patch (into a
-   * map) duplicate fields. Paths as sigs.k8s.io/json writes them ({@code [0].foo}, {@code spec.a}), Go-quoted.
+   * The strict decoding problems of a patch body, as patch.go finds them with {@code kjson.UnmarshalStrict}
+   * (fieldValidation Warn or Strict): for a JSON patch ({@code applyJSPatch}, into {@code []jsonPatchOp}) an
+   * operation's unknown fields and duplicate fields, each prefixed {@code json patch }; for a merge patch
+   * ({@code applyJSPatch}) and a strategic merge patch ({@code strategicPatchObject}), into a map, duplicate fields. Paths as sigs.k8s.io/json writes them ({@code [0].foo}, {@code spec.a}), Go-quoted.
    *
-   * @param type  JSON or MERGE (others: none)
+   * @param type  JSON, MERGE or STRATEGIC (APPLY: none)
    * @param patch the patch body
    * @return {@code json patch unknown field "[0].foo"}, {@code duplicate field "spec.a"}, ...; empty when there are
    *     none or the body does not decode (its error is {@link #apply}'s)
    */
   public static List<String> strictProblems(Type type, Buffer patch) {
-    if (type != Type.JSON && type != Type.MERGE) {
+    if (type != Type.JSON && type != Type.MERGE && type != Type.STRATEGIC) {
       return List.of();
     }
     List<String> dups = new java.util.ArrayList<>();
@@ -73,7 +73,7 @@ public final class PatchApplier {
       return List.of();
     }
     java.util.function.UnaryOperator<String> quote = io.mvproxy.registry.impl.schema.GoValues::quote;
-    if (type == Type.MERGE) {
+    if (type != Type.JSON) {  // merge and strategic merge patches: kjson.UnmarshalStrict into a map
       return p instanceof JsonObject ? dups.stream().map(d -> "duplicate field " + quote.apply(d)).toList() : List.of();
     }
     if (!(p instanceof io.vertx.core.json.JsonArray ops)) {

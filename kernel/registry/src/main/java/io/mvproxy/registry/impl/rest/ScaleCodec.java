@@ -42,17 +42,30 @@ public final class ScaleCodec {
    * @param scale the Scale sent by the client
    * @param spec  the scale paths
    * @return a copy of {@code old} with the desired replicas set
-   * @throws StatusException 422 when {@code spec.replicas} is missing or negative
+   * @throws StatusException 422 when {@code spec.replicas} is negative ({@code ValidateScale}; absent is 0); 400 when it
+   *     is no int32 (the typed Scale's decoding error)
    */
   public static JsonObject applyScale(CrdRequest req, JsonObject old, JsonObject scale, ScaleSpec spec) {
-    Object r = scale.getJsonObject("spec", new JsonObject()).getValue("replicas");
-    if (!(r instanceof Number n) || n.longValue() < 0) {
+    Object r = scale.getValue("spec") instanceof JsonObject s ? s.getValue("replicas") : null;
+    long replicas;
+    if (r == null) {
+      replicas = 0;  // ScaleSpec.Replicas is an int32 with omitempty: absent is 0
+    } else if ((r instanceof Integer || r instanceof Long) && ((Number) r).longValue() == (int) ((Number) r).longValue()) {
+      replicas = ((Number) r).longValue();
+    } else {
+      // the typed Scale's decoding: a fraction, a number beyond int32 (named with its value) or another JSON type
+      String got = r instanceof Number ? "number " + r : ObjectRules.typeName(r);
+      throw StatusException.badRequest("Scale in version \"v1\" cannot be handled as a Scale: json: cannot unmarshal "
+          + got + " into Go struct field ScaleSpec.spec.replicas of type int32");
+    }
+    if (replicas < 0) {
+      // validation.ValidateScale
       throw StatusException.invalid(req.gvr(), "Scale", req.name(), new io.vertx.core.json.JsonArray().add(
           new JsonObject().put("reason", "FieldValueInvalid").put("field", "spec.replicas")
-              .put("message", "Invalid value: must be greater than or equal to 0")));
+              .put("message", "Invalid value: " + replicas + ": must be greater than or equal to 0")));
     }
     JsonObject out = old.copy();
-    JsonPaths.set(out, spec.specReplicasPath(), n.longValue());
+    JsonPaths.set(out, spec.specReplicasPath(), replicas);
     return out;
   }
 }

@@ -154,7 +154,8 @@ public final class Writes {
           JsonObject in = rt.strategy().decodeBody(req, rt.rules().decode(req, BodyTypes.requireObject(req, body)));
           String sub = req.info().subresource();
           if ("scale".equals(sub)) {
-            JsonObject scaleMeta = in.getJsonObject("metadata", new JsonObject());
+            JsonObject scaleMeta = in.getValue("metadata") instanceof JsonObject sm ? sm : new JsonObject();
+            checkScaleName(req, scaleMeta);
             String rv = scaleMeta.getString("resourceVersion");
             String scaleUid = scaleMeta.getValue("uid") instanceof String u ? u : "";
             return GuaranteedUpdate.run(rt, req, cur -> {
@@ -177,6 +178,28 @@ public final class Writes {
 
   /** An answer and its status code. */
   private record Written(int code, JsonObject body) {
+  }
+
+  /**
+   * {@code update.go checkName} for a Scale: its name must be the URL's, its namespace (when set) too.
+   *
+   * @throws StatusException 400 BadRequest with upstream's texts
+   */
+  private static void checkScaleName(CrdRequest req, JsonObject scaleMeta) {
+    String name = scaleMeta.getValue("name") instanceof String n ? n : "";
+    if (name.isEmpty()) {
+      throw StatusException.badRequest("the name of the object (" + req.name() + " based on URL) was "
+          + "undeterminable: name must be provided");
+    }
+    if (!name.equals(req.name())) {
+      throw StatusException.badRequest("the name of the object (" + name + ") does not match the name on the URL ("
+          + req.name() + ")");
+    }
+    String ns = scaleMeta.getValue("namespace") instanceof String n ? n : "";
+    if (req.namespace() != null && !req.namespace().isEmpty() && !ns.isEmpty() && !ns.equals(req.namespace())) {
+      throw StatusException.badRequest("the namespace of the object (" + ns + ") does not match the namespace on the "
+          + "URL (" + req.namespace() + ")");
+    }
   }
 
   /**
