@@ -16,8 +16,9 @@ import java.util.function.Supplier;
  * {@code /openapi/v3/api/<v>} from the current {@link OpenApiDocuments} (as {@code kube-openapi/pkg/handler} and
  * {@code handler3} do): {@code ETag} on every answer and {@code 304} when {@code If-None-Match} matches;
  * {@code /openapi/v2} as gnostic protobuf when the {@code Accept} header asks for
- * {@value OpenApiDocuments#V2_PROTOBUF} (kubectl 1.27/1.28), else JSON. The {@code ?hash=} parameter is accepted and
- * ignored (the current document is always sent). A group-version the node does not serve but the fleet does is
+ * {@value OpenApiDocuments#V2_PROTOBUF} (kubectl 1.27/1.28), else JSON. A v3 document asked with {@code ?hash=}:
+ * the current hash gets {@code Cache-Control: public, immutable}, {@code Expires} a year ahead and {@code Vary:
+ * Accept}; another hash a {@code 301} to the current one ({@code handler3/handler.go}). A group-version the node does not serve but the fleet does is
  * handed to the fallback (the node proxies it to a peer); anything else is a 404 {@code Status}. A request a peer
  * proxied ({@code X-Kubernetes-Peer-Proxied}) gets the {@link OpenApiDocuments#local() local} documents, without what
  * this node merged from peers. Non-blocking.
@@ -89,6 +90,20 @@ public final class OpenApiHandler implements Handler<RoutingContext> {
     }
     ServedDocument doc = docs.v3(gv);
     if (doc != null) {
+      String hash = ctx.request().getParam("hash");
+      if (hash != null && !hash.isEmpty()) {
+        if (!hash.equals(doc.hash())) {
+          // handler3: an old hash is sent to the current one (kubectl's cache then keys on it)
+          redirect(ctx, V3 + "/" + path.substring(V3.length() + 1) + "?hash=" + doc.hash());
+          return;
+        }
+        // the hash names this content for good: clients may keep it (only when a hash is given, as upstream)
+        ctx.response().putHeader(HttpHeaders.VARY, "Accept");
+        ctx.response().putHeader(HttpHeaders.EXPIRES, java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME.format(
+            java.time.ZonedDateTime.now(java.time.ZoneOffset.UTC).plusYears(1)));
+        send(ctx, doc, false, "public, immutable");
+        return;
+      }
       send(ctx, doc, false);
     } else if (docs.undocumented(gv)) {
       // served here (or by peers) without a document, as an APIService whose backend has none: kube-aggregator
@@ -151,8 +166,23 @@ public final class OpenApiHandler implements Handler<RoutingContext> {
    *             {@code http.ServeContent}'s, never compressed
    */
   private static void send(RoutingContext ctx, ServedDocument doc, boolean gzip) {
+    send(ctx, doc, gzip, "no-cache, private");
+  }
+
+  /** {@code http.Redirect}'s 301 for a GET or HEAD: {@code Location} and its small HTML body. */
+  private static void redirect(RoutingContext ctx, String location) {
+    HttpServerResponse resp = ctx.response().setStatusCode(301).putHeader(HttpHeaders.LOCATION, location);
+    if (ctx.request().method() == HttpMethod.HEAD) {
+      resp.end();
+      return;
+    }
+    resp.putHeader(HttpHeaders.CONTENT_TYPE, "text/html; charset=utf-8")
+        .end("<a href=\"" + location.replace("&", "&amp;").replace("\"", "&#34;") + "\">Moved Permanently</a>.\n\n");
+  }
+
+  private static void send(RoutingContext ctx, ServedDocument doc, boolean gzip, String cacheControl) {
     HttpServerResponse resp = ctx.response();
-    resp.putHeader(HttpHeaders.ETAG, doc.etag()).putHeader(HttpHeaders.CACHE_CONTROL, "no-cache, private");
+    resp.putHeader(HttpHeaders.ETAG, doc.etag()).putHeader(HttpHeaders.CACHE_CONTROL, cacheControl);
     if (gzip) {
       resp.headers().add(HttpHeaders.VARY, "Accept-Encoding");  // gziphandler adds it to every answer
     }
