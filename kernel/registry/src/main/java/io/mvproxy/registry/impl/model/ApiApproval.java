@@ -50,8 +50,9 @@ public final class ApiApproval {
     }
     try {
       // url.ParseRequestURI, then a scheme and a host
-      java.net.URI u = new java.net.URI(a);
-      if (u.getScheme() != null && u.getRawAuthority() != null && !u.getRawAuthority().isEmpty()) {
+      // a server authority (host, numeric port), as Go's parser checks them: "https://x:abc" is no URL there
+      java.net.URI u = new java.net.URI(a).parseServerAuthority();
+      if (u.getScheme() != null && u.getHost() != null && !u.getHost().isEmpty()) {
         return State.APPROVED;
       }
     } catch (java.net.URISyntaxException e) {

@@ -31,6 +31,9 @@ class ApiApprovalTest {
       "kubernetes.io       | unapproved, experimental                   | BYPASSED",
       "a.b.kubernetes.io   | github.com/x                               | INVALID",
       "a.b.kubernetes.io   | https://                                   | INVALID",
+      "a.b.kubernetes.io   | https://x:abc                              | INVALID",
+      "a.b.kubernetes.io   | https://%41                                | INVALID",
+      "a.b.kubernetes.io   | http://10.0.0.1:8080/pr/1                  | APPROVED",
       "notk8s.io           | null                                       | n/a",
   })
   void states(String group, String annotation, String want) {
