@@ -25,6 +25,10 @@ import picocli.CommandLine.Option;
     description = "Upgrade a local 3-node fleet from the old to the new plugin set under traffic, gate on and off, "
         + "and report what the clients and the controllers suffered.")
 public final class RehearseCommand implements Callable<Integer> {
+  /** The command as picocli runs it (its usage names it {@code mvproxy rehearse}). */
+  @picocli.CommandLine.Spec
+  picocli.CommandLine.Model.CommandSpec spec;
+
   @Option(names = "--home", description = "mvproxy checkout (default: the mvproxy.home property or the current folder).")
   Path home;
 
@@ -77,7 +81,7 @@ public final class RehearseCommand implements Callable<Integer> {
   /** @throws picocli.CommandLine.ParameterException (exit 2, naming the option) when {@code v} is outside min..max */
   private void bounded(String option, int v, int min, int max) {
     if (v < min || v > max) {
-      throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this), option + " must be "
+      throw new picocli.CommandLine.ParameterException(spec.commandLine(), option + " must be "
           + (max == Integer.MAX_VALUE ? "at least " + min : min + " to " + max) + ": " + v);
     }
   }
@@ -85,11 +89,11 @@ public final class RehearseCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     if (!java.util.Set.of("on", "off", "both").contains(gate)) {
-      throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
+      throw new picocli.CommandLine.ParameterException(spec.commandLine(),
           "--gate must be on, off or both: " + gate);
     }
     if (!RehearsalSettings.STORAGES.contains(storage)) {
-      throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
+      throw new picocli.CommandLine.ParameterException(spec.commandLine(),
           "--storage must be memory or etcd: " + storage);
     }
     bounded("--upgrades", upgrades, 1, 3);
@@ -103,11 +107,11 @@ public final class RehearseCommand implements Callable<Integer> {
       try {
         Files.createDirectories(parent);
       } catch (java.io.IOException | RuntimeException e) {
-        throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
+        throw new picocli.CommandLine.ParameterException(spec.commandLine(),
             "--report: cannot make the folder " + parent + ": " + e);
       }
       if (Files.isDirectory(report)) {
-        throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
+        throw new picocli.CommandLine.ParameterException(spec.commandLine(),
             "--report names a folder, not a file: " + report);
       }
     }
