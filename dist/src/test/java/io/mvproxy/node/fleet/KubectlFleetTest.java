@@ -277,11 +277,7 @@ class KubectlFleetTest {
   @Test
   @Order(8)
   void applyAndExplainAKindOnlyPeersServeInASharedGroupVersion() throws Exception {
-    Path old = Path.of(kubectl).toRealPath().getParent().resolve("kubectl.1.27");
-    List<String> clients = new ArrayList<>(List.of(kubectl));
-    if (Files.isExecutable(old)) {
-      clients.add(old.toString());
-    }
+    List<String> clients = newestAnd127();
     // node-a merges the peers' documents asynchronously
     Awaitility.await().pollInSameThread().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(200))
         .atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertTrue(
@@ -311,11 +307,7 @@ class KubectlFleetTest {
   @Test
   @Order(8)
   void explainAnAggregatedApisKindFromItsBackendsOpenApi() throws Exception {
-    Path old = Path.of(kubectl).toRealPath().getParent().resolve("kubectl.1.27");
-    List<String> clients = new ArrayList<>(List.of(kubectl));
-    if (Files.isExecutable(old)) {
-      clients.add(old.toString());
-    }
+    List<String> clients = newestAnd127();
     Awaitility.await().pollInSameThread().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(200))
         .atMost(Duration.ofSeconds(60)).untilAsserted(() -> assertTrue(
         kubectl("get", "--raw", "/openapi/v3").out.contains("apis/wardle.example.com/v1alpha1"),
@@ -389,6 +381,16 @@ class KubectlFleetTest {
     String all() {
       return "exit " + code + "\nstdout:\n" + out + "\nstderr:\n" + err;
     }
+  }
+
+  /** @return kubectl and, when it sits beside it, kubectl 1.27 (the oldest client served) */
+  private List<String> newestAnd127() throws Exception {
+    Path old = Path.of(kubectl).toRealPath().getParent().resolve("kubectl.1.27");
+    List<String> clients = new ArrayList<>(List.of(kubectl));
+    if (Files.isExecutable(old)) {
+      clients.add(old.toString());
+    }
+    return clients;
   }
 
   Result kubectl(String... args) throws Exception {

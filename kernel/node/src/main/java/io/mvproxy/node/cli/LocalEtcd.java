@@ -161,18 +161,7 @@ public final class LocalEtcd implements AutoCloseable {
   }
 
   /** The hook of {@link #stoppedWithJvm()}: SIGTERM to every member, SIGKILL after 10 s. */
-  private final Thread shutdownHook = new Thread(() -> {
-    processes.forEach(Process::destroy);
-    for (Process p : processes) {
-      try {
-        if (!p.waitFor(10, TimeUnit.SECONDS)) {
-          p.destroyForcibly();
-        }
-      } catch (InterruptedException e) {
-        p.destroyForcibly();
-      }
-    }
-  }, "local-etcd-shutdown");
+  private final Thread shutdownHook = new Thread(() -> terminate(10), "local-etcd-shutdown");
 
   /** Stops every member (SIGTERM, then SIGKILL after 20 s). */
   public void stop() {
@@ -181,13 +170,19 @@ public final class LocalEtcd implements AutoCloseable {
     } catch (IllegalStateException shuttingDown) {
       // the hook runs already
     }
+    terminate(20);
+  }
+
+  /** SIGTERM to every member, then SIGKILL to one still running after {@code seconds} (or when interrupted). */
+  private void terminate(int seconds) {
     processes.forEach(Process::destroy);
     for (Process p : processes) {
       try {
-        if (!p.waitFor(20, TimeUnit.SECONDS)) {
+        if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
           p.destroyForcibly();
         }
       } catch (InterruptedException e) {
+        p.destroyForcibly();
         Thread.currentThread().interrupt();
       }
     }

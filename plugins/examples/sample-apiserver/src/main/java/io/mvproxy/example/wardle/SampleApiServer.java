@@ -147,7 +147,8 @@ public final class SampleApiServer {
     ctx.response().setStatusCode(code).putHeader("Content-Type", "application/json").end(body.encode());
   }
 
-  private static String sha512Hex(String s) {
+  /** @return the upper-case hex SHA-512 of {@code s}'s UTF-8 bytes (kube's discovery and OpenAPI hashes) */
+  static String sha512Hex(String s) {
     try {
       return HexFormat.of().withUpperCase().formatHex(MessageDigest.getInstance("SHA-512")
           .digest(s.getBytes(StandardCharsets.UTF_8)));

@@ -2,10 +2,6 @@ package io.mvproxy.example.wardle;
 
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 
 /**
  * The sample server's OpenAPI documents, as kubernetes/sample-apiserver serves them (generated there from its Go
@@ -22,7 +18,7 @@ public final class WardleOpenApi {
   private static final String META = "io.k8s.apimachinery.pkg.apis.meta.v1.";
   private static final JsonObject V3 = document(true);
   private static final JsonObject V2 = document(false);
-  private static final String V3_HASH = sha512Hex(V3.encode());
+  private static final String V3_HASH = SampleApiServer.sha512Hex(V3.encode());
 
   private WardleOpenApi() {
   }
@@ -151,14 +147,5 @@ public final class WardleOpenApi {
   private static JsonArray gvk(String kind) {
     return new JsonArray().add(new JsonObject().put("group", WardleApi.GROUP).put("kind", kind)
         .put("version", WardleApi.VERSION));
-  }
-
-  private static String sha512Hex(String s) {
-    try {
-      return HexFormat.of().withUpperCase().formatHex(MessageDigest.getInstance("SHA-512")
-          .digest(s.getBytes(StandardCharsets.UTF_8)));
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException(e);
-    }
   }
 }
