@@ -18,8 +18,9 @@ import java.util.function.Supplier;
  * {@code /openapi/v2} as gnostic protobuf when the {@code Accept} header asks for
  * {@value OpenApiDocuments#V2_PROTOBUF} (kubectl 1.27/1.28), else JSON. A v3 document asked with {@code ?hash=}:
  * the current hash gets {@code Cache-Control: public, immutable}, {@code Expires} a year ahead and {@code Vary:
- * Accept}; another hash a {@code 301} to the current one ({@code handler3/handler.go}). A group-version the node does not serve but the fleet does is
- * handed to the fallback (the node proxies it to a peer); anything else is a 404 {@code Status}. A request a peer
+ * Accept}; another hash a {@code 301} to the current one ({@code handler3/handler.go}). A group-version the node does
+ * not serve but the fleet does is handed to the fallback (the node proxies it to a peer); anything else is a 404
+ * {@code Status}. A request a peer
  * proxied ({@code X-Kubernetes-Peer-Proxied}) gets the {@link OpenApiDocuments#local() local} documents, without what
  * this node merged from peers. Non-blocking.
  */

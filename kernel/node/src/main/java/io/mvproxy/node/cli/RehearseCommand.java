@@ -18,8 +18,9 @@ import picocli.CommandLine.Option;
  * any false 404, any 404 naming an existing object, a dependent of a live owner collected or a namespace finished
  * with content ({@link RunReport#failures()}), else 0 (2: bad arguments, or {@code --storage etcd} without an etcd
  * binary; 3: the rehearsal could not run to its end, e.g. a node that never became ready). Non-2xx answers without
- * a named cause are counted on stdout and named on stderr. {@code --storage etcd} runs the local fleet on an etcd each run starts for itself; {@code --compose} runs
- * it on the docker-compose fleet ({@code scripts/compose-rehearse} prepares docker and the image).
+ * a named cause are counted on stdout and named on stderr. {@code --storage etcd} runs the local fleet on an etcd
+ * each run starts for itself; {@code --compose} runs it on the docker-compose fleet ({@code scripts/compose-rehearse}
+ * prepares docker and the image).
  */
 @Command(name = "rehearse", mixinStandardHelpOptions = true,
     description = "Upgrade a local 3-node fleet from the old to the new plugin set under traffic, gate on and off, "

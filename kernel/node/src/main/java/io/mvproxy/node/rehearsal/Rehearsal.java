@@ -250,7 +250,8 @@ public final class Rehearsal {
     row(b, "client requests", runs, RunReport::total);
     for (Outcome o : Outcome.values()) {
       // the figures the gate is judged by are shown even when they are 0
-      if (o == Outcome.FALSE_404 || o == Outcome.OBJECT_NOT_FOUND || runs.stream().anyMatch(r -> r.requests().get(o) > 0)) {
+      if (o == Outcome.FALSE_404 || o == Outcome.OBJECT_NOT_FOUND
+          || runs.stream().anyMatch(r -> r.requests().get(o) > 0)) {
         row(b, "- " + o.label(), runs, r -> r.requests().get(o));
       }
     }

@@ -25,7 +25,8 @@ import org.yaml.snakeyaml.DumperOptions;
  * collection aliases per document, SnakeYAML's {@code maxAliasesForCollections}; an alias bomb is refused), input at
  * most {@link Limits#maxCodePoints} code points ({@code codePointLimit}), nesting at most {@link Limits#maxDepth},
  * at most {@link Limits#maxValues} values after alias expansion, and reading stops at {@link Limits#deadlineNanos}.
- * Timestamps stay strings (as in Kubernetes); duplicate keys are an error.
+ * Timestamps stay strings (as in Kubernetes); duplicate keys are an error ({@link #readKeepingLastDuplicate}: the last
+ * value wins).
  */
 public final class YamlDocuments {
   /**
@@ -66,8 +67,8 @@ public final class YamlDocuments {
   }
 
   /**
-   * Reads like {@link #read(InputStream, Limits)} but, as {@code sigs.k8s.io/yaml YAMLToJSON}, keeps the last value of a
-   * key given twice in a mapping instead of failing (see {@link #duplicateKeys}).
+   * Reads like {@link #read(InputStream, Limits)} but, as {@code sigs.k8s.io/yaml YAMLToJSON}, keeps the last value
+   * of a key given twice in a mapping instead of failing (see {@link #duplicateKeys}).
    *
    * @param yaml   UTF-8 YAML
    * @param limits bounds

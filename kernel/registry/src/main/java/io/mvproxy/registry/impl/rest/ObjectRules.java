@@ -240,8 +240,8 @@ public final class ObjectRules {
    * @param body the request body as sent
    * @param o    the decoded object, or null for a {@code null} (or empty YAML) body
    * @param yaml true for an {@code application/yaml} body
-   * @return 400 BadRequest: with {@code fieldValidation=Warn} (the default) or {@code Strict} {@code the object provided
-   *     is unrecognized (must be of type <Kind>): Object 'Kind' is missing in '<body>' (<summary>)}; with {@code
+   * @return 400 BadRequest: with {@code fieldValidation=Warn} (the default) or {@code Strict} {@code the object
+   *     provided is unrecognized (must be of type <Kind>): Object 'Kind' is missing in '<body>' (<summary>)}; with {@code
    *     Ignore} {@code <Kind> in version "<v>" cannot be handled as a <Kind>: Object 'Kind' is missing in '<data>'}
    */
   private static StatusException missingKind(CrdRequest req, Buffer body, JsonObject o, boolean yaml) {
@@ -251,7 +251,8 @@ public final class ObjectRules {
       String data = o == null ? "null" : yaml ? sortedJson(o) : trimJsonSpace(body.toString(
           java.nio.charset.StandardCharsets.UTF_8));
       String version = req.version().name();
-      if (o != null && o.getValue("apiVersion") instanceof String av && !av.isEmpty() && av.indexOf('/') == av.lastIndexOf('/')) {
+      if (o != null && o.getValue("apiVersion") instanceof String av && !av.isEmpty()
+          && av.indexOf('/') == av.lastIndexOf('/')) {
         version = av.substring(av.indexOf('/') + 1);
       }
       String kind = req.crd().kind();

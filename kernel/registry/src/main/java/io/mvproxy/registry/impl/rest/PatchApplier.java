@@ -54,7 +54,8 @@ public final class PatchApplier {
    * The strict decoding problems of a patch body, as patch.go finds them with {@code kjson.UnmarshalStrict}
    * (fieldValidation Warn or Strict): for a JSON patch ({@code applyJSPatch}, into {@code []jsonPatchOp}) an
    * operation's unknown fields and duplicate fields, each prefixed {@code json patch }; for a merge patch
-   * ({@code applyJSPatch}) and a strategic merge patch ({@code strategicPatchObject}), into a map, duplicate fields. Paths as sigs.k8s.io/json writes them ({@code [0].foo}, {@code spec.a}), Go-quoted.
+   * ({@code applyJSPatch}) and a strategic merge patch ({@code strategicPatchObject}), into a map, duplicate fields.
+   * Paths as sigs.k8s.io/json writes them ({@code [0].foo}, {@code spec.a}), Go-quoted.
    *
    * @param type  JSON, MERGE or STRATEGIC (APPLY: none)
    * @param patch the patch body

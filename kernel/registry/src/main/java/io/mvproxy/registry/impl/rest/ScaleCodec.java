@@ -42,15 +42,16 @@ public final class ScaleCodec {
    * @param scale the Scale sent by the client
    * @param spec  the scale paths
    * @return a copy of {@code old} with the desired replicas set
-   * @throws StatusException 422 when {@code spec.replicas} is negative ({@code ValidateScale}; absent is 0); 400 when it
-   *     is no int32 (the typed Scale's decoding error)
+   * @throws StatusException 422 when {@code spec.replicas} is negative ({@code ValidateScale}; absent is 0); 400
+   *     when it is no int32 (the typed Scale's decoding error)
    */
   public static JsonObject applyScale(CrdRequest req, JsonObject old, JsonObject scale, ScaleSpec spec) {
     Object r = scale.getValue("spec") instanceof JsonObject s ? s.getValue("replicas") : null;
     long replicas;
     if (r == null) {
       replicas = 0;  // ScaleSpec.Replicas is an int32 with omitempty: absent is 0
-    } else if ((r instanceof Integer || r instanceof Long) && ((Number) r).longValue() == (int) ((Number) r).longValue()) {
+    } else if ((r instanceof Integer || r instanceof Long)
+        && ((Number) r).longValue() == (int) ((Number) r).longValue()) {
       replicas = ((Number) r).longValue();
     } else {
       // the typed Scale's decoding: a fraction, a number beyond int32 (named with its value) or another JSON type

@@ -107,7 +107,8 @@ public final class WardleOpenApi {
     return new JsonObject().put("description", description).put("operationId", id)
         .put("tags", new JsonArray().add("wardleExampleCom_v1alpha1"))
         .put("responses", new JsonObject().put("200", ok))
-        .put("x-kubernetes-action", action).put("x-kubernetes-group-version-kind", gvk(WardleApi.KIND).getJsonObject(0));
+        .put("x-kubernetes-action", action)
+        .put("x-kubernetes-group-version-kind", gvk(WardleApi.KIND).getJsonObject(0));
   }
 
   private static JsonObject param(boolean v3, String name) {
