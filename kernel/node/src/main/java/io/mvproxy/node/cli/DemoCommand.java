@@ -58,6 +58,18 @@ public final class DemoCommand implements Callable<Integer> {
       System.err.println("mvproxy demo: --storage must be memory or etcd, not \"" + storage + "\"");
       return 2;
     }
+    if (etcdMembers != 1 && etcdMembers != 3) {
+      System.err.println("mvproxy demo: --etcd-members must be 1 or 3, not " + etcdMembers);
+      return 2;
+    }
+    // a second demo beside a running one would overwrite its logs and plugin folders and join its cluster
+    for (int port : new int[] {6443, 6444, 6445, WARDLE_PORT, CONVERSION_WEBHOOK_PORT, 5701, 5702, 5703}) {
+      if (LocalEtcd.listening(port)) {
+        System.err.println("mvproxy demo: 127.0.0.1:" + port + " is in use (is a demo already running? stop it first,"
+            + " Ctrl-C in its terminal); the demo needs 127.0.0.1:6443-6445, 8443, 9443 and 5701-5703");
+        return 1;
+      }
+    }
     LocalEtcd etcd = null;
     if ("etcd".equals(storage)) {
       Path bin = LocalEtcd.findBinary();

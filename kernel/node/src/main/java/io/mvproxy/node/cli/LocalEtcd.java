@@ -137,7 +137,8 @@ public final class LocalEtcd implements AutoCloseable {
     }
   }
 
-  private static boolean listening(int port) {
+  /** @param port a loopback port @return true when something accepts connections on 127.0.0.1 there (200 ms) */
+  static boolean listening(int port) {
     try (Socket s = new Socket()) {
       s.connect(new InetSocketAddress("127.0.0.1", port), 200);
       return true;

@@ -44,7 +44,7 @@ final class ConfigSources {
         rejectDuplicateKeys(configFile, text);
         json = new JsonObject(text);
       } catch (IOException e) {
-        throw new ConfigException("--config: cannot read " + configFile + ": " + e.getMessage());
+        throw new ConfigException("--config: cannot read " + configFile + ": " + reason(e));
       } catch (DecodeException e) {
         throw new ConfigException("--config: " + configFile + " is not a JSON object: " + e.getMessage());
       }
@@ -84,6 +84,11 @@ final class ConfigSources {
     com.fasterxml.jackson.core.JsonFactory f = com.fasterxml.jackson.core.JsonFactory.builder()
         .enable(com.fasterxml.jackson.core.StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
     try (com.fasterxml.jackson.core.JsonParser p = f.createParser(text)) {
+      com.fasterxml.jackson.core.JsonToken first = p.nextToken();
+      if (first != null && first != com.fasterxml.jackson.core.JsonToken.START_OBJECT) {
+        throw new ConfigException("--config: " + configFile + " is not a JSON object (it starts with " + p.getText()
+            + ")");
+      }
       while (p.nextToken() != null) {
         // reading is the check
       }
@@ -92,9 +97,26 @@ final class ConfigSources {
         throw new ConfigException("--config: " + configFile + ": " + e.getOriginalMessage()
             .replace("Duplicate field", "key set twice:"));
       }
-      // other syntax errors are reported by the JSON object decoding that follows
+      // Jackson's own text without its source excerpt ("Source: REDACTED ..."), with where it stopped
+      String m = e.getOriginalMessage().lines().findFirst().orElse("").strip();
+      throw new ConfigException("--config: " + configFile + " is not valid JSON: " + m + " (line "
+          + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr() + ")");
     } catch (IOException e) {
-      throw new ConfigException("--config: cannot read " + configFile + ": " + e.getMessage());
+      throw new ConfigException("--config: cannot read " + configFile + ": " + reason(e));
     }
+  }
+
+  /** @return why a file could not be read, in words (the JDK's file exceptions carry only the path) */
+  private static String reason(IOException e) {
+    if (e instanceof java.nio.file.NoSuchFileException) {
+      return "no such file";
+    }
+    if (e instanceof java.nio.file.AccessDeniedException) {
+      return "permission denied";
+    }
+    if (e instanceof java.nio.file.FileSystemException fs && fs.getReason() != null) {
+      return fs.getReason();
+    }
+    return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
   }
 }

@@ -217,14 +217,22 @@ final class RawValues {
     return out;
   }
 
-  /** @return {@code k} as trimmed strings (JSON array or comma-separated text), never null */
+  /**
+   * @return {@code k} as trimmed strings (JSON array or comma-separated text), never null
+   * @throws ConfigException naming {@code k} for another JSON type (a number, an object, an array of non-strings)
+   */
   List<String> list(ConfigKey k) {
     Object o = raw(k);
     List<String> out = new ArrayList<>();
     if (o instanceof JsonArray a) {
       for (Object e : a) {
-        out.add(String.valueOf(e).trim());
+        if (!(e instanceof String str)) {
+          throw new ConfigException(k, "must be a JSON array of strings or a comma-separated list");
+        }
+        out.add(str.trim());
       }
+    } else if (o != null && !(o instanceof String)) {
+      throw new ConfigException(k, "must be a JSON array of strings or a comma-separated list");
     } else if (o != null) {
       for (String s : String.valueOf(o).split(",")) {
         if (!s.isBlank()) {

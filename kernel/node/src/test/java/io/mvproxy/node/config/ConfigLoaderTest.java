@@ -132,7 +132,17 @@ class ConfigLoaderTest {
     write(new JsonObject().put("peerCAFile", "ca.crt"));
     assertTrue(error(List.of()).contains("unknown key \"peerCAFile\""));
     Files.writeString(file, "{not json");
-    assertTrue(error(List.of()).contains("not a JSON object"));
+    String bad = error(List.of());
+    assertTrue(bad.contains("is not valid JSON: Unexpected character ('n'") && bad.endsWith("(line 1, column 2)")
+        && !bad.contains("REDACTED"), bad);
+    Files.writeString(file, "[1]");
+    assertTrue(error(List.of()).contains("is not a JSON object (it starts with [)"));
+    write(new JsonObject().put("requestheaderAllowedNames", 5));
+    assertTrue(error(List.of()).startsWith("--requestheader-allowed-names (requestheaderAllowedNames): must be a JSON "
+        + "array of strings or a comma-separated list"));
+    String missing = assertThrows(ConfigException.class, () -> ConfigLoader.load(dir.resolve("nope.json"), List.of()))
+        .getMessage();
+    assertTrue(missing.endsWith("nope.json: no such file"), missing);
   }
 
   @Test
