@@ -35,6 +35,11 @@ final class FleetOpenApi {
   private OpenApiDocuments openapi = OpenApiDocuments.empty();
   /** What the current documents were built for (fleet group-versions, plan, peers' discovery ETags); null: rebuild. */
   private Object openapiBuiltKey;
+  /**
+   * Counts {@link #invalidate()} calls; part of the build key, so a change of the local sources that arrives while a
+   * build runs (which read the sources before it) is not lost when that build completes and records its key.
+   */
+  private long localGeneration;
   /** The peer-document plan the current documents were built with. */
   private Map<String, Map<GroupVersion, Set<String>>> openapiBuiltPlan = Map.of();
   private boolean openapiRunning;
@@ -94,7 +99,7 @@ final class FleetOpenApi {
     Map<String, Map<GroupVersion, Set<String>>> plan = plan(dd);
     Map<String, String> etags = new TreeMap<>();
     plan.keySet().forEach(id -> etags.put(id, fetched.get(id)));
-    List<Object> key = List.of(fleet, plan, etags);
+    List<Object> key = List.of(fleet, plan, etags, localGeneration);
     boolean again = openapiRevalidate && !plan.isEmpty();
     openapiRevalidate = false;
     if (key.equals(openapiBuiltKey) && !again) {
@@ -162,6 +167,7 @@ final class FleetOpenApi {
 
   /** Forces the next {@link #refresh} to rebuild (the local sources changed). */
   void invalidate() {
+    localGeneration++;
     openapiBuiltKey = null;
   }
 
